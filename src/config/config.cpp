@@ -1,0 +1,249 @@
+#include "config/config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "common/error.h"
+#include "common/paths.h"
+
+namespace ws::config {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double numeric(const Value& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  if (auto* d = std::get_if<double>(&v)) return *d;
+  return 0;
+}
+
+// Converts `v` to the declared type where that is lossless (int -> float).
+Value coerce(const ParamInfo& info, const std::string& key, Value v) {
+  if (info.type == Type::Float && std::holds_alternative<int64_t>(v))
+    v = static_cast<double>(std::get<int64_t>(v));
+  bool ok = (info.type == Type::Int && std::holds_alternative<int64_t>(v)) ||
+            (info.type == Type::Float && std::holds_alternative<double>(v)) ||
+            (info.type == Type::Bool && std::holds_alternative<bool>(v)) ||
+            (info.type == Type::String && std::holds_alternative<std::string>(v)) ||
+            (info.type == Type::IntList && std::holds_alternative<std::vector<int64_t>>(v));
+  if (!ok) throw ConfigError(key, std::string("expected a value of type ") + type_name(info.type) + ", got " +
+                                      value_to_string(v));
+  if ((info.type == Type::Int || info.type == Type::Float) && !info.range.contains(numeric(v)))
+    throw ConfigError(key, "value " + value_to_string(v) + " is out of range " + info.range.to_string());
+  if (info.type == Type::IntList)
+    for (int64_t x : std::get<std::vector<int64_t>>(v))
+      if (!info.range.contains(static_cast<double>(x)))
+        throw ConfigError(key, "element " + std::to_string(x) + " is out of range " + info.range.to_string());
+  return v;
+}
+
+const ParamInfo& lookup(const std::string& key) {
+  const ParamInfo* info = ParamRegistry::instance().find(key);
+  if (!info) {
+    std::string hint = ParamRegistry::instance().nearest(key);
+    throw ConfigError(key, "unknown parameter" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                               "; `warpsim params` lists them all");
+  }
+  return *info;
+}
+
+bool parse_int(std::string_view s, int64_t& out) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+Value parse_text(const ParamInfo& info, const std::string& key, const std::string& text) {
+  switch (info.type) {
+    case Type::Int: {
+      int64_t i;
+      if (parse_int(text, i)) return i;
+      break;
+    }
+    case Type::Float: {
+      try {
+        size_t used = 0;
+        double d = std::stod(text, &used);
+        if (used == text.size()) return d;
+      } catch (...) {
+      }
+      break;
+    }
+    case Type::Bool:
+      if (text == "true" || text == "1") return true;
+      if (text == "false" || text == "0") return false;
+      break;
+    case Type::String: {
+      std::string s = text;
+      if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+      return s;
+    }
+    case Type::IntList: {
+      std::string s = text;
+      s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '[' || c == ']' || c == ' '; }), s.end());
+      std::vector<int64_t> out;
+      std::stringstream ss(s);
+      std::string item;
+      bool good = true;
+      while (std::getline(ss, item, ',')) {
+        int64_t i;
+        if (!parse_int(item, i)) good = false;
+        out.push_back(i);
+      }
+      if (good) return out;
+      break;
+    }
+  }
+  throw ConfigError(key, "cannot read '" + text + "' as " + type_name(info.type));
+}
+
+void flatten(const toml::table& table, const std::string& prefix, const std::string& file,
+             std::vector<std::pair<std::string, Value>>& out) {
+  for (const auto& [k, node] : table) {
+    std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const toml::table* sub = node.as_table()) {
+      flatten(*sub, key, file, out);
+    } else if (auto i = node.value_exact<int64_t>()) {
+      out.emplace_back(key, *i);
+    } else if (auto d = node.value_exact<double>()) {
+      out.emplace_back(key, *d);
+    } else if (auto b = node.value_exact<bool>()) {
+      out.emplace_back(key, *b);
+    } else if (auto s = node.value_exact<std::string>()) {
+      out.emplace_back(key, *s);
+    } else if (const toml::array* arr = node.as_array()) {
+      std::vector<int64_t> list;
+      for (const auto& el : *arr) {
+        auto i = el.value_exact<int64_t>();
+        if (!i) throw InputError(file, node.source().begin.line, key, "arrays must hold integers");
+        list.push_back(*i);
+      }
+      out.emplace_back(key, list);
+    } else {
+      throw InputError(file, node.source().begin.line, key, "unsupported TOML value type");
+    }
+  }
+}
+
+}  // namespace
+
+void Config::set(const std::string& key, Value v, const std::string& origin) {
+  const ParamInfo& info = lookup(key);
+  values_[key] = Entry{coerce(info, key, std::move(v)), origin};
+}
+
+void Config::set_assignment(std::string_view assignment) {
+  size_t eq = assignment.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw InputError("--set", 0, std::string(assignment), "expected key=value");
+  std::string key(assignment.substr(0, eq)), text(assignment.substr(eq + 1));
+  set(key, parse_text(lookup(key), key, text), "--set");
+}
+
+void Config::load_file(const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw InputError(path, e.source().begin.line, "", std::string(e.description()));
+  }
+  if (auto base = table["base"].value<std::string>()) {
+    fs::path base_path = fs::path(path).parent_path() / (*base + ".toml");
+    if (!fs::exists(base_path)) throw InputError(path, 0, "base", "no preset '" + *base + "' next to this file");
+    load_file(base_path.string());
+    table.erase("base");
+  }
+  std::vector<std::pair<std::string, Value>> entries;
+  flatten(table, "", path, entries);
+  for (auto& [key, value] : entries) {
+    const toml::node* node = table.at_path(key).node();
+    uint64_t line = node ? node->source().begin.line : 0;
+    try {
+      set(key, std::move(value), path);
+    } catch (const ConfigError& e) {
+      throw InputError(path, line, key, e.what());
+    }
+  }
+  files_.push_back(path);
+}
+
+const Value& Config::raw(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it != values_.end()) return it->second.value;
+  return lookup(key).def;
+}
+
+template <class T>
+T Config::get(const std::string& key) const {
+  const Value& v = raw(key);
+  if (const T* t = std::get_if<T>(&v)) return *t;
+  if constexpr (std::is_same_v<T, double>)
+    if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  throw ConfigError(key, std::string("read as the wrong type (declared ") + type_name(lookup(key).type) + ")");
+}
+
+template int64_t Config::get<int64_t>(const std::string&) const;
+template double Config::get<double>(const std::string&) const;
+template bool Config::get<bool>(const std::string&) const;
+template std::string Config::get<std::string>(const std::string&) const;
+template std::vector<int64_t> Config::get<std::vector<int64_t>>(const std::string&) const;
+
+std::vector<std::string> Config::instances(std::string_view prefix) const {
+  std::set<std::string> names;
+  std::string p = std::string(prefix) + ".";
+  for (const auto& [key, entry] : values_) {
+    if (key.compare(0, p.size(), p) != 0) continue;
+    std::string rest = key.substr(p.size());
+    names.insert(rest.substr(0, rest.find('.')));
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string Config::to_toml() const {
+  std::ostringstream os;
+  os << "# warpsim effective configuration (every parameter; origin in comments)\n";
+  for (const std::string& f : files_) os << "# loaded: " << f << "\n";
+  auto emit = [&](const std::string& key, const ParamInfo& info) {
+    auto it = values_.find(key);
+    const Value& v = it != values_.end() ? it->second.value : info.def;
+    os << "\"" << key << "\" = " << value_to_string(v);
+    os << "  # " << (info.unit.empty() ? "" : info.unit + "; ") << (it != values_.end() ? it->second.origin : "default")
+       << "\n";
+  };
+  for (const ParamInfo* info : ParamRegistry::instance().all()) {
+    size_t star = info->name.find('*');
+    if (star == std::string::npos) {
+      emit(info->name, *info);
+      continue;
+    }
+    std::string prefix = info->name.substr(0, star - 1);
+    for (const std::string& inst : instances(prefix)) emit(instantiate(info->name, inst), *info);
+  }
+  return os.str();
+}
+
+std::vector<std::string> list_presets() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(data_dir()) / "configs" / "gpus", ec))
+    if (e.path().extension() == ".toml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string find_preset(const std::string& name_or_path) {
+  std::error_code ec;
+  if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
+  fs::path p = fs::path(data_dir()) / "configs" / "gpus" / (name_or_path + ".toml");
+  if (fs::is_regular_file(p, ec)) return p.string();
+  std::string all;
+  for (const std::string& n : list_presets()) all += (all.empty() ? "" : ", ") + n;
+  throw InputError("--gpu", 0, "", "unknown GPU preset '" + name_or_path + "' (known: " + all + ")");
+}
+
+}  // namespace ws::config

@@ -1,0 +1,141 @@
+#include "config/param.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace ws::config {
+
+const char* type_name(Type t) {
+  switch (t) {
+    case Type::Int: return "int";
+    case Type::Float: return "float";
+    case Type::Bool: return "bool";
+    case Type::String: return "string";
+    case Type::IntList: return "int list";
+  }
+  return "?";
+}
+
+std::string value_to_string(const Value& v) {
+  struct Printer {
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const {
+      std::ostringstream os;
+      os << d;
+      std::string s = os.str();
+      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+      return s;
+    }
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(const std::string& s) const { return "\"" + s + "\""; }
+    std::string operator()(const std::vector<int64_t>& l) const {
+      std::string s = "[";
+      for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + std::to_string(l[i]);
+      return s + "]";
+    }
+  };
+  return std::visit(Printer{}, v);
+}
+
+bool Range::bounded() const { return std::isfinite(min) || std::isfinite(max); }
+
+std::string Range::to_string() const {
+  if (!bounded()) return "";
+  std::ostringstream os;
+  os << "[";
+  if (std::isfinite(min)) os << min;
+  os << ", ";
+  if (std::isfinite(max)) os << max;
+  os << "]";
+  return os.str();
+}
+
+ParamRegistry& ParamRegistry::instance() {
+  static ParamRegistry registry;
+  return registry;
+}
+
+void ParamRegistry::declare(ParamInfo info) {
+  for (const ParamInfo& p : params_) {
+    // The same declaration may be seen twice (a header included in several
+    // translation units); a conflicting one is a programming error.
+    if (p.name == info.name) {
+      if (p.type != info.type) throw ConfigError(info.name, "declared twice with different types");
+      return;
+    }
+  }
+  params_.push_back(std::move(info));
+}
+
+static std::vector<std::string_view> split_dots(std::string_view s) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    parts.push_back(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+bool name_matches(std::string_view pattern, std::string_view key) {
+  if (pattern == key) return true;
+  if (pattern.find('*') == std::string_view::npos) return false;
+  auto p = split_dots(pattern), k = split_dots(key);
+  if (p.size() != k.size()) return false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] != "*" && p[i] != k[i]) return false;
+    if (p[i] == "*" && k[i].empty()) return false;
+  }
+  return true;
+}
+
+std::string instantiate(std::string_view pattern, std::string_view instance) {
+  std::string s(pattern);
+  size_t star = s.find('*');
+  if (star != std::string::npos) s.replace(star, 1, instance);
+  return s;
+}
+
+const ParamInfo* ParamRegistry::find(std::string_view key) const {
+  for (const ParamInfo& p : params_)
+    if (p.name == key) return &p;
+  for (const ParamInfo& p : params_)
+    if (name_matches(p.name, key)) return &p;
+  return nullptr;
+}
+
+std::vector<const ParamInfo*> ParamRegistry::all() const {
+  std::vector<const ParamInfo*> out;
+  for (const ParamInfo& p : params_) out.push_back(&p);
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  return out;
+}
+
+static size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string ParamRegistry::nearest(std::string_view key) const {
+  std::string best;
+  size_t best_d = ~size_t{0};
+  for (const ParamInfo& p : params_) {
+    size_t d = edit_distance(key, p.name);
+    if (d < best_d) best_d = d, best = p.name;
+  }
+  return best;
+}
+
+}  // namespace ws::config

@@ -1,0 +1,88 @@
+// Typed parameters, declared where they are used:
+//
+//   static const config::Param<int64_t> kLatency{"l1d.latency", 28, "cycles", "L1 hit latency", {1, 4096}};
+//   int64_t lat = kLatency.get(cfg);
+//
+// Every declaration lands in the process-wide ParamRegistry, which drives
+// validation of presets and --set overrides, `warpsim params`, the docs page
+// and the effective-config dump. A '*' segment declares a family of
+// parameters whose instances a preset names (e.g. "core.units.*.latency").
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace ws::config {
+
+enum class Type { Int, Float, Bool, String, IntList };
+using Value = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>>;
+
+const char* type_name(Type t);
+std::string value_to_string(const Value& v);
+
+struct Range {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool contains(double v) const { return v >= min && v <= max; }
+  bool bounded() const;
+  std::string to_string() const;
+};
+
+struct ParamInfo {
+  std::string name;
+  Type type = Type::Int;
+  Value def;
+  std::string unit;
+  std::string desc;
+  Range range;
+};
+
+class ParamRegistry {
+ public:
+  static ParamRegistry& instance();
+  void declare(ParamInfo info);
+  // Exact name or a '*' family that matches `key` segment by segment.
+  const ParamInfo* find(std::string_view key) const;
+  // All declarations sorted by name.
+  std::vector<const ParamInfo*> all() const;
+  // The declared name closest to `key` (edit distance), for "did you mean".
+  std::string nearest(std::string_view key) const;
+
+ private:
+  std::vector<ParamInfo> params_;
+};
+
+bool name_matches(std::string_view pattern, std::string_view key);
+// Replaces the first '*' segment of `pattern` with `instance`.
+std::string instantiate(std::string_view pattern, std::string_view instance);
+
+template <class T>
+struct TypeOf;
+template <> struct TypeOf<int64_t> { static constexpr Type value = Type::Int; };
+template <> struct TypeOf<double> { static constexpr Type value = Type::Float; };
+template <> struct TypeOf<bool> { static constexpr Type value = Type::Bool; };
+template <> struct TypeOf<std::string> { static constexpr Type value = Type::String; };
+template <> struct TypeOf<std::vector<int64_t>> { static constexpr Type value = Type::IntList; };
+
+class Config;
+
+template <class T>
+class Param {
+ public:
+  Param(std::string name, T def, std::string unit, std::string desc, Range range = {}) : name_(std::move(name)) {
+    ParamRegistry::instance().declare(
+        ParamInfo{name_, TypeOf<T>::value, Value{std::move(def)}, std::move(unit), std::move(desc), range});
+  }
+  const std::string& name() const { return name_; }
+  T get(const Config& cfg) const;
+  // For '*' families: the value for one instance (e.g. unit "sp").
+  T get(const Config& cfg, std::string_view instance) const;
+
+ private:
+  std::string name_;
+};
+
+}  // namespace ws::config

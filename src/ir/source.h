@@ -1,0 +1,67 @@
+// The interfaces every workload frontend implements (traces, binary traces,
+// PTX emulation) and every timing model consumes.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/types.h"
+#include "ir/warp_inst.h"
+
+namespace ws::ir {
+
+struct KernelInfo {
+  std::string name;
+  uint32_t id = 0;
+  Dim3 grid, block;
+  uint32_t shmem_bytes = 0;     // static + dynamic shared memory per CTA
+  uint32_t nregs = 0;           // registers per thread
+  uint32_t binary_version = 0;  // e.g. 70 for sm_70
+  int64_t stream = 0;
+  uint32_t warps_per_cta() const { return static_cast<uint32_t>((block.count() + 31) / 32); }
+};
+
+// One CTA's instructions, per warp, in program order.
+class CtaSource {
+ public:
+  virtual ~CtaSource() = default;
+  virtual Dim3 cta_id() const = 0;
+  virtual uint32_t num_warps() const = 0;
+  // Next instruction of warp `w` (0-based within the CTA), or nullptr when the
+  // warp has no more. The pointee and its addresses stay valid while this
+  // CtaSource lives.
+  virtual const WarpInst* next(uint32_t w) = 0;
+};
+
+class KernelSource {
+ public:
+  virtual ~KernelSource() = default;
+  virtual const KernelInfo& info() const = 0;
+  // Execution-unit names that WarpInst::unit indexes ("sp", "int", "dp", ...).
+  virtual const std::vector<std::string>& unit_names() const = 0;
+  // The next CTA in launch order, or nullptr when all were handed out.
+  virtual std::unique_ptr<CtaSource> next_cta() = 0;
+};
+
+struct MemcpyHtoD {
+  Addr dst = 0;
+  uint64_t bytes = 0;
+};
+
+using Command = std::variant<MemcpyHtoD, std::unique_ptr<KernelSource>>;
+
+// A whole workload: memcpys and kernel launches in program order.
+class WorkloadSource {
+ public:
+  virtual ~WorkloadSource() = default;
+  // Next command, or nullopt at the end. Kernels are opened lazily.
+  virtual std::optional<Command> next() = 0;
+  // Number of kernel launches in the workload, if known up front (for progress).
+  virtual std::optional<uint32_t> kernel_count() const { return std::nullopt; }
+  virtual std::string description() const = 0;
+};
+
+}  // namespace ws::ir

@@ -1,0 +1,31 @@
+// What travels between the L1s, the interconnect, the L2 slices and DRAM.
+#pragma once
+#include <cstdint>
+
+#include "common/types.h"
+
+namespace ws::timing {
+
+inline constexpr uint32_t kSectorBytes = 32;
+
+enum class AccessType : uint8_t { Read, Write, Atomic };
+
+struct MemRequest {
+  Addr addr = 0;            // 32 B-sector-aligned address
+  uint32_t byte_mask = 0;   // bytes of the sector touched (bit i = byte i)
+  AccessType type = AccessType::Read;
+  bool is_reply = false;    // set on the way back
+  uint16_t src_sm = 0;      // requesting SM (reply routing)
+  uint32_t tag = 0;         // requester's token, returned unchanged in the reply
+  Tick issued = 0;          // when the L1 sent it (latency stats)
+
+  bool needs_reply() const { return type != AccessType::Write; }
+  // Bytes this message carries on a link: data for write requests and read
+  // replies, a header otherwise.
+  uint32_t payload_bytes() const {
+    bool data = is_reply ? type != AccessType::Write : type != AccessType::Read;
+    return data ? kSectorBytes : 0;
+  }
+};
+
+}  // namespace ws::timing

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+#include "config/config.h"
+
+namespace ws::config {
+namespace {
+
+const Param<int64_t> kTestLatency{"test.cfg.latency", 28, "cycles", "a test parameter", {1, 1000}};
+const Param<double> kTestClock{"test.cfg.clock_mhz", 1132.0, "MHz", "a test clock"};
+const Param<int64_t> kTestUnitLat{"test.cfg.units.*.latency", 4, "cycles", "per-unit latency", {1, 100}};
+const Param<std::vector<int64_t>> kTestList{"test.cfg.options", {0, 8}, "KB", "carve-out options"};
+
+TEST(Config, DefaultsComeFromTheDeclaration) {
+  Config c;
+  EXPECT_EQ(kTestLatency.get(c), 28);
+  EXPECT_DOUBLE_EQ(kTestClock.get(c), 1132.0);
+}
+
+TEST(Config, SetParsesByDeclaredType) {
+  Config c;
+  c.set_assignment("test.cfg.latency=40");
+  c.set_assignment("test.cfg.clock_mhz=1500");
+  c.set_assignment("test.cfg.options=0,16,32");
+  EXPECT_EQ(kTestLatency.get(c), 40);
+  EXPECT_DOUBLE_EQ(kTestClock.get(c), 1500.0);
+  EXPECT_EQ(kTestList.get(c), (std::vector<int64_t>{0, 16, 32}));
+}
+
+TEST(Config, UnknownKeySuggestsNearestName) {
+  Config c;
+  try {
+    c.set_assignment("test.cfg.latncy=3");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'test.cfg.latency'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, OutOfRangeAndBadTypeAreRejected) {
+  Config c;
+  EXPECT_THROW(c.set_assignment("test.cfg.latency=0"), ConfigError);
+  EXPECT_THROW(c.set_assignment("test.cfg.latency=abc"), ConfigError);
+  EXPECT_THROW(c.set_assignment("test.cfg.latency"), InputError);
+}
+
+TEST(Config, FamiliesAndTomlFilesWithLineNumbers) {
+  auto dir = std::filesystem::temp_directory_path() / "warpsim_config_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "base.toml") << "[test.cfg]\nlatency = 10\n[test.cfg.units.sp]\nlatency = 6\n";
+    std::ofstream(dir / "child.toml") << "base = \"base\"\n[test.cfg.units.dp]\nlatency = 9\n";
+    std::ofstream(dir / "bad.toml") << "[test.cfg]\nclock_mhz = 1\nlatency = 5000\n";
+  }
+  Config c;
+  c.load_file((dir / "child.toml").string());
+  EXPECT_EQ(kTestLatency.get(c), 10);
+  EXPECT_EQ(c.instances("test.cfg.units"), (std::vector<std::string>{"dp", "sp"}));
+  EXPECT_EQ(kTestUnitLat.get(c, "sp"), 6);
+  EXPECT_EQ(kTestUnitLat.get(c, "dp"), 9);
+  std::string dump = c.to_toml();
+  EXPECT_NE(dump.find("\"test.cfg.units.dp.latency\" = 9"), std::string::npos) << dump;
+  Config bad;
+  try {
+    bad.load_file((dir / "bad.toml").string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.toml:3"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ws::config
