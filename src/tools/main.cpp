@@ -1,2 +1,71 @@
-#include <cstdio>
-int main() { std::puts("warpsim"); return 0; }
+// warpsim: one CLI with subcommands. Parsing only; the work is in commands.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "common/error.h"
+#include "frontend/trace/synth.h"
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"warpsim: a cycle-level GPU simulator"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "warpsim 0.1");
+
+  ws::tools::RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "simulate an Accel-Sim trace folder (or its kernelslist.g)");
+  run_cmd->add_option("workload", run.workload, "trace folder or kernelslist.g")->required();
+  run_cmd->add_option("--gpu", run.gpu, "GPU preset name (see `warpsim presets`) or a TOML file")
+      ->capture_default_str();
+  run_cmd->add_option("--set", run.sets, "override a parameter: key=value (repeatable)");
+  run_cmd->add_option("--out", run.out, "output folder for stats.json and config.toml");
+  run_cmd->add_option("--format", run.format, "what to print: summary, accelsim, json or none")
+      ->check(CLI::IsMember({"summary", "accelsim", "json", "none"}))
+      ->capture_default_str();
+  bool no_progress = false;
+  run_cmd->add_flag("--no-progress", no_progress, "never show the progress line");
+
+  app.add_subcommand("presets", "list the GPU presets");
+  bool markdown = false;
+  CLI::App* params_cmd = app.add_subcommand("params", "list every parameter with type, default, unit, description");
+  params_cmd->add_flag("--markdown", markdown, "print a Markdown table (docs/params.md)");
+
+  ws::frontend::SynthSpec synth;
+  std::string synth_out;
+  CLI::App* synth_cmd = app.add_subcommand("synth", "write a synthetic kernel as an Accel-Sim trace folder");
+  synth_cmd->add_option("kind", synth.kind, "stream, chase or compute")
+      ->required()
+      ->check(CLI::IsMember({"stream", "chase", "compute"}));
+  synth_cmd->add_option("--out", synth_out, "output folder")->required();
+  synth_cmd->add_option("--ctas", synth.ctas, "CTAs in the grid")->capture_default_str();
+  synth_cmd->add_option("--threads", synth.threads_per_cta, "threads per CTA")->capture_default_str();
+  synth_cmd->add_option("--iterations", synth.iterations, "loop iterations per thread")->capture_default_str();
+  synth_cmd->add_option("--footprint", synth.footprint_bytes, "bytes per buffer (stream, chase)")
+      ->capture_default_str();
+  synth_cmd->add_option("--stride", synth.stride_bytes, "chase: bytes between successive pointers")
+      ->capture_default_str();
+  synth_cmd->add_option("--chains", synth.chains, "compute: independent FFMA chains")->capture_default_str();
+  synth_cmd->add_option("--binary-version", synth.binary_version, "header binary version")->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*run_cmd) {
+      run.progress = !no_progress;
+      return ws::tools::run_command(run);
+    }
+    if (app.got_subcommand("presets")) return ws::tools::presets_command();
+    if (*params_cmd) return ws::tools::params_command(markdown);
+    if (*synth_cmd) {
+      ws::frontend::write_synthetic(synth, synth_out);
+      std::cout << "wrote " << ws::frontend::synth_instruction_count(synth) << " warp instructions to " << synth_out
+                << "\n";
+      return 0;
+    }
+  } catch (const ws::Error& e) {
+    std::cerr << "warpsim: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "warpsim: internal error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,75 @@
+// Simulation speed on fixed synthetic workloads, in warp instructions per host
+// second (single-threaded, QV100 preset). `make bench` runs this.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "config/config.h"
+#include "frontend/trace/synth.h"
+#include "frontend/trace/trace_reader.h"
+#include "timing/gpu/gpu.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ws::frontend::SynthSpec;
+
+// About 500,000 warp instructions each (the reference size).
+SynthSpec stream_spec() {
+  SynthSpec s;
+  s.kind = "stream";
+  s.ctas = 640;
+  s.threads_per_cta = 256;
+  s.iterations = 16;
+  s.footprint_bytes = uint64_t{640} * 256 * 16 * 4;
+  return s;
+}
+SynthSpec compute_spec() {
+  SynthSpec s;
+  s.kind = "compute";
+  s.ctas = 320;
+  s.threads_per_cta = 256;
+  s.iterations = 24;
+  s.chains = 4;
+  return s;
+}
+
+std::string prepare(const SynthSpec& spec, const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("warpsim-bench-" + name);
+  fs::remove_all(dir);
+  ws::frontend::write_synthetic(spec, dir.string());
+  return dir.string();
+}
+
+void simulate(benchmark::State& state, const SynthSpec& spec, const std::string& name) {
+  std::string dir = prepare(spec, name);
+  ws::config::Config cfg;
+  cfg.load_file(ws::config::find_preset("qv100"));
+  uint64_t warp_insts = 0, cycles = 0;
+  for (auto _ : state) {
+    ws::timing::Gpu gpu(cfg);
+    auto work = ws::frontend::open_trace_workload(dir);
+    while (auto cmd = work->next()) {
+      if (auto* k = std::get_if<std::unique_ptr<ws::ir::KernelSource>>(&*cmd)) {
+        auto r = gpu.run_kernel(**k);
+        cycles += r.cycles;
+        warp_insts += gpu.stats().sum("sm.*.warp_insts", r.before, r.after);
+      } else {
+        gpu.memcpy_htod(std::get<ws::ir::MemcpyHtoD>(*cmd));
+      }
+    }
+  }
+  state.counters["warp_insts_per_s"] = benchmark::Counter(static_cast<double>(warp_insts), benchmark::Counter::kIsRate);
+  state.counters["warp_insts"] = benchmark::Counter(static_cast<double>(warp_insts) / state.iterations());
+  state.counters["sim_cycles"] = benchmark::Counter(static_cast<double>(cycles) / state.iterations());
+}
+
+void BM_StreamQv100(benchmark::State& s) { simulate(s, stream_spec(), "stream"); }
+void BM_ComputeQv100(benchmark::State& s) { simulate(s, compute_spec(), "compute"); }
+
+BENCHMARK(BM_StreamQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_ComputeQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();

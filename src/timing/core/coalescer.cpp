@@ -1,0 +1,48 @@
+#include "timing/core/coalescer.h"
+
+namespace ws::timing {
+
+namespace {
+
+// Marks [addr, addr+bytes) in the access for its line; returns false if the
+// bytes belong to another line.
+void mark(LineAccess& a, Addr addr, uint32_t bytes) {
+  uint32_t off = static_cast<uint32_t>(addr - a.line_addr);
+  for (uint32_t b = off; b < off + bytes && b < kLineBytes; ++b) {
+    a.sector_mask |= static_cast<uint8_t>(1u << (b / 32));
+    a.byte_masks[b / 32] |= 1u << (b % 32);
+  }
+}
+
+LineAccess& access_for(std::vector<LineAccess>& out, size_t begin, size_t first_of_subwarp, Addr line) {
+  // Reuse the access of this sub-warp or the last one of the preceding sub-warp.
+  size_t from = first_of_subwarp > begin ? first_of_subwarp - 1 : begin;
+  for (size_t i = out.size(); i-- > from;)
+    if (out[i].line_addr == line) return out[i];
+  out.push_back(LineAccess{line, 0, {}});
+  return out.back();
+}
+
+}  // namespace
+
+void SubWarpCoalescer::coalesce(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane,
+                                std::vector<LineAccess>& out) const {
+  if (bytes_per_lane == 0) bytes_per_lane = 4;
+  size_t begin = out.size();
+  for (uint32_t base = 0; base < 32; base += subwarp_lanes_) {
+    size_t first = out.size();
+    for (uint32_t lane = base; lane < base + subwarp_lanes_ && lane < 32; ++lane) {
+      if (!(active_mask >> lane & 1)) continue;
+      Addr a = lane_addrs[lane];
+      Addr line = a & ~Addr{kLineBytes - 1};
+      mark(access_for(out, begin, first, line), a, bytes_per_lane);
+      Addr end = a + bytes_per_lane - 1;  // an unaligned access may straddle two lines
+      if ((end & ~Addr{kLineBytes - 1}) != line) {
+        Addr next = line + kLineBytes;
+        mark(access_for(out, begin, first, next), next, static_cast<uint32_t>(end - next + 1));
+      }
+    }
+  }
+}
+
+}  // namespace ws::timing

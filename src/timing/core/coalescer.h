@@ -1,0 +1,35 @@
+// The sub-warp sectored coalescer of the LD/ST unit (Volta and later): the
+// lanes of a warp are taken 8 at a time; each sub-warp yields one access per
+// 128 B line it touches, with the mask of 32 B sectors (and bytes) it needs.
+// Consecutive sub-warps touching the same line share one access, since the
+// L1 tag stage looks up one line per cycle with up to four sectors.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "common/types.h"
+
+namespace ws::timing {
+
+inline constexpr uint32_t kLineBytes = 128;
+
+struct LineAccess {
+  Addr line_addr = 0;                   // 128 B aligned
+  uint8_t sector_mask = 0;              // bit s = sector s of the line
+  std::array<uint32_t, 4> byte_masks{};  // per sector, bytes touched
+};
+
+class SubWarpCoalescer {
+ public:
+  explicit SubWarpCoalescer(uint32_t subwarp_lanes = 8) : subwarp_lanes_(subwarp_lanes) {}
+  // Appends the accesses of one warp memory instruction to `out`.
+  void coalesce(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane,
+                std::vector<LineAccess>& out) const;
+
+ private:
+  uint32_t subwarp_lanes_;
+};
+
+}  // namespace ws::timing

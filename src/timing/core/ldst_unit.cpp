@@ -1,0 +1,148 @@
+#include "timing/core/ldst_unit.h"
+
+#include <algorithm>
+
+#include "timing/mem/shared_mem.h"
+
+namespace ws::timing {
+
+namespace {
+const config::Param<int64_t> kQueue{"core.ldst_queue", 32, "accesses",
+                                    "L1 accesses the LD/ST unit buffers before it stops accepting instructions",
+                                    {1, 4096}};
+const config::Param<int64_t> kConstLatency{"core.const_latency", 8, "cycles",
+                                           "constant-cache hit latency (the constant cache is perfect in v1)",
+                                           {1, 1000}};
+const config::Param<int64_t> kFenceLatency{"core.fence_latency", 4, "cycles", "latency of a memory fence",
+                                           {1, 10000}};
+}  // namespace
+
+LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clock, L1D& l1)
+    : clock_(clock),
+      l1_(l1),
+      queue_limit_(static_cast<size_t>(kQueue.get(cfg))),
+      shared_latency_(static_cast<uint32_t>(cfg.get<int64_t>("shared.latency"))),
+      const_latency_(static_cast<uint32_t>(kConstLatency.get(cfg))),
+      fence_latency_(static_cast<uint32_t>(kFenceLatency.get(cfg))),
+      shared_banks_(static_cast<uint32_t>(cfg.get<int64_t>("shared.banks"))),
+      shared_accesses_(scope.counter("shared_accesses", "warp shared-memory instructions")),
+      shared_wavefronts_(scope.counter("shared_wavefronts", "shared-memory cycles incl. bank conflicts")),
+      global_accesses_(scope.counter("l1_accesses", "coalesced line accesses sent to the L1D")),
+      const_accesses_(scope.counter("const_accesses", "warp constant-memory loads")) {}
+
+uint32_t LdstUnit::alloc_pending(uint32_t warp_slot, const ir::WarpInst& inst) {
+  uint32_t token;
+  if (free_tokens_.empty()) {
+    token = static_cast<uint32_t>(pending_.size());
+    pending_.emplace_back();
+  } else {
+    token = free_tokens_.back();
+    free_tokens_.pop_back();
+  }
+  Pending& p = pending_[token];
+  p.warp_slot = warp_slot;
+  p.remaining = 0;
+  p.n_dst = inst.n_dst;
+  p.dst = inst.dst;
+  return token;
+}
+
+void LdstUnit::issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now) {
+  if (inst.kind == ir::OpKind::MemBar) return;  // fences are timed by the SM as a fixed latency
+  switch (inst.space) {
+    case ir::MemSpace::Shared:
+      issue_shared(warp, inst, now);
+      break;
+    case ir::MemSpace::Const:
+      const_accesses_.inc();
+      for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = now + const_latency_;
+      break;
+    default:
+      issue_l1(warp, warp_slot, inst, now);
+      break;
+  }
+}
+
+void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
+  uint32_t waves = inst.active_mask && inst.addrs
+                       ? shared_access_cycles(inst.addrs, inst.active_mask, inst.access_bytes, shared_banks_)
+                       : 1;
+  waves = std::max(waves, 1u);
+  Cycle start = std::max(now, shared_free_);
+  shared_free_ = start + waves;
+  shared_accesses_.inc();
+  shared_wavefronts_.inc(waves);
+  for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = start + waves - 1 + shared_latency_;
+}
+
+void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now) {
+  scratch_.clear();
+  if (inst.active_mask && inst.addrs) coalescer_.coalesce(inst.addrs, inst.active_mask, inst.access_bytes, scratch_);
+  AccessType type = inst.kind == ir::OpKind::Load    ? AccessType::Read
+                    : inst.kind == ir::OpKind::Store ? AccessType::Write
+                                                     : AccessType::Atomic;
+  bool waits = type != AccessType::Write;
+  uint32_t token = 0;
+  if (waits) {
+    token = alloc_pending(warp_slot, inst);
+    pending_[token].remaining = static_cast<uint32_t>(scratch_.size());
+  }
+  for (const LineAccess& a : scratch_) {
+    L1Access acc{};
+    acc.line_addr = a.line_addr;
+    acc.sector_mask = a.sector_mask;
+    acc.byte_masks = type == AccessType::Read ? std::array<uint32_t, 4>{} : a.byte_masks;
+    acc.type = type;
+    acc.token = waits ? alloc_access_token(token) : 0;
+    queue_.push_back(Queued{acc});
+  }
+  global_accesses_.inc(scratch_.size());
+  if (!waits) return;
+  if (scratch_.empty()) {  // fully predicated off: nothing to wait for
+    free_tokens_.push_back(token);
+    for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = now + 1;
+    return;
+  }
+  ++warp.pending_loads;
+  for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = kPending;
+}
+
+uint32_t LdstUnit::alloc_access_token(uint32_t owner) {
+  // Each L1 access needs its own token; it maps back to its instruction.
+  uint32_t t;
+  if (free_access_tokens_.empty()) {
+    t = static_cast<uint32_t>(access_owner_.size());
+    access_owner_.push_back(owner);
+  } else {
+    t = free_access_tokens_.back();
+    free_access_tokens_.pop_back();
+    access_owner_[t] = owner;
+  }
+  return t;
+}
+
+void LdstUnit::complete(uint32_t access_token, Cycle now, std::vector<Warp>& warps) {
+  uint32_t token = access_owner_[access_token];
+  free_access_tokens_.push_back(access_token);
+  Pending& p = pending_[token];
+  if (--p.remaining > 0) return;
+  Warp& w = warps[p.warp_slot];
+  for (int k = 0; k < p.n_dst; ++k) w.reg_ready[p.dst[k]] = now;
+  --w.pending_loads;
+  free_tokens_.push_back(token);
+}
+
+void LdstUnit::tick(Cycle now, std::vector<Warp>& warps) {
+  Port<uint32_t>& done = l1_.done();
+  Tick t = clock_.now_tick();
+  while (done.ready(t)) {
+    complete(done.front(), now, warps);
+    done.pop();
+  }
+  if (!queue_.empty() && l1_.can_accept()) {
+    l1_.accept(queue_.front().access);
+    queue_.pop_front();
+  }
+}
+
+}  // namespace ws::timing

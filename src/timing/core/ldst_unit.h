@@ -1,0 +1,64 @@
+// The SM's load/store unit: shared memory (with bank conflicts), constant
+// cache, and the path to the L1D for global/local/texture accesses through
+// the sub-warp coalescer. Results are written into the warps' scoreboards.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "config/config.h"
+#include "ir/warp_inst.h"
+#include "stats/stats.h"
+#include "timing/core/coalescer.h"
+#include "timing/core/warp.h"
+#include "timing/engine/clocked.h"
+#include "timing/mem/l1d.h"
+
+namespace ws::timing {
+
+class LdstUnit {
+ public:
+  LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clock, L1D& l1);
+
+  // Whether a memory instruction can be accepted this cycle.
+  bool can_accept() const { return queue_.size() < queue_limit_; }
+  // Issues a memory (or fence) instruction of `warp`; sets its scoreboard.
+  void issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now);
+  // Sends queued accesses to the L1 and retires completed loads.
+  void tick(Cycle now, std::vector<Warp>& warps);
+  bool busy() const { return !queue_.empty(); }
+  // Earliest time a queued L1 completion becomes visible.
+  Tick next_completion() const { return l1_.done().next_ready(); }
+
+ private:
+  struct Pending {  // one in-flight load/atomic instruction
+    uint32_t warp_slot = 0;
+    uint32_t remaining = 0;
+    uint8_t n_dst = 0;
+    std::array<uint16_t, ir::kMaxDst> dst{};
+  };
+  struct Queued {
+    L1Access access;
+  };
+  uint32_t alloc_pending(uint32_t warp_slot, const ir::WarpInst& inst);
+  void issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now);
+  void issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now);
+  uint32_t alloc_access_token(uint32_t owner);
+  void complete(uint32_t access_token, Cycle now, std::vector<Warp>& warps);
+
+  const ClockDomain& clock_;
+  L1D& l1_;
+  SubWarpCoalescer coalescer_;
+  std::vector<LineAccess> scratch_;
+  std::deque<Queued> queue_;
+  size_t queue_limit_;
+  std::vector<Pending> pending_;
+  std::vector<uint32_t> free_tokens_;
+  std::vector<uint32_t> access_owner_;  // L1 access token -> pending instruction
+  std::vector<uint32_t> free_access_tokens_;
+  uint32_t shared_latency_, const_latency_, fence_latency_, shared_banks_;
+  Cycle shared_free_ = 0;  // the shared-memory pipe is busy until this cycle
+  stats::Counter &shared_accesses_, &shared_wavefronts_, &global_accesses_, &const_accesses_;
+};
+
+}  // namespace ws::timing

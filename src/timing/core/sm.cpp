@@ -1,0 +1,215 @@
+#include "timing/core/sm.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "common/error.h"
+
+namespace ws::timing {
+
+namespace {
+const config::Param<int64_t> kSubcores{"core.subcores", 4, "", "sub-cores (warp schedulers) per SM", {1, 16}};
+const config::Param<int64_t> kMaxWarps{"core.max_warps", 64, "warps", "resident warps per SM", {1, 256}};
+const config::Param<std::string> kScheduler{"core.scheduler", "gto", "", "warp scheduler plug-in (lrr, gto)"};
+}  // namespace
+
+Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t id)
+    : clock_(core),
+      id_(id),
+      l1_(std::make_unique<L1D>(cfg, scope.sub("l1d"), core, id)),
+      ldst_(cfg, scope.sub("ldst"), core, *l1_),
+      unit_specs_(read_unit_specs(cfg)),
+      fence_latency_(static_cast<uint32_t>(cfg.get<int64_t>("core.fence_latency"))),
+      warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
+      thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
+      ctas_done_(scope.counter("ctas", "CTAs completed")),
+      active_cycles_(scope.counter("active_cycles", "cycles with at least one resident CTA")) {
+  uint32_t nsub = static_cast<uint32_t>(kSubcores.get(cfg));
+  uint32_t max_warps = static_cast<uint32_t>(kMaxWarps.get(cfg));
+  if (max_warps % nsub != 0 || max_warps / nsub > 64)
+    throw ConfigError("core.max_warps", "must be a multiple of core.subcores with at most 64 warps per sub-core");
+  warps_.resize(max_warps);
+  ctas_.resize(max_warps);  // never more CTAs than warps
+  std::string sched = kScheduler.get(cfg);
+  for (uint32_t s = 0; s < nsub; ++s) {
+    SubCore sc{SchedulerRegistry::instance().create(kScheduler.name(), sched, SchedulerArgs{max_warps / nsub}),
+               UnitPool(unit_specs_), 0};
+    subcores_.push_back(std::move(sc));
+  }
+}
+
+void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm) {
+  ctas_per_sm_ = ctas_per_sm;
+  unit_of_.assign(unit_names.size(), kLdstUnit);
+  for (size_t u = 0; u < unit_names.size(); ++u) {
+    if (unit_names[u] == "ldst") continue;
+    auto it = std::find_if(unit_specs_.begin(), unit_specs_.end(),
+                           [&](const UnitSpec& s) { return s.name == unit_names[u]; });
+    if (it == unit_specs_.end())
+      throw ConfigError("core.units." + unit_names[u],
+                        "the opcode table for sm_" + std::to_string(info.binary_version) + " uses unit '" +
+                            unit_names[u] + "', which the GPU preset does not declare");
+    unit_of_[u] = static_cast<int16_t>(it - unit_specs_.begin());
+  }
+}
+
+void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
+  auto cta_it = std::find_if(ctas_.begin(), ctas_.end(), [](const CtaSlot& c) { return !c.live; });
+  CtaSlot& cta = *cta_it;
+  uint32_t cta_index = static_cast<uint32_t>(cta_it - ctas_.begin());
+  cta.live = true;
+  cta.num_warps = source->num_warps();
+  cta.warps_done = cta.warps_at_barrier = 0;
+  cta.warp_slots.clear();
+  for (uint32_t slot = 0, k = 0; k < cta.num_warps && slot < warps_.size(); ++slot) {
+    if (warps_[slot].live) continue;
+    Warp& w = warps_[slot];
+    w.live = true;
+    w.at_barrier = false;
+    w.cta_slot = cta_index;
+    w.warp_in_cta = k++;
+    w.pending_loads = 0;
+    w.busy_until = 0;
+    w.reg_ready.fill(0);
+    w.inst = source->next(w.warp_in_cta);
+    cta.warp_slots.push_back(slot);
+    SubCore& sc = subcores_[subcore_of(slot)];
+    sc.live |= uint64_t{1} << local_of(slot);
+    sc.scheduler->on_warp_added(local_of(slot), warp_age_++);
+  }
+  if (cta.warp_slots.size() != cta.num_warps) throw Error("internal: CTA launched without enough warp slots");
+  cta.source = std::move(source);
+  ++live_ctas_;
+  next_tick_ = clock_.tick_of(clock_.now());
+}
+
+bool Sm::can_issue(const SubCore& sc, const Warp& w, Cycle now, Cycle& wake) const {
+  const ir::WarpInst& in = *w.inst;
+  if (w.busy_until > now) {
+    wake = w.busy_until;
+    return false;
+  }
+  if (!w.regs_ready(in, now, wake)) return false;
+  switch (in.kind) {
+    case ir::OpKind::Load:
+    case ir::OpKind::Store:
+    case ir::OpKind::Atomic:
+      if (ldst_.can_accept()) return true;
+      wake = now + 1;
+      return false;
+    case ir::OpKind::Barrier:
+    case ir::OpKind::MemBar:
+      return true;
+    default: {
+      int16_t kind = unit_of_[in.unit];
+      if (kind == kLdstUnit) return ldst_.can_accept();
+      if (sc.units.free_pipe(static_cast<uint32_t>(kind), now) >= 0) return true;
+      wake = sc.units.next_free(static_cast<uint32_t>(kind));
+      return false;
+    }
+  }
+}
+
+bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
+  SubCore& sc = subcores_[s];
+  uint32_t nsub = static_cast<uint32_t>(subcores_.size());
+  uint64_t ready = 0;
+  for (uint64_t m = sc.live; m; m &= m - 1) {
+    uint32_t local = static_cast<uint32_t>(std::countr_zero(m));
+    uint32_t slot = local * nsub + s;
+    Warp& w = warps_[slot];
+    if (w.at_barrier) continue;
+    if (!w.inst) {  // stream ended: finish once the loads are back
+      if (w.pending_loads == 0) finish_warp(slot);
+      continue;
+    }
+    Cycle w_wake = kPending;
+    if (can_issue(sc, w, now, w_wake)) {
+      ready |= uint64_t{1} << local;
+    } else {
+      wake = std::min(wake, w_wake);
+    }
+  }
+  if (!ready) return false;
+  uint32_t local = sc.scheduler->pick(ready);
+  issue(sc, local * nsub + s, now);
+  return true;
+}
+
+void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
+  Warp& w = warps_[slot];
+  const ir::WarpInst& in = *w.inst;
+  warp_insts_.inc();
+  thread_insts_.inc(in.active_count());
+  switch (in.kind) {
+    case ir::OpKind::Load:
+    case ir::OpKind::Store:
+    case ir::OpKind::Atomic:
+      ldst_.issue(w, slot, in, now);
+      break;
+    case ir::OpKind::MemBar:
+      w.busy_until = now + fence_latency_;
+      break;
+    case ir::OpKind::Barrier:
+      if (in.active_mask) arrive_at_barrier(ctas_[w.cta_slot], w);
+      break;
+    default: {
+      int16_t kind = unit_of_[in.unit];
+      if (kind == kLdstUnit) break;
+      int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), now);
+      Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, now);
+      for (int k = 0; k < in.n_dst; ++k) w.reg_ready[in.dst[k]] = done;
+    }
+  }
+  w.inst = ctas_[w.cta_slot].source->next(w.warp_in_cta);
+}
+
+void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {
+  w.at_barrier = true;
+  ++cta.warps_at_barrier;
+  release_barrier_if_complete(cta);
+}
+
+void Sm::release_barrier_if_complete(CtaSlot& cta) {
+  if (cta.warps_at_barrier == 0 || cta.warps_at_barrier < cta.num_warps - cta.warps_done) return;
+  for (uint32_t slot : cta.warp_slots) warps_[slot].at_barrier = false;
+  cta.warps_at_barrier = 0;
+}
+
+void Sm::finish_warp(uint32_t slot) {
+  Warp& w = warps_[slot];
+  w.live = false;
+  subcores_[subcore_of(slot)].live &= ~(uint64_t{1} << local_of(slot));
+  CtaSlot& cta = ctas_[w.cta_slot];
+  if (++cta.warps_done < cta.num_warps) {
+    release_barrier_if_complete(cta);
+    return;
+  }
+  cta.live = false;
+  cta.source.reset();  // frees the CTA's instructions
+  --live_ctas_;
+  ctas_done_.inc();
+}
+
+void Sm::tick() {
+  Cycle now = clock_.now();
+  ldst_.tick(now, warps_);
+  bool issued = false;
+  Cycle wake = kPending;
+  for (uint32_t s = 0; s < subcores_.size(); ++s) issued |= issue_subcore(s, now, wake);
+  // Gated cycles count too: the SM was resident-but-idle through them.
+  if (live_ctas_ > 0 || had_live_) active_cycles_.inc(had_live_ ? now - last_tick_cycle_ : 1);
+  last_tick_cycle_ = now;
+  had_live_ = live_ctas_ > 0;
+  if (issued || ldst_.busy()) {
+    next_tick_ = clock_.tick_of(now + 1);
+  } else if (live_ctas_ == 0 || wake == kPending) {
+    next_tick_ = kNever;  // woken by a launch or by an L1 completion
+  } else {
+    next_tick_ = clock_.tick_of(std::max(wake, now + 1));
+  }
+}
+
+Tick Sm::next_event() const { return std::min(next_tick_, ldst_.next_completion()); }
+
+}  // namespace ws::timing

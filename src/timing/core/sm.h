@@ -1,0 +1,75 @@
+// A streaming multiprocessor: sub-cores (each with its own warp scheduler and
+// execution pipelines), a shared LD/ST unit with the L1D and shared memory,
+// CTA slots and barriers. Fetch is perfect in v1: a warp's next instruction is
+// always available from its CtaSource.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "ir/source.h"
+#include "stats/stats.h"
+#include "timing/core/exec_units.h"
+#include "timing/core/ldst_unit.h"
+#include "timing/core/warp.h"
+#include "timing/core/warp_scheduler.h"
+#include "timing/engine/clocked.h"
+#include "timing/mem/l1d.h"
+
+namespace ws::timing {
+
+class Sm : public Clocked {
+ public:
+  Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t id);
+
+  L1D& l1() { return *l1_; }
+  uint16_t id() const { return id_; }
+  uint32_t max_warps() const { return static_cast<uint32_t>(warps_.size()); }
+
+  // Prepares for a kernel: maps its unit names onto this SM's pipelines.
+  void begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm);
+  bool can_launch() const { return live_ctas_ < ctas_per_sm_; }
+  void launch(std::unique_ptr<ir::CtaSource> cta);
+  uint32_t live_ctas() const { return live_ctas_; }
+
+  void tick() override;
+  Tick next_event() const override;
+
+ private:
+  static constexpr int16_t kLdstUnit = -1;
+  struct SubCore {
+    std::unique_ptr<WarpScheduler> scheduler;
+    UnitPool units;
+    uint64_t live = 0;  // local slots holding live warps
+  };
+
+  bool issue_subcore(uint32_t s, Cycle now, Cycle& wake);
+  bool can_issue(const SubCore& sc, const Warp& w, Cycle now, Cycle& wake) const;
+  void issue(SubCore& sc, uint32_t slot, Cycle now);
+  void arrive_at_barrier(CtaSlot& cta, Warp& w);
+  void release_barrier_if_complete(CtaSlot& cta);
+  void finish_warp(uint32_t slot);
+  uint32_t subcore_of(uint32_t slot) const { return slot % static_cast<uint32_t>(subcores_.size()); }
+  uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
+
+  const ClockDomain& clock_;
+  uint16_t id_;
+  std::unique_ptr<L1D> l1_;
+  LdstUnit ldst_;
+  std::vector<SubCore> subcores_;
+  std::vector<Warp> warps_;
+  std::vector<CtaSlot> ctas_;
+  std::vector<int16_t> unit_of_;  // kernel unit id -> pipeline kind (or kLdstUnit)
+  std::vector<UnitSpec> unit_specs_;
+  uint32_t ctas_per_sm_ = 0, live_ctas_ = 0;
+  uint32_t fence_latency_;
+  uint64_t warp_age_ = 0;
+  Tick next_tick_ = kNever;
+  Cycle last_tick_cycle_ = 0;
+  bool had_live_ = false;
+  stats::Counter &warp_insts_, &thread_insts_, &ctas_done_, &active_cycles_;
+};
+
+}  // namespace ws::timing

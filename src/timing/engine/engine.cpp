@@ -1,0 +1,46 @@
+#include "timing/engine/engine.h"
+
+#include <algorithm>
+
+namespace ws::timing {
+
+ClockDomain& Engine::add_domain(const std::string& name, ClockPeriod period) {
+  domains_.push_back(Domain{std::make_unique<ClockDomain>(name, period), {}, false});
+  return *domains_.back().clock;
+}
+
+void Engine::add(ClockDomain& domain, Clocked& component) {
+  for (Domain& d : domains_)
+    if (d.clock.get() == &domain) d.members.push_back(&component);
+}
+
+bool Engine::step() {
+  // The candidate edge of each domain: the first edge, after the one already
+  // ticked, at or after the earliest event of any of its members.
+  Tick best = kNever;
+  edge_.assign(domains_.size(), kNoEdge);
+  std::vector<Cycle>& edge = edge_;
+  for (size_t i = 0; i < domains_.size(); ++i) {
+    Domain& d = domains_[i];
+    Tick earliest = kNever;
+    for (const Clocked* c : d.members) earliest = std::min(earliest, c->next_event());
+    if (earliest == kNever) continue;
+    Cycle first_free = d.started ? d.clock->now() + 1 : d.clock->now();
+    edge[i] = std::max(d.clock->cycle_at_or_after(earliest), first_free);
+    best = std::min(best, d.clock->tick_of(edge[i]));
+  }
+  if (best == kNever) return false;
+  now_ = best;
+  ++steps_;
+  for (size_t i = 0; i < domains_.size(); ++i) {
+    Domain& d = domains_[i];
+    if (edge[i] == kNoEdge || d.clock->tick_of(edge[i]) != best) continue;
+    d.clock->set_now(edge[i]);
+    d.started = true;
+    for (Clocked* c : d.members)
+      if (c->next_event() <= best) c->tick();
+  }
+  return true;
+}
+
+}  // namespace ws::timing

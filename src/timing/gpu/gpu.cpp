@@ -1,0 +1,87 @@
+#include "timing/gpu/gpu.h"
+
+#include "common/error.h"
+#include "timing/core/sm.h"
+#include "timing/dram/dram_channel.h"
+#include "timing/mem/l2_slice.h"
+#include "timing/noc/crossbar.h"
+
+namespace ws::timing {
+
+namespace {
+const config::Param<std::string> kDescription{"gpu.description", "", "", "one-line description of the GPU preset"};
+const config::Param<int64_t> kSms{"gpu.sms", 80, "SMs", "streaming multiprocessors", {1, 1024}};
+const config::Param<double> kCoreMhz{"clock.core_mhz", 1132.0, "MHz", "SM clock", {1, 10000}};
+const config::Param<double> kIcntMhz{"clock.icnt_mhz", 1132.0, "MHz", "interconnect clock", {1, 10000}};
+const config::Param<double> kL2Mhz{"clock.l2_mhz", 1132.0, "MHz", "L2 clock", {1, 10000}};
+const config::Param<double> kDramMhz{"clock.dram_mhz", 850.0, "MHz", "DRAM command clock", {1, 10000}};
+const config::Param<int64_t> kLaunchLatency{"gpu.kernel_launch_latency", 5000, "core cycles",
+                                            "delay from a kernel launch to its first CTA dispatch", {0, 100000000}};
+const config::Param<int64_t> kMaxCycles{"gpu.max_cycles", 0, "core cycles",
+                                        "stop a kernel that runs longer than this (0 = no limit)", {0, 1e15}};
+}  // namespace
+
+Gpu::Gpu(const config::Config& cfg)
+    : limits_(SmLimits::from(cfg)),
+      launch_latency_(static_cast<Cycle>(kLaunchLatency.get(cfg))),
+      max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))) {
+  core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));
+  icnt_ = &engine_.add_domain("icnt", ClockPeriod::from_mhz(kIcntMhz.get(cfg)));
+  l2_ = &engine_.add_domain("l2", ClockPeriod::from_mhz(kL2Mhz.get(cfg)));
+  dram_ = &engine_.add_domain("dram", ClockPeriod::from_mhz(kDramMhz.get(cfg)));
+  stats::Scope root(stats_, "");
+  uint32_t n_sms = static_cast<uint32_t>(kSms.get(cfg));
+  std::vector<Sm*> sm_ptrs;
+  for (uint32_t i = 0; i < n_sms; ++i) {
+    sms_.push_back(std::make_unique<Sm>(cfg, root.sub("sm").sub(std::to_string(i)), *core_, static_cast<uint16_t>(i)));
+    sm_ptrs.push_back(sms_.back().get());
+  }
+  dispatcher_ = std::make_unique<Dispatcher>(*core_, sm_ptrs);
+  engine_.add(*core_, *dispatcher_);
+  for (auto& sm : sms_) {
+    engine_.add(*core_, *sm);
+    engine_.add(*core_, sm->l1());
+  }
+  build_memory(cfg);
+}
+
+Gpu::~Gpu() = default;
+
+Cycle Gpu::core_now() const { return core_->cycle_at_or_after(engine_.now()); }
+
+void Gpu::memcpy_htod(const ir::MemcpyHtoD& copy) {
+  for (auto& slice : slices_) slice->warm(copy.dst, copy.bytes);
+}
+
+KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progress) {
+  const ir::KernelInfo& info = kernel.info();
+  KernelResult r;
+  r.name = info.name;
+  r.id = info.id;
+  r.grid = info.grid;
+  r.block = info.block;
+  r.binary_version = info.binary_version;
+  r.occupancy = plan_occupancy(limits_, info);
+  for (auto& sm : sms_) {
+    sm->begin_kernel(info, kernel.unit_names(), r.occupancy.ctas_per_sm);
+    sm->l1().set_capacity_bytes(uint64_t{r.occupancy.l1_kb} * 1024);
+  }
+  r.before = stats_.snapshot();
+  r.start_cycle = core_now();
+  dispatcher_->start(kernel, r.start_cycle + launch_latency_);
+  uint64_t steps = 0;
+  while (!dispatcher_->kernel_done()) {
+    if (!engine_.step())
+      throw Error("simulation deadlock in kernel '" + info.name + "': nothing can make progress at core cycle " +
+                  std::to_string(core_now()));
+    Cycle elapsed = core_now() - r.start_cycle;
+    if (max_cycles_ && elapsed > max_cycles_)
+      throw Error("kernel '" + info.name + "' exceeded gpu.max_cycles = " + std::to_string(max_cycles_));
+    if (progress && (++steps & 0x3fff) == 0) progress(elapsed);
+  }
+  r.cycles = core_now() - r.start_cycle;
+  r.after = stats_.snapshot();
+  return r;
+}
+
+}  // namespace ws::timing

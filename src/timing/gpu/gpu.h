@@ -1,0 +1,71 @@
+// The whole simulated GPU, wired from a configuration: SMs (with their L1Ds),
+// request and reply crossbars, L2 slices and DRAM channels, the CTA
+// dispatcher and the engine that ticks them. This is the one place that wires
+// components together; tests build GPUs through it too.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "ir/source.h"
+#include "stats/stats.h"
+#include "timing/engine/engine.h"
+#include "timing/gpu/dispatcher.h"
+#include "timing/gpu/occupancy.h"
+
+namespace ws::timing {
+
+class Sm;
+class Crossbar;
+class L2Slice;
+class DramChannel;
+
+struct KernelResult {
+  std::string name;
+  uint32_t id = 0;
+  Dim3 grid, block;
+  uint32_t binary_version = 0;
+  Cycle start_cycle = 0, cycles = 0;  // core cycles, launch latency included
+  Occupancy occupancy;
+  stats::Snapshot before, after;      // counters around the kernel
+};
+
+// Called now and then during a kernel with its elapsed core cycles.
+using ProgressFn = std::function<void(Cycle kernel_cycles)>;
+
+class Gpu {
+ public:
+  explicit Gpu(const config::Config& cfg);
+  ~Gpu();
+
+  stats::Registry& stats() { return stats_; }
+  const stats::Registry& stats() const { return stats_; }
+  uint32_t num_sms() const { return static_cast<uint32_t>(sms_.size()); }
+  double core_mhz() const { return core_->period().mhz(); }
+
+  // The copy engine writes through the L2, warming it (functional in v1).
+  void memcpy_htod(const ir::MemcpyHtoD& copy);
+  // Runs one kernel to completion (kernels run in order).
+  KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {});
+
+ private:
+  void build_memory(const config::Config& cfg);
+  Cycle core_now() const;
+
+  stats::Registry stats_;
+  Engine engine_;
+  ClockDomain *core_, *icnt_, *l2_, *dram_;
+  SmLimits limits_;
+  Cycle launch_latency_;
+  uint64_t max_cycles_;
+  std::vector<std::unique_ptr<Sm>> sms_;
+  std::unique_ptr<Crossbar> req_net_, reply_net_;
+  std::vector<std::unique_ptr<L2Slice>> slices_;
+  std::vector<std::unique_ptr<DramChannel>> channels_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+};
+
+}  // namespace ws::timing

@@ -1,0 +1,165 @@
+#include "tools/report.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace ws::tools {
+
+using nlohmann::ordered_json;
+
+MemTotals mem_totals(const stats::Registry& reg, const stats::Snapshot& a, const stats::Snapshot& b) {
+  MemTotals m;
+  m.l1_reads = reg.sum("sm.*.l1d.reads", a, b);
+  m.l1_read_hits = reg.sum("sm.*.l1d.read_hits", a, b);
+  m.l1_writes = reg.sum("sm.*.l1d.writes", a, b);
+  m.l1_write_hits = reg.sum("sm.*.l1d.write_hits", a, b);
+  m.l2_reads = reg.sum("l2.*.reads", a, b);
+  m.l2_read_hits = reg.sum("l2.*.read_hits", a, b);
+  m.l2_writes = reg.sum("l2.*.writes", a, b);
+  m.l2_write_hits = reg.sum("l2.*.write_hits", a, b);
+  m.dram_reads = reg.sum("dram.*.reads", a, b);
+  m.dram_writes = reg.sum("dram.*.writes", a, b);
+  return m;
+}
+
+uint64_t warp_insts(const stats::Registry& reg, const timing::KernelResult& k) {
+  return reg.sum("sm.*.warp_insts", k.before, k.after);
+}
+uint64_t thread_insts(const stats::Registry& reg, const timing::KernelResult& k) {
+  return reg.sum("sm.*.thread_insts", k.before, k.after);
+}
+
+namespace {
+
+double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+
+ordered_json dim(const Dim3& d) { return ordered_json::array({d.x, d.y, d.z}); }
+
+ordered_json cache_json(uint64_t reads, uint64_t read_hits, uint64_t writes, uint64_t write_hits) {
+  uint64_t acc = reads + writes, hits = read_hits + write_hits;
+  return ordered_json{{"accesses", acc},     {"hits", hits},          {"misses", acc - hits},
+                      {"miss_rate", ratio(acc - hits, acc)},          {"reads", reads},
+                      {"read_hits", read_hits}, {"writes", writes},   {"write_hits", write_hits}};
+}
+
+ordered_json mem_json(const MemTotals& m) {
+  return ordered_json{{"l1d", cache_json(m.l1_reads, m.l1_read_hits, m.l1_writes, m.l1_write_hits)},
+                      {"l2", cache_json(m.l2_reads, m.l2_read_hits, m.l2_writes, m.l2_write_hits)},
+                      {"dram", {{"reads", m.dram_reads}, {"writes", m.dram_writes}}}};
+}
+
+ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult& k) {
+  uint64_t w = warp_insts(reg, k), t = thread_insts(reg, k);
+  ordered_json j{{"name", k.name},     {"id", k.id},     {"grid", dim(k.grid)},
+                 {"block", dim(k.block)}, {"binary_version", k.binary_version},
+                 {"cycles", k.cycles}, {"warp_insts", w}, {"thread_insts", t},
+                 {"ipc", ratio(t, k.cycles)}, {"warp_ipc", ratio(w, k.cycles)},
+                 {"occupancy",
+                  {{"ctas_per_sm", k.occupancy.ctas_per_sm},
+                   {"limiter", k.occupancy.limiter},
+                   {"shared_kb", k.occupancy.shared_kb},
+                   {"l1_kb", k.occupancy.l1_kb}}}};
+  j.update(mem_json(mem_totals(reg, k.before, k.after)));
+  return j;
+}
+
+}  // namespace
+
+std::string stats_json(const RunReport& run, const stats::Registry& reg) {
+  ordered_json j;
+  j["schema"] = "warpsim-stats/1";
+  j["complete"] = !run.error.has_value();
+  j["error"] = run.error ? ordered_json(*run.error) : ordered_json(nullptr);
+  j["workload"] = run.workload;
+  j["gpu"] = {{"preset", run.preset}, {"sms", run.sms}, {"core_mhz", run.core_mhz}};
+  ordered_json kernels = ordered_json::array();
+  uint64_t cycles = 0, w = 0, t = 0;
+  for (const auto& k : run.kernels) {
+    kernels.push_back(kernel_json(reg, k));
+    cycles += k.cycles;
+    w += warp_insts(reg, k);
+    t += thread_insts(reg, k);
+  }
+  j["kernels"] = kernels;
+  j["total"] = {{"kernels", run.kernels.size()}, {"cycles", cycles},          {"warp_insts", w},
+                {"thread_insts", t},             {"ipc", ratio(t, cycles)}, {"warp_ipc", ratio(w, cycles)}};
+  stats::Snapshot zero(reg.size(), 0), now = reg.snapshot();
+  j.update(mem_json(mem_totals(reg, zero, now)));
+  j["sim"] = {{"wall_seconds", run.wall_seconds},
+              {"warp_insts_per_second", run.wall_seconds > 0 ? static_cast<double>(w) / run.wall_seconds : 0.0},
+              {"host_threads", 1}};
+  ordered_json counters = ordered_json::object();
+  for (size_t i = 0; i < reg.size(); ++i)
+    if (now[i]) counters[reg.name(i)] = now[i];
+  j["counters"] = counters;
+  return j.dump(2) + "\n";
+}
+
+void print_accelsim(std::ostream& os, const RunReport& run, const stats::Registry& reg) {
+  uint64_t tot_cycles = 0, tot_insn = 0, tot_warp = 0;
+  stats::Snapshot zero(reg.size(), 0);
+  for (const auto& k : run.kernels) {
+    uint64_t insn = thread_insts(reg, k);
+    tot_cycles += k.cycles;
+    tot_insn += insn;
+    tot_warp += warp_insts(reg, k);
+    MemTotals m = mem_totals(reg, zero, k.after);  // Accel-Sim prints cache totals cumulatively
+    os << fmt::format("kernel_name = {}\nkernel_launch_uid = {}\n", k.name, k.id);
+    os << fmt::format("gpu_sim_cycle = {}\ngpu_sim_insn = {}\ngpu_ipc = {:12.4f}\n", k.cycles, insn,
+                      ratio(insn, k.cycles));
+    os << fmt::format("gpu_tot_sim_cycle = {}\ngpu_tot_sim_insn = {}\ngpu_tot_ipc = {:12.4f}\n", tot_cycles, tot_insn,
+                      ratio(tot_insn, tot_cycles));
+    os << fmt::format("gpgpu_n_tot_w_icount = {}\n", tot_warp);
+    os << fmt::format("L1D_total_cache_accesses = {}\nL1D_total_cache_misses = {}\nL1D_total_cache_miss_rate = {:.4f}\n",
+                      m.l1_accesses(), m.l1_accesses() - m.l1_hits(),
+                      ratio(m.l1_accesses() - m.l1_hits(), m.l1_accesses()));
+    os << fmt::format("L2_total_cache_accesses = {}\nL2_total_cache_misses = {}\nL2_total_cache_miss_rate = {:.4f}\n",
+                      m.l2_accesses(), m.l2_accesses() - m.l2_hits(),
+                      ratio(m.l2_accesses() - m.l2_hits(), m.l2_accesses()));
+    os << fmt::format("total dram reads = {}\ntotal dram writes = {}\n\n", m.dram_reads, m.dram_writes);
+  }
+  double secs = std::max(run.wall_seconds, 1e-9);
+  os << fmt::format("gpgpu_simulation_time = {:.3f} sec\n", run.wall_seconds);
+  os << fmt::format("gpgpu_simulation_rate = {} (inst/sec)\n", static_cast<uint64_t>(tot_insn / secs));
+  os << fmt::format("gpgpu_simulation_rate = {} (cycle/sec)\n", static_cast<uint64_t>(tot_cycles / secs));
+}
+
+void print_summary(std::ostream& os, const RunReport& run, const stats::Registry& reg) {
+  os << fmt::format("warpsim: {} on {} ({} SMs @ {:.0f} MHz)\n", run.workload, run.preset, run.sms, run.core_mhz);
+  os << fmt::format("{:>3}  {:<34} {:>12} {:>12} {:>8} {:>7} {:>7} {:>10}\n", "#", "kernel", "cycles", "warp insts",
+                    "IPC", "L1 hit", "L2 hit", "DRAM rd");
+  uint64_t cycles = 0, w = 0;
+  for (const auto& k : run.kernels) {
+    MemTotals m = mem_totals(reg, k.before, k.after);
+    uint64_t wi = warp_insts(reg, k);
+    std::string name = k.name.size() > 34 ? k.name.substr(0, 31) + "..." : k.name;
+    os << fmt::format("{:>3}  {:<34} {:>12} {:>12} {:>8.2f} {:>6.1f}% {:>6.1f}% {:>10}\n", k.id, name, k.cycles, wi,
+                      ratio(thread_insts(reg, k), k.cycles), 100 * ratio(m.l1_hits(), m.l1_accesses()),
+                      100 * ratio(m.l2_hits(), m.l2_accesses()), m.dram_reads);
+    cycles += k.cycles;
+    w += wi;
+  }
+  os << fmt::format("total: {} kernels, {} cycles, {} warp insts; simulated in {:.2f} s ({:.0f} warp insts/s)\n",
+                    run.kernels.size(), cycles, w, run.wall_seconds,
+                    run.wall_seconds > 0 ? static_cast<double>(w) / run.wall_seconds : 0.0);
+  if (run.error) os << "run stopped early: " << *run.error << "\n";
+}
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path, 0, "", "cannot write");
+    out << text;
+    if (!out.flush()) throw InputError(path, 0, "", "write failed");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace ws::tools

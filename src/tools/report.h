@@ -1,0 +1,50 @@
+// Turns a finished (or interrupted) run into stats.json, Accel-Sim-style text
+// and a human summary table. Only here do counters become text.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "stats/stats.h"
+#include "timing/gpu/gpu.h"
+
+namespace ws::tools {
+
+struct RunReport {
+  std::string workload;
+  std::string preset;
+  uint32_t sms = 0;
+  double core_mhz = 0;
+  std::vector<timing::KernelResult> kernels;
+  double wall_seconds = 0;
+  std::optional<std::string> error;  // set when the run stopped early
+};
+
+// Memory-hierarchy totals between two snapshots (sector granularity).
+struct MemTotals {
+  uint64_t l1_reads = 0, l1_read_hits = 0, l1_writes = 0, l1_write_hits = 0;
+  uint64_t l2_reads = 0, l2_read_hits = 0, l2_writes = 0, l2_write_hits = 0;
+  uint64_t dram_reads = 0, dram_writes = 0;
+  uint64_t l1_accesses() const { return l1_reads + l1_writes; }
+  uint64_t l1_hits() const { return l1_read_hits + l1_write_hits; }
+  uint64_t l2_accesses() const { return l2_reads + l2_writes; }
+  uint64_t l2_hits() const { return l2_read_hits + l2_write_hits; }
+};
+MemTotals mem_totals(const stats::Registry& reg, const stats::Snapshot& from, const stats::Snapshot& to);
+uint64_t warp_insts(const stats::Registry& reg, const timing::KernelResult& k);
+uint64_t thread_insts(const stats::Registry& reg, const timing::KernelResult& k);
+
+// stats.json content (schema: docs/stats.md).
+std::string stats_json(const RunReport& run, const stats::Registry& reg);
+// Accel-Sim's per-kernel stat lines, cumulative totals as Accel-Sim prints them.
+void print_accelsim(std::ostream& os, const RunReport& run, const stats::Registry& reg);
+// A short human-readable table.
+void print_summary(std::ostream& os, const RunReport& run, const stats::Registry& reg);
+
+// Writes `text` to `path` through a temporary file and a rename, so that a
+// reader never sees a partial file.
+void write_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace ws::tools

@@ -1,0 +1,136 @@
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "frontend/trace/trace_reader.h"
+#include "tools/commands.h"
+#include "tools/report.h"
+
+namespace ws::tools {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A one-line progress display on a terminal; silent otherwise.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)), start_(Clock::now()) {}
+  ~ProgressLine() { clear(); }
+  void update(const std::string& kernel_tag, uint64_t cycles, uint64_t warp_insts) {
+    if (!enabled_) return;
+    auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(500)) return;
+    last_ = now;
+    double secs = std::chrono::duration<double>(now - start_).count();
+    std::string line = fmt::format("{}  {} cycles  {:.2f} M warp insts/s", kernel_tag, cycles,
+                                   secs > 0 ? warp_insts / secs / 1e6 : 0.0);
+    std::cerr << "\r" << line << "\033[K" << std::flush;
+    shown_ = true;
+  }
+  void clear() {
+    if (shown_) std::cerr << "\r\033[K" << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  Clock::time_point start_, last_{};
+};
+
+config::Config load_config(const RunOptions& opt) {
+  config::Config cfg;
+  cfg.load_file(config::find_preset(opt.gpu));
+  for (const std::string& s : opt.sets) cfg.set_assignment(s);
+  return cfg;
+}
+
+void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, bool progress_on) {
+  ProgressLine progress(progress_on);
+  auto total = work.kernel_count();
+  uint32_t index = 0;
+  uint64_t done_warp_insts = 0;
+  while (auto cmd = work.next()) {
+    if (auto* copy = std::get_if<ir::MemcpyHtoD>(&*cmd)) {
+      gpu.memcpy_htod(*copy);
+      continue;
+    }
+    auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
+    ++index;
+    std::string tag = fmt::format("[kernel {}/{}] {}", index, total ? std::to_string(*total) : "?",
+                                  kernel->info().name.substr(0, 40));
+    auto before = gpu.stats().snapshot();
+    auto cb = [&](Cycle c) {
+      progress.update(tag, c, done_warp_insts + gpu.stats().sum("sm.*.warp_insts", before, gpu.stats().snapshot()));
+    };
+    report.kernels.push_back(gpu.run_kernel(*kernel, cb));
+    done_warp_insts += warp_insts(gpu.stats(), report.kernels.back());
+  }
+}
+
+}  // namespace
+
+int run_command(const RunOptions& opt) {
+  config::Config cfg = load_config(opt);
+  auto work = frontend::open_trace_workload(opt.workload);
+  timing::Gpu gpu(cfg);
+  if (!opt.out.empty()) {
+    std::filesystem::create_directories(opt.out);
+    write_file_atomic(opt.out + "/config.toml", cfg.to_toml());
+  }
+  RunReport report;
+  report.workload = opt.workload;
+  report.preset = opt.gpu;
+  report.sms = gpu.num_sms();
+  report.core_mhz = gpu.core_mhz();
+  auto start = Clock::now();
+  try {
+    simulate(*work, gpu, report, opt.progress);
+  } catch (const Error& e) {
+    report.error = e.what();  // keep the kernels already simulated
+  }
+  report.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!opt.out.empty()) write_file_atomic(opt.out + "/stats.json", stats_json(report, gpu.stats()));
+  if (opt.format == "accelsim") print_accelsim(std::cout, report, gpu.stats());
+  if (opt.format == "summary") print_summary(std::cout, report, gpu.stats());
+  if (opt.format == "json") std::cout << stats_json(report, gpu.stats());
+  if (report.error) {
+    std::cerr << "warpsim: error: " << *report.error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int presets_command() {
+  for (const std::string& name : config::list_presets()) {
+    config::Config cfg;
+    std::string path = config::find_preset(name);
+    cfg.load_file(path);
+    std::cout << fmt::format("{:<10} {}\n", name, cfg.get<std::string>("gpu.description"));
+  }
+  return 0;
+}
+
+int params_command(bool markdown) {
+  auto params = config::ParamRegistry::instance().all();
+  if (markdown) {
+    std::cout << "| parameter | type | default | unit | range | description |\n|---|---|---|---|---|---|\n";
+    for (const auto* p : params)
+      std::cout << fmt::format("| `{}` | {} | `{}` | {} | {} | {} |\n", p->name, config::type_name(p->type),
+                               config::value_to_string(p->def), p->unit, p->range.to_string(), p->desc);
+    return 0;
+  }
+  for (const auto* p : params)
+    std::cout << fmt::format("{:<36} {:<8} {:>12} {:<12} {}\n", p->name, config::type_name(p->type),
+                             config::value_to_string(p->def), p->unit, p->desc);
+  return 0;
+}
+
+}  // namespace ws::tools
