@@ -1,11 +1,13 @@
 // A tiny stand-in for the engine: steps clock domains in time order and ticks
 // each component whose next_event() has come (so tests also check gating).
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <vector>
 
 #include "timing/engine/clocked.h"
 #include "timing/engine/port.h"
+#include "timing/mem/mem_request.h"
 
 namespace ws::timing::test {
 

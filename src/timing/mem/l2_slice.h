@@ -2,12 +2,13 @@
 // write-allocate with per-sector write-validate, MSHRs with merging, atomics
 // performed here.
 //
-// Latency with QV100 defaults (core = interconnect = L2 clock, 1132 MHz):
-// L2 hit round trip = request crossbar (icnt.latency 24 + 1 flit) + L2
-// pipeline (l2.latency 160, the ROP latency) + reply crossbar (24 + 1) + a
-// cycle or two of port hand-offs ~= 212 core cycles. A miss adds l2.dram_latency
-// (100 L2 cycles to reach the channel) + DRAM timing (closed row: tRCD 12 +
-// CL 12 + 1 burst = 25 DRAM cycles ~= 33 core cycles) + queueing, ~= 345.
+// Latency with QV100 defaults (core = interconnect = L2 clock, 1132 MHz), as
+// measured by the MemSystem test: L2 hit round trip = L1 miss hand-off (1) +
+// request crossbar (icnt.latency 25) + L2 pipeline (l2.latency 160, the ROP
+// latency) + reply crossbar (25) + port hand-offs (1) = 212 core cycles. A
+// closed-row DRAM miss adds l2.dram_latency (100 L2 cycles to the channel) +
+// tRCD 12 + CL 12 + 1 burst (25 DRAM cycles at 850 MHz ~= 33 core cycles) + clock
+// crossings = 347 core cycles.
 #pragma once
 #include <cstdint>
 #include <deque>
