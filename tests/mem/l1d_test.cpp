@@ -184,6 +184,14 @@ TEST(L1D, CarveOutChangesCapacity) {
   b.l1->set_capacity_bytes(32 * 1024);
   EXPECT_EQ(b.l1->capacity_bytes(), 32u * 1024);
   EXPECT_THROW(b.l1->set_capacity_bytes(1000), ConfigError);
+  // All shared memory: no L1 lines, every load misses but still completes.
+  b.l1->set_capacity_bytes(0);
+  for (uint32_t t = 1; t <= 2; ++t) {
+    b.to_cycle(b.core.now() + 1);
+    b.access(AccessType::Read, 0x6000, 0x1, t);
+    EXPECT_NE(b.wait_done(t), ~Cycle{0});
+  }
+  EXPECT_EQ(b.stat("read_misses"), 2u);
 }
 
 }  // namespace

@@ -156,5 +156,22 @@ TEST(L2Slice, WarmInstallsOnlyThisSlicesSectors) {
   EXPECT_EQ(b.stat("read_misses"), 1u);
 }
 
+TEST(L2Slice, IpolySlicesAndSetsFillTheWholeCapacity) {
+  // 6 MB of contiguous lines land exactly 768 = 32 sets x 24 ways on each slice.
+  L2Bench b({}, 9);
+  b.l2->warm(0, 6u << 20);
+  uint32_t mine = 0;
+  for (Addr a = 0; a < (6u << 20); a += kLineBytes) {
+    if (b.l2->address_map().slice_of(a) != 9) continue;
+    ++mine;
+    b.send(AccessType::Read, a + 32);
+    b.run(1);
+  }
+  b.run(400);
+  EXPECT_EQ(mine, 768u);
+  EXPECT_EQ(b.stat("read_hits"), 768u);
+  EXPECT_EQ(b.stat("read_misses"), 0u);
+}
+
 }  // namespace
 }  // namespace ws::timing

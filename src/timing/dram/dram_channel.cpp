@@ -110,25 +110,25 @@ DramCmd DramChannel::next_cmd(const Entry& e) const {
   return e.req.type == AccessType::Write ? DramCmd::Wr : DramCmd::Rd;
 }
 
-std::vector<DramCandidate> DramChannel::candidates() const {
+const std::vector<DramCandidate>& DramChannel::candidates() {
   bool reads_waiting = queued_writes_ < queue_.size();
-  std::vector<DramCandidate> c(queue_.size());
+  cands_.assign(queue_.size(), DramCandidate{});
+  hit_banks_.assign(banks_.size(), false);
   Cycle now = clk_.now();
   for (size_t i = 0; i < queue_.size(); ++i) {
     const Entry& e = queue_[i];
+    DramCandidate& c = cands_[i];
     bool is_write = e.req.type == AccessType::Write;
-    c[i].eligible = draining_ ? is_write : (!is_write || !reads_waiting);
+    c.eligible = draining_ ? is_write : (!is_write || !reads_waiting);
     DramCmd cmd = next_cmd(e);
-    c[i].row_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
-    c[i].issuable = tracker_.earliest(cmd, e.loc.bank) <= now;
+    c.row_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
+    c.issuable = tracker_.earliest(cmd, e.loc.bank) <= now;
+    if (c.eligible && c.row_hit) hit_banks_[e.loc.bank] = true;
   }
   // A precharge would strand the eligible requests that hit the open row.
-  for (size_t i = 0; i < queue_.size(); ++i) {
-    if (!c[i].eligible || !c[i].row_hit) continue;
-    for (size_t k = 0; k < queue_.size(); ++k)
-      if (!c[k].row_hit && queue_[k].loc.bank == queue_[i].loc.bank) c[k].closes_hit_row = true;
-  }
-  return c;
+  for (size_t i = 0; i < queue_.size(); ++i)
+    cands_[i].closes_hit_row = !cands_[i].row_hit && hit_banks_[queue_[i].loc.bank];
+  return cands_;
 }
 
 void DramChannel::issue(size_t index) {

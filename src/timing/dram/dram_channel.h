@@ -72,7 +72,7 @@ class DramChannel : public Clocked {
   void deliver_replies();
   void update_drain_mode();
   DramCmd next_cmd(const Entry& e) const;
-  std::vector<DramCandidate> candidates() const;
+  const std::vector<DramCandidate>& candidates();
   void issue(size_t index);
 
   const ClockDomain& clk_;
@@ -92,6 +92,8 @@ class DramChannel : public Clocked {
   bool draining_ = false;
   bool record_ = false;
   std::vector<DramCommandRecord> log_;
+  std::vector<DramCandidate> cands_;  // scratch, rebuilt each cycle
+  std::vector<bool> hit_banks_;       // scratch: banks with an eligible row hit queued
 
   stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_;
 };

@@ -1,6 +1,7 @@
 #include "timing/mem/l1d.h"
 
 #include <bit>
+#include <cassert>
 
 #include "common/error.h"
 
@@ -69,6 +70,7 @@ void L1D::set_capacity_bytes(uint64_t bytes) {
 bool L1D::can_accept() const { return !stalled_ && last_accept_ != clk_.now(); }
 
 void L1D::accept(const L1Access& access) {
+  assert(can_accept());
   last_accept_ = clk_.now();
   if (access.type != AccessType::Write)
     pending_[access.token] = Pending{0, clk_.tick_of(clk_.now() + latency_), true};
