@@ -53,7 +53,6 @@ class XorHash : public IndexHash {
 class IpolyHash : public IndexHash {
  public:
   explicit IpolyHash(uint32_t buckets) : bits_(log2_exact(buckets)) {
-    if (bits_ > 16) throw ConfigError("ipoly", "at most 2^16 buckets supported");
     // remainder_[i] = x^i mod P, so a block's remainder is the XOR of the
     // remainders of its set bits (one table walk instead of long division).
     uint64_t p = kPolys[bits_];
@@ -92,6 +91,7 @@ std::unique_ptr<IndexHash> make_index_hash(const std::string& param, const std::
   if (buckets == 0) throw ConfigError(param, "needs at least one bucket");
   if (name != "linear" && !is_pow2(buckets))
     throw ConfigError(param, "'" + name + "' needs a power-of-two bucket count, got " + std::to_string(buckets));
+  if (name == "ipoly" && buckets > (1u << 16)) throw ConfigError(param, "ipoly supports at most 65536 buckets");
   return IndexHashRegistry::instance().create(param, name, buckets);
 }
 
