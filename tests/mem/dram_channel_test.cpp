@@ -85,9 +85,15 @@ void check_conformance(const std::vector<DramCommandRecord>& log, const DramTimi
     switch (c.cmd) {
       case DramCmd::Act:
         ASSERT_FALSE(st.first) << "activate of an open bank at " << c.at;
-        if (last_pre.count(c.bank)) EXPECT_GE(c.at, last_pre[c.bank] + p.tRP);
-        if (last_act.count(c.bank)) EXPECT_GE(c.at, last_act[c.bank] + p.tRC);
-        if (any_act) EXPECT_GE(c.at, prev_act + p.tRRD);
+        if (last_pre.count(c.bank)) {
+          EXPECT_GE(c.at, last_pre[c.bank] + p.tRP);
+        }
+        if (last_act.count(c.bank)) {
+          EXPECT_GE(c.at, last_act[c.bank] + p.tRC);
+        }
+        if (any_act) {
+          EXPECT_GE(c.at, prev_act + p.tRRD);
+        }
         last_act[c.bank] = prev_act = c.at;
         any_act = true;
         st = {true, c.row};
