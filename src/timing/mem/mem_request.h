@@ -16,6 +16,7 @@ struct MemRequest {
   AccessType type = AccessType::Read;
   bool is_reply = false;    // set on the way back
   uint16_t src_sm = 0;      // requesting SM (reply routing)
+  uint16_t src_slice = 0;   // L2 slice that sent it to DRAM (DRAM reply routing)
   uint32_t tag = 0;         // requester's token, returned unchanged in the reply
   Tick issued = 0;          // when the L1 sent it (latency stats)
 

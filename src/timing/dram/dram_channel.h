@@ -1,0 +1,101 @@
+// One DRAM channel (DRAM clock): banks in bank groups with open-row state,
+// timing from a DramTimingTracker table, one command per cycle, a request
+// queue with a write-drain watermark, and a scheduler plug-in.
+//
+// Address mapping (channel-local): the line number loses the bits that chose
+// the L2 slice (log2 of all slices) and gains the sub-partition (the request's
+// src_slice % slices_per_channel) as its lowest bit; from there, low to high:
+// lines within a row | bank | row. Optional XOR bank hashing folds low row bits
+// into the bank so that row-strided streams spread over banks.
+// Read replies go back to the slice named by MemRequest::src_slice CL + burst
+// cycles after the read command; writes need no reply.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "config/config.h"
+#include "stats/stats.h"
+#include "timing/dram/dram_scheduler.h"
+#include "timing/dram/dram_timing.h"
+#include "timing/engine/clocked.h"
+#include "timing/engine/port.h"
+#include "timing/mem/mem_request.h"
+
+namespace ws::timing {
+
+struct DramLocation {
+  uint32_t bank = 0;
+  uint64_t row = 0;
+};
+
+struct DramCommandRecord {
+  Cycle at;
+  DramCmd cmd;
+  uint32_t bank;
+  uint64_t row;
+};
+
+class DramChannel : public Clocked {
+ public:
+  DramChannel(const config::Config& cfg, stats::Scope scope, const ClockDomain& dram_clk, uint32_t channel_id);
+
+  Port<MemRequest>& from_l2() { return from_l2_; }
+  // Where read replies for slice `slice_id` go (its DRAM-reply port).
+  void connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice);
+  DramLocation locate(const MemRequest& r) const;
+  const DramTimingParams& timing() const { return timing_; }
+  // Test/trace hook: keep every issued command.
+  void record_commands(bool on) { record_ = on; }
+  const std::vector<DramCommandRecord>& command_log() const { return log_; }
+
+  void tick() override;
+  Tick next_event() const override;
+
+ private:
+  struct Entry {
+    MemRequest req;
+    DramLocation loc;
+    bool activated = false;  // this request needed its own activate (not a row hit)
+  };
+  struct Bank {
+    bool open = false;
+    uint64_t row = 0;
+  };
+  struct Reply {
+    Cycle at;
+    MemRequest req;
+  };
+
+  void enqueue_arrivals();
+  void deliver_replies();
+  void update_drain_mode();
+  DramCmd next_cmd(const Entry& e) const;
+  const std::vector<DramCandidate>& candidates();
+  void issue(size_t index);
+
+  const ClockDomain& clk_;
+  uint32_t id_;
+  DramTimingParams timing_;
+  DramTimingTracker tracker_;
+  std::unique_ptr<DramScheduler> scheduler_;
+  uint32_t queue_cap_, write_high_, write_low_;
+  uint32_t row_lines_bits_, total_slices_, per_channel_;
+  bool bank_xor_;
+  Port<MemRequest> from_l2_;
+  std::vector<Port<MemRequest>*> reply_to_;  // by slice id
+  std::deque<Entry> queue_;                   // oldest first
+  std::vector<Bank> banks_;
+  std::deque<Reply> replies_;
+  uint32_t queued_writes_ = 0;
+  bool draining_ = false;
+  bool record_ = false;
+  std::vector<DramCommandRecord> log_;
+  std::vector<DramCandidate> cands_;  // scratch, rebuilt each cycle
+  std::vector<bool> hit_banks_;       // scratch: banks with an eligible row hit queued
+
+  stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_;
+};
+
+}  // namespace ws::timing

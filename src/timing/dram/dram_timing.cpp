@@ -1,0 +1,116 @@
+#include "timing/dram/dram_timing.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+
+namespace ws::timing {
+namespace {
+
+using config::Param;
+using P = Param<int64_t>;
+// QV100 HBM2 (gpu-facts): 16 banks in 4 groups; cycles of the 850 MHz DRAM clock.
+const P kBanks{"dram.banks", 16, "banks", "banks per channel", {1, 1024}};
+const P kGroups{"dram.bank_groups", 4, "groups", "bank groups per channel (banks interleave over groups)", {1, 1024}};
+const P kCCD{"dram.tCCD", 1, "cycles", "column to column, different bank group", {1, 1000}};
+const P kCCDL{"dram.tCCDL", 2, "cycles", "column to column, same bank group", {1, 1000}};
+const P kRRD{"dram.tRRD", 3, "cycles", "activate to activate, different banks", {1, 1000}};
+const P kRCD{"dram.tRCD", 12, "cycles", "activate to column command", {1, 1000}};
+const P kRAS{"dram.tRAS", 28, "cycles", "activate to precharge", {1, 1000}};
+const P kRP{"dram.tRP", 12, "cycles", "precharge to activate", {1, 1000}};
+const P kRC{"dram.tRC", 40, "cycles", "activate to activate, same bank", {1, 1000}};
+const P kCL{"dram.CL", 12, "cycles", "read command to data", {1, 1000}};
+const P kWL{"dram.WL", 2, "cycles", "write command to data", {0, 1000}};
+const P kWTR{"dram.tWTR", 3, "cycles", "end of write data to read command (tCDLR)", {0, 1000}};
+const P kWR{"dram.tWR", 10, "cycles", "end of write data to precharge", {0, 1000}};
+const P kRTP{"dram.tRTP", 3, "cycles", "read to precharge", {1, 1000}};
+// 128-bit bus, double data rate: 32 B per clock, so a sector is one clock and a
+// channel moves 27.2 GB/s at 850 MHz (x32 channels ~= 870 GB/s).
+const P kBusBytes{"dram.bus_bytes", 16, "bytes", "data bus width", {1, 1024}};
+const P kBurst{"dram.burst_length", 2, "beats", "beats per burst (two beats per clock)", {1, 64}};
+
+uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+
+}  // namespace
+
+const char* dram_cmd_name(DramCmd c) {
+  static const char* names[] = {"ACT", "PRE", "RD", "WR"};
+  return names[static_cast<size_t>(c)];
+}
+
+DramTimingParams dram_timing_params(const config::Config& cfg) {
+  DramTimingParams p;
+  p.banks = u32(kBanks.get(cfg));
+  p.bank_groups = u32(kGroups.get(cfg));
+  if (p.banks % p.bank_groups != 0) throw ConfigError(kGroups.name(), "must divide dram.banks");
+  p.tCCD = u32(kCCD.get(cfg)), p.tCCDL = u32(kCCDL.get(cfg)), p.tRRD = u32(kRRD.get(cfg));
+  p.tRCD = u32(kRCD.get(cfg)), p.tRAS = u32(kRAS.get(cfg)), p.tRP = u32(kRP.get(cfg)), p.tRC = u32(kRC.get(cfg));
+  p.CL = u32(kCL.get(cfg)), p.WL = u32(kWL.get(cfg)), p.tWTR = u32(kWTR.get(cfg)), p.tWR = u32(kWR.get(cfg));
+  p.tRTP = u32(kRTP.get(cfg));
+  uint32_t bytes_per_clock = u32(kBusBytes.get(cfg)) * 2;
+  uint32_t burst_bytes = u32(kBusBytes.get(cfg) * kBurst.get(cfg));
+  // A sector takes whole bursts; each burst takes burst_length / 2 clocks.
+  uint32_t bursts = (32 + burst_bytes - 1) / burst_bytes;
+  p.burst_cycles = std::max(1u, bursts * burst_bytes / bytes_per_clock);
+  return p;
+}
+
+std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
+  using C = DramCmd;
+  using S = DramScope;
+  uint32_t col = std::max(p.tCCD, p.burst_cycles);     // data bus stays busy for one burst
+  uint32_t col_l = std::max(p.tCCDL, p.burst_cycles);
+  // Read-to-write: the read data must clear the bus, plus one turnaround cycle.
+  uint32_t rd_to_wr = p.CL + p.burst_cycles + 1 > p.WL ? p.CL + p.burst_cycles + 1 - p.WL : 1;
+  return {
+      {C::Act, C::Act, S::Bank, p.tRC},
+      {C::Act, C::Act, S::Channel, p.tRRD},
+      {C::Act, C::Rd, S::Bank, p.tRCD},
+      {C::Act, C::Wr, S::Bank, p.tRCD},
+      {C::Act, C::Pre, S::Bank, p.tRAS},
+      {C::Pre, C::Act, S::Bank, p.tRP},
+      {C::Rd, C::Rd, S::Channel, col},
+      {C::Rd, C::Rd, S::BankGroup, col_l},
+      {C::Wr, C::Wr, S::Channel, col},
+      {C::Wr, C::Wr, S::BankGroup, col_l},
+      {C::Rd, C::Wr, S::Channel, rd_to_wr},
+      {C::Wr, C::Rd, S::Channel, p.WL + p.burst_cycles + p.tWTR},
+      {C::Rd, C::Pre, S::Bank, p.tRTP},
+      {C::Wr, C::Pre, S::Bank, p.WL + p.burst_cycles + p.tWR},
+  };
+}
+
+DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups)
+    : table_(std::move(table)), groups_(bank_groups) {
+  Last unset;
+  unset.fill(kUnset);
+  bank_.assign(banks, unset);
+  group_.assign(bank_groups, unset);
+  channel_ = unset;
+}
+
+const DramTimingTracker::Last& DramTimingTracker::last(DramScope s, uint32_t bank) const {
+  switch (s) {
+    case DramScope::Bank: return bank_[bank];
+    case DramScope::BankGroup: return group_[group_of(bank)];
+    case DramScope::Channel: break;
+  }
+  return channel_;
+}
+
+Cycle DramTimingTracker::earliest(DramCmd cmd, uint32_t bank) const {
+  Cycle t = 0;
+  for (const DramTimingRow& r : table_) {
+    if (r.following != cmd) continue;
+    Cycle prev = last(r.scope, bank)[static_cast<size_t>(r.preceding)];
+    if (prev != kUnset) t = std::max(t, prev + r.cycles);
+  }
+  return t;
+}
+
+void DramTimingTracker::issued(DramCmd cmd, uint32_t bank, Cycle at) {
+  auto i = static_cast<size_t>(cmd);
+  bank_[bank][i] = group_[group_of(bank)][i] = channel_[i] = at;
+}
+
+}  // namespace ws::timing

@@ -1,0 +1,98 @@
+#include "timing/mem/index_hash.h"
+
+#include <array>
+
+namespace ws::timing {
+
+bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+uint32_t log2_exact(uint64_t v) {
+  uint32_t n = 0;
+  while ((uint64_t{1} << n) < v) ++n;
+  return n;
+}
+
+namespace {
+
+// Plain modulo: consecutive lines go to consecutive buckets, but a stride that
+// is a multiple of the bucket count lands every access in one bucket.
+class LinearHash : public IndexHash {
+ public:
+  explicit LinearHash(uint32_t buckets) : buckets_(buckets) {}
+  uint32_t map(uint64_t block) const override { return static_cast<uint32_t>(block % buckets_); }
+
+ private:
+  uint32_t buckets_;
+};
+
+// Folds every n-bit chunk of the block number together with XOR, so higher
+// address bits perturb the index; cheap, but not conflict-free for all strides.
+class XorHash : public IndexHash {
+ public:
+  explicit XorHash(uint32_t buckets) : bits_(log2_exact(buckets)), mask_(buckets - 1) {}
+  uint32_t map(uint64_t block) const override {
+    if (bits_ == 0) return 0;
+    uint64_t acc = 0;
+    for (; block != 0; block >>= bits_) acc ^= block;
+    return static_cast<uint32_t>(acc & mask_);
+  }
+
+ private:
+  uint32_t bits_;
+  uint64_t mask_;
+};
+
+// IPOLY: the block number, read as a polynomial over GF(2), modulo an
+// irreducible polynomial P of degree n = log2(buckets). Multiplying by x^k is
+// invertible modulo P, so 2^n blocks at any power-of-two stride 2^k hit 2^n
+// distinct buckets. P(x) for degree n (primitive trinomials/pentanomials):
+//   1: x+1  2: x^2+x+1  3: x^3+x+1  4: x^4+x+1  5: x^5+x^2+1  6: x^6+x+1
+//   7: x^7+x+1  8: x^8+x^4+x^3+x^2+1  9: x^9+x^4+1  10: x^10+x^3+1
+//   11: x^11+x^2+1  12: x^12+x^6+x^4+x+1  13: x^13+x^4+x^3+x+1
+//   14: x^14+x^10+x^6+x+1  15: x^15+x+1  16: x^16+x^12+x^3+x+1
+class IpolyHash : public IndexHash {
+ public:
+  explicit IpolyHash(uint32_t buckets) : bits_(log2_exact(buckets)) {
+    // remainder_[i] = x^i mod P, so a block's remainder is the XOR of the
+    // remainders of its set bits (one table walk instead of long division).
+    uint64_t p = kPolys[bits_];
+    uint64_t r = 1;
+    for (uint32_t i = 0; i < 64; ++i) {
+      remainder_[i] = bits_ == 0 ? 0 : r;
+      r <<= 1;
+      if (bits_ != 0 && (r >> bits_) & 1) r ^= p;
+    }
+  }
+  uint32_t map(uint64_t block) const override {
+    uint64_t acc = 0;
+    for (uint32_t i = 0; block != 0; ++i, block >>= 1)
+      if (block & 1) acc ^= remainder_[i];
+    return static_cast<uint32_t>(acc);
+  }
+
+ private:
+  static constexpr std::array<uint64_t, 17> kPolys = {0x1,   0x3,   0x7,   0xB,    0x13,   0x25,  0x43,
+                                                      0x83,  0x11D, 0x211, 0x409,  0x805,  0x1053, 0x201B,
+                                                      0x4443, 0x8003, 0x1100B};
+  uint32_t bits_;
+  std::array<uint64_t, 64> remainder_{};
+};
+
+const PluginRegistrar<IndexHash, uint32_t> kLinearReg{
+    "linear", "block modulo bucket count", [](uint32_t n) { return std::make_unique<LinearHash>(n); }};
+const PluginRegistrar<IndexHash, uint32_t> kXorReg{
+    "xor", "XOR-fold of all block-number bits", [](uint32_t n) { return std::make_unique<XorHash>(n); }};
+const PluginRegistrar<IndexHash, uint32_t> kIpolyReg{
+    "ipoly", "irreducible-polynomial modulus", [](uint32_t n) { return std::make_unique<IpolyHash>(n); }};
+
+}  // namespace
+
+std::unique_ptr<IndexHash> make_index_hash(const std::string& param, const std::string& name, uint32_t buckets) {
+  if (buckets == 0) throw ConfigError(param, "needs at least one bucket");
+  if (name != "linear" && !is_pow2(buckets))
+    throw ConfigError(param, "'" + name + "' needs a power-of-two bucket count, got " + std::to_string(buckets));
+  if (name == "ipoly" && buckets > (1u << 16)) throw ConfigError(param, "ipoly supports at most 65536 buckets");
+  return IndexHashRegistry::instance().create(param, name, buckets);
+}
+
+}  // namespace ws::timing

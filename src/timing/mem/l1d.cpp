@@ -1,0 +1,234 @@
+#include "timing/mem/l1d.h"
+
+#include <bit>
+#include <cassert>
+
+#include "common/error.h"
+
+namespace ws::timing {
+namespace {
+
+using config::Param;
+// QV100: 28-cycle hit latency, 128 KB unified array seen as 4 sets x 256 ways,
+// 512 MSHRs merging up to 8 requests (gpu-facts).
+const Param<int64_t> kLatency{"l1d.latency", 28, "cycles", "L1D hit latency (load to use)", {1, 4096}};
+const Param<int64_t> kSizeKb{"l1d.size_kb", 128, "KB", "L1D capacity before any shared-memory carve-out", {0, 65536}};
+const Param<int64_t> kSets{"l1d.sets", 4, "sets", "L1D sets; ways = capacity / (sets * 128 B)", {1, 65536}};
+const Param<int64_t> kMshrs{"l1d.mshr_entries", 512, "entries", "L1D miss status holding registers", {1, 65536}};
+const Param<int64_t> kMaxMerge{"l1d.mshr_max_merge", 8, "requests", "requests merged into one MSHR", {1, 1024}};
+const Param<int64_t> kMissQueue{"l1d.miss_queue", 8, "requests", "requests waiting to enter the interconnect",
+                                {1, 4096}};
+const Param<int64_t> kFillQueue{"l1d.fill_queue", 16, "replies", "reply buffer from the interconnect", {1, 4096}};
+const Param<std::string> kReplacement{"l1d.replacement", "lru", "", "L1D replacement policy (lru, fifo)"};
+const Param<std::string> kSetIndex{"l1d.set_index", "linear", "", "L1D set-index function (linear, xor, ipoly)"};
+
+SectorCacheShape l1_shape(const config::Config& cfg) {
+  SectorCacheShape s;
+  s.sets = static_cast<uint32_t>(kSets.get(cfg));
+  uint64_t lines = static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024 / kLineBytes;
+  if (lines % s.sets != 0) throw ConfigError(kSizeKb.name(), "capacity is not a whole number of ways");
+  s.ways = static_cast<uint32_t>(lines / s.sets);
+  s.replacement = kReplacement.get(cfg);
+  s.set_index = kSetIndex.get(cfg);
+  s.param_prefix = "l1d";
+  return s;
+}
+
+}  // namespace
+
+L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t sm_id)
+    : clk_(core),
+      sm_id_(sm_id),
+      latency_(static_cast<uint32_t>(kLatency.get(cfg))),
+      max_merge_(static_cast<uint32_t>(kMaxMerge.get(cfg))),
+      mshr_count_(static_cast<uint32_t>(kMshrs.get(cfg))),
+      miss_queue_(static_cast<uint32_t>(kMissQueue.get(cfg))),
+      tags_(l1_shape(cfg)),
+      done_(size_t{mshr_count_} + 4096),
+      from_icnt_(static_cast<size_t>(kFillQueue.get(cfg))),
+      mshrs_(mshr_count_),
+      reads_(scope.counter("reads", "read sectors looked up")),
+      read_hits_(scope.counter("read_hits", "read sectors found valid")),
+      read_misses_(scope.counter("read_misses", "read sectors sent to or merged into an MSHR")),
+      writes_(scope.counter("writes", "written sectors (write-through)")),
+      write_hits_(scope.counter("write_hits", "written sectors present (updated in place)")),
+      write_misses_(scope.counter("write_misses", "written sectors absent (not allocated)")),
+      atomics_(scope.counter("atomics", "atomic sectors sent to L2")),
+      mshr_merges_(scope.counter("mshr_merges", "read sectors merged into an in-flight MSHR")),
+      mshr_stalls_(scope.counter("mshr_stalls", "cycles an access waited for an MSHR or miss-queue slot")) {
+  for (uint32_t i = mshr_count_; i-- > 0;) free_mshrs_.push_back(i);
+}
+
+void L1D::set_capacity_bytes(uint64_t bytes) {
+  uint64_t per_way = uint64_t{tags_.sets()} * kLineBytes;
+  if (bytes % per_way != 0)
+    throw ConfigError(kSizeKb.name(), "L1 size " + std::to_string(bytes) + " B is not a multiple of " +
+                                          std::to_string(per_way) + " B (sets x 128 B)");
+  tags_.resize(tags_.sets(), static_cast<uint32_t>(bytes / per_way));
+}
+
+bool L1D::can_accept() const { return !stalled_ && last_accept_ != clk_.now(); }
+
+void L1D::accept(const L1Access& access) {
+  assert(can_accept());
+  last_accept_ = clk_.now();
+  if (access.type != AccessType::Write)
+    pending_[access.token] = Pending{0, clk_.tick_of(clk_.now() + latency_), true};
+  stalled_ = access;
+  issue_stalled();
+}
+
+// Issues the remaining sectors of the current access in order; stops at the
+// first that lacks an MSHR or a miss-queue slot and retries it next cycle.
+void L1D::issue_stalled() {
+  L1Access& a = *stalled_;
+  while (a.sector_mask != 0) {
+    uint32_t s = static_cast<uint32_t>(std::countr_zero(a.sector_mask));
+    if (!issue_sector(a, s)) return;
+    a.sector_mask &= static_cast<uint8_t>(~(1u << s));
+  }
+  uint32_t token = a.token;
+  bool tracked = a.type != AccessType::Write;
+  stalled_.reset();
+  if (tracked) {
+    pending_[token].open = false;
+    finish_if_ready(token);
+  }
+}
+
+bool L1D::issue_sector(const L1Access& a, uint32_t s) {
+  Addr sector = a.line_addr + Addr{s} * kSectorBytes;
+  switch (a.type) {
+    case AccessType::Read: return issue_read(a, sector);
+    case AccessType::Write: return issue_write(a, sector, s);
+    case AccessType::Atomic: return issue_atomic(a, sector, s);
+  }
+  return true;
+}
+
+bool L1D::issue_read(const L1Access& a, Addr sector) {
+  CacheLine* line = tags_.find(a.line_addr);
+  if (line && (line->valid >> sector_in_line(sector) & 1)) {
+    reads_.inc();
+    read_hits_.inc();
+    tags_.touch(*line);
+    return true;
+  }
+  auto it = mshr_of_sector_.find(sector);
+  if (it != mshr_of_sector_.end()) {
+    Mshr& m = mshrs_[it->second];
+    if (m.tokens.size() >= max_merge_) return false;
+    m.tokens.push_back(a.token);
+    mshr_merges_.inc();
+  } else {
+    if (out_.size() >= miss_queue_) return false;
+    auto slot = alloc_mshr(sector, AccessType::Read, a.token);
+    if (!slot) return false;
+    mshr_of_sector_[sector] = *slot;
+    send(sector, 0, AccessType::Read, *slot);
+  }
+  reads_.inc();
+  read_misses_.inc();
+  pending_[a.token].misses_left++;
+  return true;
+}
+
+bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
+  if (out_.size() >= miss_queue_) return false;
+  writes_.inc();
+  CacheLine* line = tags_.find(a.line_addr);
+  bool hit = line && (line->valid >> s & 1);
+  (hit ? write_hits_ : write_misses_).inc();
+  if (hit) tags_.touch(*line);
+  send(sector, a.byte_masks[s], AccessType::Write, 0);
+  return true;
+}
+
+bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
+  if (out_.size() >= miss_queue_) return false;
+  auto slot = alloc_mshr(sector, AccessType::Atomic, a.token);
+  if (!slot) return false;
+  // The L2 owns the result; a stale local copy must not serve later loads.
+  if (CacheLine* line = tags_.find(a.line_addr)) line->valid &= static_cast<uint8_t>(~(1u << s));
+  atomics_.inc();
+  send(sector, a.byte_masks[s], AccessType::Atomic, *slot);
+  pending_[a.token].misses_left++;
+  return true;
+}
+
+std::optional<uint32_t> L1D::alloc_mshr(Addr sector, AccessType type, uint32_t token) {
+  if (free_mshrs_.empty()) return std::nullopt;
+  uint32_t slot = free_mshrs_.back();
+  free_mshrs_.pop_back();
+  mshrs_[slot] = Mshr{sector, type, {token}};
+  return slot;
+}
+
+void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag) {
+  MemRequest r;
+  r.addr = sector;
+  r.byte_mask = byte_mask;
+  r.type = type;
+  r.src_sm = sm_id_;
+  r.tag = tag;
+  r.issued = clk_.now_tick();
+  out_.push_back(r);
+}
+
+void L1D::tick() {
+  Tick now = clk_.now_tick();
+  if (from_icnt_.ready(now)) handle_fill();
+  if (stalled_ && last_accept_ != clk_.now()) {
+    mshr_stalls_.inc();
+    issue_stalled();
+  }
+  if (!out_.empty() && to_icnt_ && to_icnt_->can_push()) {
+    to_icnt_->push(out_.front(), now);
+    out_.pop_front();
+  }
+  while (!completions_.empty() && completions_.top().at <= now && done_.can_push()) {
+    done_.push(completions_.top().token, completions_.top().at);
+    completions_.pop();
+  }
+}
+
+// A reply from L2: installs a read sector (allocate on fill) and wakes waiters.
+void L1D::handle_fill() {
+  MemRequest r = from_icnt_.front();
+  from_icnt_.pop();
+  Mshr& m = mshrs_[r.tag];
+  if (m.type == AccessType::Read) {
+    mshr_of_sector_.erase(m.sector);
+    if (tags_.enabled()) {
+      Addr line_addr = line_of(m.sector);
+      CacheLine* line = tags_.find(line_addr);
+      if (!line) line = &tags_.insert(line_addr, nullptr);
+      line->valid |= static_cast<uint8_t>(1u << sector_in_line(m.sector));
+      tags_.touch(*line);
+    }
+  }
+  for (uint32_t token : m.tokens) {
+    pending_[token].misses_left--;
+    finish_if_ready(token);
+  }
+  m.tokens.clear();
+  free_mshrs_.push_back(r.tag);
+}
+
+void L1D::finish_if_ready(uint32_t token) {
+  auto it = pending_.find(token);
+  if (it == pending_.end() || it->second.open || it->second.misses_left != 0) return;
+  complete(token, std::max(it->second.hit_ready, clk_.now_tick()));
+  pending_.erase(it);
+}
+
+void L1D::complete(uint32_t token, Tick at) { completions_.push(Completion{at, completion_seq_++, token}); }
+
+Tick L1D::next_event() const {
+  if (stalled_ || (!out_.empty() && to_icnt_)) return clk_.now_tick();
+  Tick t = from_icnt_.next_ready();
+  if (!completions_.empty()) t = std::min(t, completions_.top().at);
+  return t;
+}
+
+}  // namespace ws::timing

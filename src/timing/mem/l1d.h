@@ -1,0 +1,103 @@
+// L1 data cache of one SM (core clock): sectored, streaming (misses in flight
+// are bounded by MSHRs, not by allocated lines), write-through without
+// allocation for stores, atomics performed at L2.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "stats/stats.h"
+#include "timing/engine/clocked.h"
+#include "timing/engine/port.h"
+#include "timing/mem/mem_request.h"
+#include "timing/mem/sector_cache.h"
+
+namespace ws::timing {
+
+// One coalesced request from the LD/ST unit: sectors of one 128 B line.
+struct L1Access {
+  Addr line_addr = 0;                     // 128 B aligned
+  uint8_t sector_mask = 0;                // bit s = sector s of the line
+  std::array<uint32_t, 4> byte_masks{};  // per sector, bytes written (stores/atomics); 0 for loads
+  AccessType type = AccessType::Read;
+  uint32_t token = 0;  // returned through done() when every sector of a Read/Atomic is available
+};
+
+class L1D : public Clocked {
+ public:
+  L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t sm_id);
+
+  // One access per cycle (tag-lookup throughput) and no access stalled on MSHRs.
+  bool can_accept() const;
+  // Starts the current cycle's access; sectors that find no MSHR wait inside.
+  void accept(const L1Access& access);
+  // Tokens of completed loads/atomics, visible at their completion time.
+  Port<uint32_t>& done() { return done_; }
+  void connect(Port<MemRequest>* to_icnt) { to_icnt_ = to_icnt; }
+  Port<MemRequest>& from_icnt() { return from_icnt_; }
+  // Carve-out: the L1 share of the unified array, set before a kernel starts
+  // (drops every line). Sets stay fixed; ways follow the size.
+  void set_capacity_bytes(uint64_t bytes);
+  uint64_t capacity_bytes() const { return tags_.capacity_bytes(); }
+  uint32_t mshrs_in_use() const { return mshr_count_ - static_cast<uint32_t>(free_mshrs_.size()); }
+
+  void tick() override;
+  Tick next_event() const override;
+
+ private:
+  struct Mshr {
+    Addr sector = 0;
+    AccessType type = AccessType::Read;
+    std::vector<uint32_t> tokens;  // accesses waiting for this sector
+  };
+  struct Pending {
+    uint32_t misses_left = 0;  // sectors still to arrive from L2
+    Tick hit_ready = 0;        // when the hit sectors are available
+    bool open = true;          // the access still has sectors to issue
+  };
+  struct Completion {
+    Tick at;
+    uint64_t seq;
+    uint32_t token;
+    bool operator>(const Completion& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+
+  void issue_stalled();
+  bool issue_sector(const L1Access& a, uint32_t s);
+  bool issue_read(const L1Access& a, Addr sector);
+  bool issue_write(const L1Access& a, Addr sector, uint32_t s);
+  bool issue_atomic(const L1Access& a, Addr sector, uint32_t s);
+  std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
+  void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag);
+  void handle_fill();
+  void finish_if_ready(uint32_t token);
+  void complete(uint32_t token, Tick at);
+
+  const ClockDomain& clk_;
+  uint16_t sm_id_;
+  uint32_t latency_, max_merge_, mshr_count_, miss_queue_;
+  SectorCache tags_;
+  Port<uint32_t> done_;
+  Port<MemRequest> from_icnt_;
+  Port<MemRequest>* to_icnt_ = nullptr;
+
+  std::vector<Mshr> mshrs_;
+  std::vector<uint32_t> free_mshrs_;
+  std::unordered_map<Addr, uint32_t> mshr_of_sector_;  // in-flight reads, for merging
+  std::unordered_map<uint32_t, Pending> pending_;      // by token
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+  uint64_t completion_seq_ = 0;
+  std::deque<MemRequest> out_;
+  std::optional<L1Access> stalled_;  // remaining sectors of an access waiting for resources
+  Cycle last_accept_ = ~Cycle{0};
+
+  stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;
+  stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_;
+};
+
+}  // namespace ws::timing

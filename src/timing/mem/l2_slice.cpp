@@ -1,0 +1,247 @@
+#include "timing/mem/l2_slice.h"
+
+#include "common/error.h"
+
+namespace ws::timing {
+namespace {
+
+using config::Param;
+// QV100: 6 MB in 64 slices (32 channels x 2), 24 ways -> 32 sets x 24 ways per
+// slice; ROP latency 160 and DRAM latency 100 core cycles (gpu-facts).
+const Param<int64_t> kSizeKb{"l2.size_kb", 6144, "KB", "total L2 capacity over all slices", {1, 1 << 24}};
+const Param<int64_t> kWays{"l2.ways", 24, "ways", "L2 associativity", {1, 4096}};
+const Param<int64_t> kChannels{"l2.channels", 32, "channels", "memory channels (each with its L2 slices)", {1, 4096}};
+const Param<int64_t> kPerChannel{"l2.slices_per_channel", 2, "slices", "L2 slices (sub-partitions) per channel",
+                                 {1, 64}};
+const Param<int64_t> kLatency{"l2.latency", 160, "cycles", "L2 pipeline (ROP) latency from arrival to hit reply",
+                              {1, 100000}};
+const Param<int64_t> kDramLatency{"l2.dram_latency", 100, "cycles", "L2-to-DRAM-channel path latency", {0, 100000}};
+const Param<int64_t> kMshrs{"l2.mshr_entries", 256, "entries", "L2 MSHRs per slice (distinct sectors in flight)",
+                            {1, 65536}};
+const Param<int64_t> kMaxMerge{"l2.mshr_max_merge", 8, "requests", "requests merged into one L2 MSHR", {1, 1024}};
+const Param<int64_t> kInputQueue{"l2.input_queue", 16, "requests", "requests buffered from the crossbar", {1, 65536}};
+const Param<int64_t> kDramQueue{"l2.dram_queue", 16, "requests", "requests waiting to enter the DRAM channel",
+                                {4, 65536}};
+const Param<int64_t> kDramReplyQueue{"l2.dram_reply_queue", 16, "replies", "DRAM replies buffered", {1, 65536}};
+const Param<std::string> kReplacement{"l2.replacement", "lru", "", "L2 replacement policy (lru, fifo)"};
+const Param<std::string> kSetIndex{"l2.set_index", "linear", "", "L2 set index within a slice (linear, xor, ipoly)"};
+const Param<std::string> kSliceHash{"l2.slice_hash", "ipoly", "", "address-to-slice mapping (linear, xor, ipoly)"};
+
+uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+
+SectorCacheShape l2_shape(const config::Config& cfg, const L2AddressMap& map) {
+  SectorCacheShape s;
+  uint64_t lines = static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024 / kLineBytes;
+  uint64_t per_set = uint64_t{map.num_slices()} * u32(kWays.get(cfg));
+  if (lines % per_set != 0 || lines < per_set)
+    throw ConfigError(kSizeKb.name(), "capacity is not a whole number of sets per slice");
+  s.sets = static_cast<uint32_t>(lines / per_set);
+  s.ways = u32(kWays.get(cfg));
+  s.replacement = kReplacement.get(cfg);
+  s.set_index = kSetIndex.get(cfg);
+  // Lines of one slice differ in the bits above the slice-selecting ones.
+  s.index_shift = log2_exact(map.num_slices());
+  s.param_prefix = "l2";
+  return s;
+}
+
+}  // namespace
+
+L2AddressMap::L2AddressMap(const config::Config& cfg)
+    : slices_(u32(kChannels.get(cfg) * kPerChannel.get(cfg))),
+      per_channel_(u32(kPerChannel.get(cfg))),
+      hash_(make_index_hash(kSliceHash.name(), kSliceHash.get(cfg), slices_)) {}
+
+L2Slice::L2Slice(const config::Config& cfg, stats::Scope scope, const ClockDomain& l2clk, uint16_t slice_id)
+    : clk_(l2clk),
+      id_(slice_id),
+      map_(cfg),
+      latency_(u32(kLatency.get(cfg))),
+      dram_latency_(u32(kDramLatency.get(cfg))),
+      mshr_cap_(u32(kMshrs.get(cfg))),
+      max_merge_(u32(kMaxMerge.get(cfg))),
+      dram_queue_cap_(u32(kDramQueue.get(cfg))),
+      pipeline_cap_(latency_ + 16),  // enough to accept one request per cycle at full latency
+      tags_(l2_shape(cfg, map_)),
+      from_icnt_(static_cast<size_t>(kInputQueue.get(cfg))),
+      from_dram_(static_cast<size_t>(kDramReplyQueue.get(cfg))),
+      reads_(scope.counter("reads", "read sectors")),
+      read_hits_(scope.counter("read_hits", "read sectors valid in L2")),
+      read_misses_(scope.counter("read_misses", "read sectors fetched from or merged towards DRAM")),
+      writes_(scope.counter("writes", "written sectors")),
+      write_hits_(scope.counter("write_hits", "written sectors already allocated")),
+      write_misses_(scope.counter("write_misses", "written sectors allocated by the write")),
+      atomics_(scope.counter("atomics", "atomic sectors performed at L2")),
+      dram_reads_(scope.counter("dram_reads", "sectors read from DRAM")),
+      dram_writes_(scope.counter("dram_writes", "dirty sectors written back to DRAM")),
+      mshr_merges_(scope.counter("mshr_merges", "misses merged into an in-flight sector")),
+      stall_cycles_(scope.counter("stall_cycles", "cycles the pipeline head waited for MSHR or queue space")) {}
+
+void L2Slice::tick() {
+  Tick now = clk_.now_tick();
+  // A fill may evict up to four dirty sectors, so it waits for that much room.
+  if (from_dram_.ready(now) && dram_room(kSectorsPerLine)) {
+    fill(from_dram_.front());
+    from_dram_.pop();
+  }
+  if (from_icnt_.ready(now) && pipeline_.size() < pipeline_cap_) {
+    pipeline_.push_back(Staged{clk_.tick_of(clk_.now() + latency_), from_icnt_.front()});
+    from_icnt_.pop();
+  }
+  stalled_ = false;
+  if (!pipeline_.empty() && pipeline_.front().ready <= now) {
+    if (process(pipeline_.front().req)) pipeline_.pop_front();
+    else {
+      stalled_ = true;
+      stall_cycles_.inc();
+    }
+  }
+  drain();
+}
+
+void L2Slice::drain() {
+  Tick now = clk_.now_tick();
+  if (!reply_q_.empty() && to_reply_ && to_reply_->can_push()) {
+    to_reply_->push(reply_q_.front(), now);
+    reply_q_.pop_front();
+  }
+  if (!dram_q_.empty() && to_dram_ && to_dram_->can_push()) {
+    to_dram_->push(dram_q_.front(), clk_.tick_of(clk_.now() + dram_latency_));
+    dram_q_.pop_front();
+  }
+}
+
+bool L2Slice::process(const MemRequest& r) {
+  switch (r.type) {
+    case AccessType::Read: return process_read(r);
+    case AccessType::Write: return process_write(r);
+    case AccessType::Atomic: break;
+  }
+  // Atomics read-modify-write the sector here; the result goes back as a reply.
+  CacheLine* line = tags_.find(line_of(r.addr));
+  uint32_t s = sector_in_line(r.addr);
+  if (line && (line->valid >> s & 1)) {
+    atomics_.inc();
+    tags_.touch(*line);
+    line->dirty |= static_cast<uint8_t>(1u << s);
+    reply(r);
+    return true;
+  }
+  if (!miss(r)) return false;
+  atomics_.inc();
+  return true;
+}
+
+bool L2Slice::process_read(const MemRequest& r) {
+  CacheLine* line = tags_.find(line_of(r.addr));
+  uint32_t s = sector_in_line(r.addr);
+  if (line && (line->valid >> s & 1)) {
+    reads_.inc();
+    read_hits_.inc();
+    tags_.touch(*line);
+    reply(r);
+    return true;
+  }
+  // Absent, or only partly written: fetch from DRAM and merge on fill.
+  if (!miss(r)) return false;
+  reads_.inc();
+  read_misses_.inc();
+  return true;
+}
+
+// Write-validate: the written bytes become valid and dirty without a fetch.
+bool L2Slice::process_write(const MemRequest& r) {
+  if (!dram_room(kSectorsPerLine)) return false;
+  writes_.inc();
+  CacheLine* found = tags_.find(line_of(r.addr));
+  uint32_t s = sector_in_line(r.addr);
+  bool hit = found && ((found->valid >> s & 1) || found->written[s] != 0);
+  (hit ? write_hits_ : write_misses_).inc();
+  CacheLine& line = found ? *found : line_for(r.addr);
+  tags_.touch(line);
+  line.written[s] |= r.byte_mask;
+  line.dirty |= static_cast<uint8_t>(1u << s);
+  if (line.written[s] == kFullSectorMask) line.valid |= static_cast<uint8_t>(1u << s);
+  return true;
+}
+
+// Joins an in-flight fetch of the sector or starts one; false = stall.
+bool L2Slice::miss(const MemRequest& r) {
+  auto it = mshrs_.find(r.addr);
+  if (it != mshrs_.end()) {
+    if (it->second.waiters.size() >= max_merge_) return false;
+    it->second.waiters.push_back(r);
+    mshr_merges_.inc();
+    return true;
+  }
+  if (mshrs_.size() >= mshr_cap_ || !dram_room(1)) return false;
+  mshrs_[r.addr].waiters.push_back(r);
+  send_dram(r.addr, 0, AccessType::Read);
+  dram_reads_.inc();
+  return true;
+}
+
+void L2Slice::fill(const MemRequest& dram_reply) {
+  auto it = mshrs_.find(dram_reply.addr);
+  if (it == mshrs_.end()) return;  // not ours to wait for (e.g. a stray reply)
+  CacheLine* found = tags_.find(line_of(dram_reply.addr));
+  CacheLine& line = found ? *found : line_for(dram_reply.addr);
+  uint32_t s = sector_in_line(dram_reply.addr);
+  line.valid |= static_cast<uint8_t>(1u << s);  // DRAM bytes merged under the written ones
+  for (const MemRequest& w : it->second.waiters) {
+    if (w.type == AccessType::Atomic) line.dirty |= static_cast<uint8_t>(1u << s);
+    reply(w);
+  }
+  mshrs_.erase(it);
+}
+
+CacheLine& L2Slice::line_for(Addr sector) {
+  std::optional<CacheLine> victim;
+  CacheLine& line = tags_.insert(line_of(sector), &victim);
+  if (victim) write_back(*victim);
+  return line;
+}
+
+void L2Slice::write_back(const CacheLine& victim) {
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    if (!(victim.dirty >> s & 1)) continue;
+    uint32_t mask = (victim.valid >> s & 1) ? kFullSectorMask : victim.written[s];
+    send_dram(victim.line_addr + Addr{s} * kSectorBytes, mask, AccessType::Write);
+    dram_writes_.inc();
+  }
+}
+
+void L2Slice::send_dram(Addr sector, uint32_t byte_mask, AccessType type) {
+  MemRequest m;
+  m.addr = sector;
+  m.byte_mask = byte_mask;
+  m.type = type;
+  m.src_slice = id_;
+  m.issued = clk_.now_tick();
+  dram_q_.push_back(m);
+}
+
+void L2Slice::reply(MemRequest r) {
+  r.is_reply = true;
+  reply_q_.push_back(r);
+}
+
+void L2Slice::warm(Addr addr, uint64_t bytes) {
+  Addr end = addr + bytes;
+  for (Addr a = addr & ~Addr{kSectorBytes - 1}; a < end; a += kSectorBytes) {
+    if (map_.slice_of(a) != id_) continue;
+    CacheLine* found = tags_.find(line_of(a));
+    CacheLine& line = found ? *found : line_for(a);
+    line.valid |= static_cast<uint8_t>(1u << sector_in_line(a));
+  }
+}
+
+Tick L2Slice::next_event() const {
+  Tick now = clk_.now_tick();
+  if (stalled_ || (!reply_q_.empty() && to_reply_) || (!dram_q_.empty() && to_dram_)) return now;
+  Tick t = std::min(from_icnt_.next_ready(), from_dram_.next_ready());
+  if (!pipeline_.empty()) t = std::min(t, pipeline_.front().ready);
+  return t;
+}
+
+}  // namespace ws::timing

@@ -1,0 +1,85 @@
+// Sectored tag array: 128 B lines of four 32 B sectors, sets x ways, with
+// per-sector valid/dirty bits and a per-sector written-byte mask (the L2's
+// write-validate state). Replacement and set-index functions are plug-ins.
+// Holds tags only; data values live in the functional model.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/plugin.h"
+#include "common/types.h"
+#include "timing/mem/index_hash.h"
+
+namespace ws::timing {
+
+inline constexpr uint32_t kLineBytes = 128;
+inline constexpr uint32_t kSectorsPerLine = 4;
+inline constexpr uint32_t kFullSectorMask = 0xFFFFFFFFu;
+
+inline Addr line_of(Addr a) { return a & ~Addr{kLineBytes - 1}; }
+inline uint32_t sector_in_line(Addr a) { return static_cast<uint32_t>((a / 32) % kSectorsPerLine); }
+
+struct CacheLine {
+  Addr line_addr = 0;
+  bool present = false;
+  uint8_t valid = 0;  // bit s: sector s readable (fetched, or fully written)
+  uint8_t dirty = 0;  // bit s: sector s differs from the level below
+  std::array<uint32_t, kSectorsPerLine> written{};  // bytes written since the sector was allocated
+};
+
+// Picks victims within one set; keeps whatever per-way state it needs.
+class ReplacementPolicy {
+ public:
+  virtual ~ReplacementPolicy() = default;
+  virtual void init(uint32_t sets, uint32_t ways) = 0;
+  virtual void on_insert(uint32_t set, uint32_t way) = 0;
+  virtual void on_hit(uint32_t set, uint32_t way) = 0;
+  virtual uint32_t victim(uint32_t set) const = 0;
+};
+using ReplacementRegistry = PluginRegistry<ReplacementPolicy>;
+
+struct SectorCacheShape {
+  uint32_t sets = 1;
+  uint32_t ways = 1;                 // 0 disables the cache (every lookup misses)
+  std::string replacement = "lru";   // ReplacementRegistry name
+  std::string set_index = "linear";  // IndexHashRegistry name
+  uint32_t index_shift = 0;          // line-number bits dropped before indexing (L2: slice bits)
+  std::string param_prefix = "cache";  // e.g. "l1d", for error messages
+};
+
+class SectorCache {
+ public:
+  explicit SectorCache(const SectorCacheShape& shape);
+
+  // The line holding `line_addr`, or nullptr; does not update replacement.
+  CacheLine* find(Addr line_addr);
+  const CacheLine* find(Addr line_addr) const;
+  // Marks a line as just used (LRU update).
+  void touch(const CacheLine& line);
+  // Installs a line that is not present, evicting a victim if the set is full;
+  // the victim's old state is written to `evicted`.
+  CacheLine& insert(Addr line_addr, std::optional<CacheLine>* evicted);
+  void invalidate(Addr line_addr);
+  // New geometry; drops every line (done between kernels).
+  void resize(uint32_t sets, uint32_t ways);
+
+  bool enabled() const { return shape_.ways != 0 && shape_.sets != 0; }
+  uint32_t sets() const { return shape_.sets; }
+  uint32_t ways() const { return shape_.ways; }
+  uint64_t capacity_bytes() const { return uint64_t{shape_.sets} * shape_.ways * kLineBytes; }
+  uint32_t set_of(Addr line_addr) const;
+
+ private:
+  uint32_t way_index(const CacheLine& line) const;
+
+  SectorCacheShape shape_;
+  std::unique_ptr<ReplacementPolicy> repl_;
+  std::unique_ptr<IndexHash> index_;
+  std::vector<CacheLine> lines_;  // set-major: lines_[set * ways + way]
+};
+
+}  // namespace ws::timing

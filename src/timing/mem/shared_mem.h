@@ -1,0 +1,29 @@
+// Shared-memory bank conflicts: how many serialized wavefronts one warp-wide
+// shared access takes.
+//
+// Rule: lanes are split by lane index into groups that move at most one full
+// row of banks (banks * bank_bytes bytes): 32 lanes for <= 4 B accesses, 16
+// for 8 B, 8 for 16 B (as Volta issues 64/128-bit accesses per half/quarter
+// warp). Each lane touches ceil(bytes / bank_bytes) consecutive words. Within
+// a group, lanes reading the same word share it (broadcast); distinct words in
+// one bank serialize. The access costs the sum over groups with active lanes of
+// the largest number of distinct words any bank must deliver.
+#pragma once
+#include <cstdint>
+
+#include "common/types.h"
+#include "config/config.h"
+
+namespace ws::timing {
+
+uint32_t shared_access_cycles(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane,
+                              uint32_t banks = 32, uint32_t bank_bytes = 4);
+
+struct SharedMemParams {
+  uint32_t latency = 20;  // cycles from issue to data for a conflict-free access
+  uint32_t banks = 32;
+  uint32_t bank_bytes = 4;
+};
+SharedMemParams shared_mem_params(const config::Config& cfg);
+
+}  // namespace ws::timing

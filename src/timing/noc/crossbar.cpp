@@ -1,0 +1,95 @@
+#include "timing/noc/crossbar.h"
+
+#include "common/error.h"
+
+namespace ws::timing {
+namespace {
+
+using config::Param;
+// 40 B flits (QV100 config): a read request is one flit, a 32 B reply one flit.
+const Param<int64_t> kFlitBytes{"icnt.flit_bytes", 40, "bytes", "crossbar flit size", {1, 4096}};
+const Param<int64_t> kHeaderBytes{"icnt.header_bytes", 8, "bytes", "header added to every message", {0, 4096}};
+// 25 each way on top of the 160-cycle L2 pipeline (and two port hand-offs) make
+// the 212-cycle QV100 L2 hit round trip; MemSystem test measures it.
+const Param<int64_t> kLatency{"icnt.latency", 25, "cycles", "crossbar traversal latency of a one-flit message",
+                              {1, 100000}};
+const Param<int64_t> kInputBuffer{"icnt.input_buffer", 8, "messages", "crossbar input buffer depth", {1, 65536}};
+
+}  // namespace
+
+Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDomain& clk, uint32_t inputs,
+                   uint32_t outputs, Router route)
+    : clk_(clk),
+      route_(std::move(route)),
+      flit_bytes_(static_cast<uint32_t>(kFlitBytes.get(cfg))),
+      header_bytes_(static_cast<uint32_t>(kHeaderBytes.get(cfg))),
+      latency_(static_cast<uint32_t>(kLatency.get(cfg))),
+      outputs_(outputs, nullptr),
+      in_free_(inputs, 0),
+      out_free_(outputs, 0),
+      rr_(outputs, 0),
+      requests_(outputs),
+      flits_(scope.counter("flits", "flits moved through the crossbar")),
+      packets_(scope.counter("packets", "messages moved through the crossbar")),
+      stall_cycles_(scope.counter("stall_cycles", "cycles some message waited for a full output port")) {
+  auto depth = static_cast<size_t>(kInputBuffer.get(cfg));
+  for (uint32_t i = 0; i < inputs; ++i) inputs_.push_back(std::make_unique<Port<MemRequest>>(depth));
+}
+
+uint32_t Crossbar::flits_of(const MemRequest& m) const {
+  return (header_bytes_ + m.payload_bytes() + flit_bytes_ - 1) / flit_bytes_;
+}
+
+void Crossbar::tick() {
+  Cycle now = clk_.now();
+  Tick now_tick = clk_.now_tick();
+  for (auto& r : requests_) r.clear();
+  for (uint32_t i = 0; i < inputs_.size(); ++i) {
+    if (in_free_[i] > now || !inputs_[i]->ready(now_tick)) continue;
+    uint32_t out = route_(inputs_[i]->front());
+    if (out >= outputs_.size() || !outputs_[out])
+      throw Error("crossbar: message routed to unconnected output " + std::to_string(out));
+    requests_[out].push_back(i);  // inputs in ascending order
+  }
+  stalled_ = false;
+  for (uint32_t j = 0; j < outputs_.size(); ++j) {
+    const auto& req = requests_[j];
+    if (req.empty() || out_free_[j] > now) continue;
+    // Round robin: the first requester at or after the favoured input.
+    uint32_t pick = req.front();
+    for (uint32_t i : req)
+      if (i >= rr_[j]) {
+        pick = i;
+        break;
+      }
+    if (!grant(pick, j)) stalled_ = true;
+  }
+  if (stalled_) stall_cycles_.inc();
+}
+
+bool Crossbar::grant(uint32_t in, uint32_t out) {
+  if (!outputs_[out]->can_push()) return false;
+  Port<MemRequest>& src = *inputs_[in];
+  uint32_t flits = flits_of(src.front());
+  Cycle now = clk_.now();
+  outputs_[out]->push(src.front(), clk_.tick_of(now + latency_ + flits - 1));
+  src.pop();
+  in_free_[in] = out_free_[out] = now + flits;
+  rr_[out] = in + 1 == inputs_.size() ? 0 : in + 1;
+  flits_.inc(flits);
+  packets_.inc();
+  return true;
+}
+
+Tick Crossbar::next_event() const {
+  // Back-pressure is polled: a downstream port frees without telling us.
+  if (stalled_) return clk_.now_tick();
+  Tick t = kNever;
+  for (uint32_t i = 0; i < inputs_.size(); ++i) {
+    Tick r = inputs_[i]->next_ready();
+    if (r != kNever) t = std::min(t, std::max(r, clk_.tick_of(in_free_[i])));
+  }
+  return t;
+}
+
+}  // namespace ws::timing

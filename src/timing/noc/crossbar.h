@@ -1,0 +1,55 @@
+// Crossbar between SMs and L2 slices (interconnect clock). One instance carries
+// requests (scope "icnt.req"), another replies ("icnt.reply").
+//
+// Input-queued with head-of-line blocking: every input offers only its head
+// message, so each input requests exactly one output and a per-output
+// round-robin grant is what one iSLIP iteration reduces to (no accept stage
+// conflicts). A message of F flits holds its input and its output for F
+// cycles and is delivered latency + F - 1 cycles after its grant. An output
+// is granted only if its downstream port has room (the message takes its slot
+// at grant time), so back-pressure stalls the crossbar instead of overflowing.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "config/config.h"
+#include "stats/stats.h"
+#include "timing/engine/clocked.h"
+#include "timing/engine/port.h"
+#include "timing/mem/mem_request.h"
+
+namespace ws::timing {
+
+class Crossbar : public Clocked {
+ public:
+  using Router = std::function<uint32_t(const MemRequest&)>;  // message -> output index
+
+  Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDomain& clk, uint32_t inputs, uint32_t outputs,
+           Router route);
+
+  Port<MemRequest>& input(uint32_t i) { return *inputs_[i]; }
+  void connect_output(uint32_t j, Port<MemRequest>* out) { outputs_[j] = out; }
+  uint32_t flits_of(const MemRequest& m) const;
+
+  void tick() override;
+  Tick next_event() const override;
+
+ private:
+  bool grant(uint32_t in, uint32_t out);
+
+  const ClockDomain& clk_;
+  Router route_;
+  uint32_t flit_bytes_, header_bytes_, latency_;
+  std::vector<std::unique_ptr<Port<MemRequest>>> inputs_;
+  std::vector<Port<MemRequest>*> outputs_;
+  std::vector<Cycle> in_free_, out_free_;  // first cycle a new message may start
+  std::vector<uint32_t> rr_;               // per output: input favoured next
+  std::vector<std::vector<uint32_t>> requests_;  // per output, inputs asking this cycle (scratch)
+  bool stalled_ = false;
+
+  stats::Counter &flits_, &packets_, &stall_cycles_;
+};
+
+}  // namespace ws::timing

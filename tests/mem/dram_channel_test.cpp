@@ -1,0 +1,175 @@
+#include "timing/dram/dram_channel.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "mem/test_driver.h"
+
+namespace ws::timing {
+namespace {
+
+constexpr Tick kPs = 1000;
+
+struct DramBench {
+  config::Config cfg;
+  stats::Registry reg;
+  ClockDomain clk{"dram", ClockPeriod{kPs}};
+  std::unique_ptr<DramChannel> ch;
+  Port<MemRequest> replies{4096};
+  test::TestDriver drv;
+  std::deque<MemRequest> backlog;  // fed into the channel as it has room
+
+  explicit DramBench(std::vector<std::string> sets = {}) {
+    // One slice per channel and no bank XOR: addresses map straight to bank/row.
+    for (const char* s : {"l2.channels=1", "l2.slices_per_channel=1", "dram.bank_xor=false"}) cfg.set_assignment(s);
+    for (auto& s : sets) cfg.set_assignment(s);
+    ch = std::make_unique<DramChannel>(cfg, stats::Scope(reg, "dram.0"), clk, 0);
+    ch->connect_reply(0, &replies);
+    ch->record_commands(true);
+    drv.add(clk, *ch);
+    drv.on_edge([this](Tick t) {
+      while (!backlog.empty() && ch->from_l2().can_push()) {
+        ch->from_l2().push(backlog.front(), t + kPs);
+        backlog.pop_front();
+      }
+    });
+  }
+  // 2 KB rows = 16 lines; line = (row * banks + bank) * 16 + column line.
+  static Addr addr_of(uint32_t bank, uint64_t row, uint32_t col = 0) {
+    return (((row * 16 + bank) << 4) + col) * 128;
+  }
+  void add(AccessType type, Addr a) {
+    MemRequest m;
+    m.addr = a;
+    m.type = type;
+    backlog.push_back(m);
+  }
+  // Runs until every request is done; returns the cycle of the last command.
+  Cycle finish(size_t reads) {
+    bool ok = drv.run_while_not([&] { return replies.size() >= reads && ch->next_event() == kNever; },
+                                1000000 * kPs);
+    EXPECT_TRUE(ok);
+    return ch->command_log().empty() ? 0 : ch->command_log().back().at;
+  }
+  uint64_t stat(const std::string& leaf) const { return reg.sum("dram.0." + leaf); }
+};
+
+TEST(DramChannel, ClosedRowReadTakesRcdPlusCl) {
+  DramBench b;
+  EXPECT_EQ(b.ch->next_event(), kNever);
+  b.add(AccessType::Read, DramBench::addr_of(3, 7));
+  b.finish(1);
+  const auto& log = b.ch->command_log();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].cmd, DramCmd::Act);
+  EXPECT_EQ(log[1].cmd, DramCmd::Rd);
+  EXPECT_EQ(log[1].at - log[0].at, 12u);  // tRCD
+  EXPECT_EQ(log[0].bank, 3u);
+  EXPECT_EQ(log[0].row, 7u);
+  EXPECT_EQ(b.replies.next_ready(), b.clk.tick_of(log[1].at + 12 + 1));  // CL + one burst
+  EXPECT_EQ(b.ch->next_event(), kNever);
+  EXPECT_EQ(b.stat("activates"), 1u);
+  EXPECT_EQ(b.stat("busy_cycles"), 1u);
+}
+
+// Replays the command log against the HBM2 rules, independently of the table.
+void check_conformance(const std::vector<DramCommandRecord>& log, const DramTimingParams& p) {
+  std::map<uint32_t, Cycle> last_act, last_pre;
+  std::map<uint32_t, std::pair<bool, uint64_t>> open;
+  Cycle prev_act = 0;
+  bool any_act = false;
+  for (const auto& c : log) {
+    auto& st = open[c.bank];
+    switch (c.cmd) {
+      case DramCmd::Act:
+        ASSERT_FALSE(st.first) << "activate of an open bank at " << c.at;
+        if (last_pre.count(c.bank)) {
+          EXPECT_GE(c.at, last_pre[c.bank] + p.tRP);
+        }
+        if (last_act.count(c.bank)) {
+          EXPECT_GE(c.at, last_act[c.bank] + p.tRC);
+        }
+        if (any_act) {
+          EXPECT_GE(c.at, prev_act + p.tRRD);
+        }
+        last_act[c.bank] = prev_act = c.at;
+        any_act = true;
+        st = {true, c.row};
+        break;
+      case DramCmd::Pre:
+        ASSERT_TRUE(st.first);
+        EXPECT_GE(c.at, last_act[c.bank] + p.tRAS);
+        last_pre[c.bank] = c.at;
+        st.first = false;
+        break;
+      default:
+        ASSERT_TRUE(st.first && st.second == c.row) << "column command to a closed or wrong row";
+        EXPECT_GE(c.at, last_act[c.bank] + p.tRCD) << "column command before tRCD";
+    }
+  }
+}
+
+TEST(DramChannel, RandomMixObeysTiming) {
+  for (const char* sched : {"fcfs", "frfcfs"}) {
+    DramBench b({std::string("dram.scheduler=") + sched});
+    std::mt19937 rng(7);
+    size_t reads = 0;
+    for (int i = 0; i < 400; ++i) {
+      bool w = rng() % 3 == 0;
+      reads += !w;
+      b.add(w ? AccessType::Write : AccessType::Read, DramBench::addr_of(rng() % 16, rng() % 4, rng() % 16));
+    }
+    b.finish(reads);
+    check_conformance(b.ch->command_log(), b.ch->timing());
+    EXPECT_EQ(b.stat("reads"), reads);
+    EXPECT_EQ(b.stat("writes"), 400 - reads);
+  }
+}
+
+TEST(DramChannel, RowHitsCostLessThanConflicts) {
+  DramBench hits, conflicts;
+  for (uint32_t i = 0; i < 16; ++i) {
+    hits.add(AccessType::Read, DramBench::addr_of(0, 1, i));
+    conflicts.add(AccessType::Read, DramBench::addr_of(0, i, 0));
+  }
+  Cycle t_hits = hits.finish(16), t_conf = conflicts.finish(16);
+  EXPECT_LT(t_hits * 4, t_conf);
+  EXPECT_EQ(hits.stat("row_hits"), 15u);
+  EXPECT_EQ(conflicts.stat("row_hits"), 0u);
+}
+
+TEST(DramChannel, FrFcfsBeatsFcfsOnRowConflicts) {
+  Cycle t[2];
+  int k = 0;
+  for (const char* sched : {"fcfs", "frfcfs"}) {
+    DramBench b({std::string("dram.scheduler=") + sched});
+    for (uint32_t i = 0; i < 32; ++i) b.add(AccessType::Read, DramBench::addr_of(2, i % 2, i / 2));
+    t[k++] = b.finish(32);
+  }
+  EXPECT_LT(t[1] * 2, t[0]) << "fcfs " << t[0] << " frfcfs " << t[1];
+}
+
+TEST(DramChannel, WritesDrainAndNeedNoReply) {
+  DramBench b({"dram.write_high=4", "dram.write_low=1"});
+  for (uint32_t i = 0; i < 6; ++i) b.add(AccessType::Write, DramBench::addr_of(i, 0));
+  b.add(AccessType::Read, DramBench::addr_of(9, 0));
+  b.finish(1);
+  EXPECT_EQ(b.stat("writes"), 6u);
+  EXPECT_EQ(b.replies.size(), 1u);
+}
+
+TEST(DramChannel, TimingTableHasHbm2Rows) {
+  DramTimingParams p;
+  auto table = dram_timing_table(p);
+  bool rcd = false;
+  for (const auto& r : table)
+    rcd |= r.preceding == DramCmd::Act && r.following == DramCmd::Rd && r.cycles == 12 && r.scope == DramScope::Bank;
+  EXPECT_TRUE(rcd);
+  config::Config cfg;
+  EXPECT_EQ(dram_timing_params(cfg).burst_cycles, 1u);  // 16 B x 2 beats = one sector per clock
+}
+
+}  // namespace
+}  // namespace ws::timing

@@ -1,0 +1,198 @@
+#include "timing/mem/l1d.h"
+
+#include <gtest/gtest.h>
+
+#include "mem/test_driver.h"
+
+namespace ws::timing {
+namespace {
+
+using test::FakeMemory;
+using test::TestDriver;
+
+constexpr Tick kPs = 1000;  // 1 GHz core in these tests
+
+struct L1Bench {
+  config::Config cfg;
+  stats::Registry reg;
+  ClockDomain core{"core", ClockPeriod{kPs}};
+  std::unique_ptr<L1D> l1;
+  FakeMemory mem;
+  TestDriver drv;
+
+  explicit L1Bench(std::vector<std::string> sets = {}, Tick mem_latency_cycles = 100) {
+    for (auto& s : sets) cfg.set_assignment(s);
+    l1 = std::make_unique<L1D>(cfg, stats::Scope(reg, "sm.0.l1d"), core, 0);
+    l1->connect(&mem.in);
+    mem.out = &l1->from_icnt();
+    mem.latency = mem_latency_cycles * kPs;
+    drv.add(core, *l1);
+    drv.on_edge([this](Tick t) { mem.step(t); });
+  }
+  uint64_t stat(const std::string& leaf) const { return reg.sum("sm.0.l1d." + leaf); }
+  // Advances to cycle c so that an access can be accepted "this cycle".
+  void to_cycle(Cycle c) { drv.run_until(core.tick_of(c)); }
+  void access(AccessType type, Addr line, uint8_t sectors, uint32_t token, uint32_t bytes = 0) {
+    L1Access a;
+    a.line_addr = line;
+    a.sector_mask = sectors;
+    a.type = type;
+    a.token = token;
+    for (auto& b : a.byte_masks) b = bytes;
+    ASSERT_TRUE(l1->can_accept());
+    l1->accept(a);
+  }
+  // Cycle at which `token` shows up in done(), or ~0 if not within `limit` cycles.
+  Cycle wait_done(uint32_t token, Cycle limit = 2000) {
+    bool ok = drv.run_while_not(
+        [&] {
+          Port<uint32_t>& d = l1->done();
+          while (d.ready(drv.now() - 1)) {
+            uint32_t t = d.front();
+            d.pop();
+            if (t == token) return true;
+          }
+          return false;
+        },
+        limit * kPs);
+    return ok ? core.now() : ~Cycle{0};
+  }
+};
+
+TEST(L1D, IdleNextEventIsNever) {
+  L1Bench b;
+  EXPECT_EQ(b.l1->next_event(), kNever);
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x1000, 0x1, 1);
+  EXPECT_LE(b.l1->next_event(), b.core.now_tick());
+  b.wait_done(1);
+  b.drv.run_until(b.core.tick_of(b.core.now() + 5));
+  EXPECT_EQ(b.l1->next_event(), kNever);
+}
+
+TEST(L1D, HitLatencyEqualsConfiguredLatency) {
+  L1Bench b({"l1d.latency=28"});
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x1000, 0x3, 1);
+  b.wait_done(1);
+  b.to_cycle(b.core.now() + 2);
+  Cycle start = b.core.now();
+  b.access(AccessType::Read, 0x1000, 0x3, 2);
+  EXPECT_EQ(b.wait_done(2), start + 28);
+  EXPECT_EQ(b.stat("read_hits"), 2u);
+  EXPECT_EQ(b.stat("read_misses"), 2u);
+}
+
+TEST(L1D, SectorMissSendsExactlyOneSectorRequest) {
+  L1Bench b;
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x2000, 0x4, 7);
+  EXPECT_NE(b.wait_done(7), ~Cycle{0});
+  ASSERT_EQ(b.mem.seen.size(), 1u);
+  EXPECT_EQ(b.mem.seen[0].addr, 0x2040u);
+  EXPECT_EQ(b.mem.seen[0].type, AccessType::Read);
+  EXPECT_EQ(b.mem.seen[0].payload_bytes(), 0u);  // a read request is header only; 32 B come back
+  // The neighbouring sector of the same line is still a miss.
+  b.to_cycle(b.core.now() + 1);
+  b.access(AccessType::Read, 0x2000, 0x8, 8);
+  b.wait_done(8);
+  EXPECT_EQ(b.mem.seen.size(), 2u);
+}
+
+TEST(L1D, TwoWarpsMissingOneSectorMerge) {
+  L1Bench b;
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x3000, 0x1, 1);
+  b.to_cycle(2);
+  b.access(AccessType::Read, 0x3000, 0x1, 2);
+  EXPECT_NE(b.wait_done(1), ~Cycle{0});
+  EXPECT_NE(b.wait_done(2), ~Cycle{0});
+  EXPECT_EQ(b.mem.seen.size(), 1u);
+  EXPECT_EQ(b.stat("mshr_merges"), 1u);
+}
+
+TEST(L1D, MshrExhaustionStalls) {
+  L1Bench b({"l1d.mshr_entries=2"});
+  b.mem.out = nullptr;  // L2 never answers
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x0, 0x1, 1);
+  b.to_cycle(2);
+  b.access(AccessType::Read, 0x80, 0x1, 2);
+  b.to_cycle(3);
+  b.access(AccessType::Read, 0x100, 0x1, 3);
+  b.to_cycle(20);
+  EXPECT_FALSE(b.l1->can_accept());
+  EXPECT_EQ(b.mem.seen.size(), 2u);
+  EXPECT_GE(b.stat("mshr_stalls"), 10u);
+  EXPECT_EQ(b.l1->mshrs_in_use(), 2u);
+}
+
+TEST(L1D, MergeLimitStalls) {
+  L1Bench b({"l1d.mshr_max_merge=2"});
+  b.mem.out = nullptr;
+  for (uint32_t i = 0; i < 3; ++i) {
+    b.to_cycle(1 + i);
+    b.access(AccessType::Read, 0x0, 0x1, i);
+  }
+  b.to_cycle(10);
+  EXPECT_FALSE(b.l1->can_accept());
+  EXPECT_EQ(b.stat("mshr_merges"), 1u);
+}
+
+TEST(L1D, StoreIsWriteThroughWithoutAllocation) {
+  L1Bench b;
+  b.to_cycle(1);
+  b.access(AccessType::Write, 0x4000, 0x3, 1, 0xF0);
+  b.to_cycle(10);
+  ASSERT_EQ(b.mem.seen.size(), 2u);
+  EXPECT_EQ(b.mem.seen[0].type, AccessType::Write);
+  EXPECT_EQ(b.mem.seen[0].byte_mask, 0xF0u);
+  EXPECT_EQ(b.mem.seen[0].payload_bytes(), kSectorBytes);
+  EXPECT_EQ(b.stat("write_misses"), 2u);
+  // No allocation: a later load of the same sector misses.
+  b.access(AccessType::Read, 0x4000, 0x1, 2);
+  b.wait_done(2);
+  EXPECT_EQ(b.stat("read_misses"), 1u);
+  // Store hit: updated in place and still sent to L2.
+  b.to_cycle(b.core.now() + 1);
+  b.access(AccessType::Write, 0x4000, 0x1, 3, 0xF);
+  b.to_cycle(b.core.now() + 5);
+  EXPECT_EQ(b.stat("write_hits"), 1u);
+  EXPECT_EQ(b.mem.seen.size(), 4u);
+}
+
+TEST(L1D, AtomicGoesToL2AndInvalidatesLocalCopy) {
+  L1Bench b;
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x5000, 0x1, 1);
+  b.wait_done(1);
+  b.to_cycle(b.core.now() + 1);
+  Cycle start = b.core.now();
+  b.access(AccessType::Atomic, 0x5000, 0x1, 2, 0xF);
+  Cycle done = b.wait_done(2);
+  EXPECT_GE(done, start + 100);  // waits for the L2 reply
+  EXPECT_EQ(b.mem.seen.back().type, AccessType::Atomic);
+  b.to_cycle(b.core.now() + 1);
+  b.access(AccessType::Read, 0x5000, 0x1, 3);
+  b.wait_done(3);
+  EXPECT_EQ(b.stat("read_misses"), 2u);
+}
+
+TEST(L1D, CarveOutChangesCapacity) {
+  L1Bench b;
+  EXPECT_EQ(b.l1->capacity_bytes(), 128u * 1024);
+  b.l1->set_capacity_bytes(32 * 1024);
+  EXPECT_EQ(b.l1->capacity_bytes(), 32u * 1024);
+  EXPECT_THROW(b.l1->set_capacity_bytes(1000), ConfigError);
+  // All shared memory: no L1 lines, every load misses but still completes.
+  b.l1->set_capacity_bytes(0);
+  for (uint32_t t = 1; t <= 2; ++t) {
+    b.to_cycle(b.core.now() + 1);
+    b.access(AccessType::Read, 0x6000, 0x1, t);
+    EXPECT_NE(b.wait_done(t), ~Cycle{0});
+  }
+  EXPECT_EQ(b.stat("read_misses"), 2u);
+}
+
+}  // namespace
+}  // namespace ws::timing

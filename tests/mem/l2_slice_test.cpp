@@ -1,0 +1,177 @@
+#include "timing/mem/l2_slice.h"
+
+#include <gtest/gtest.h>
+
+#include "mem/test_driver.h"
+
+namespace ws::timing {
+namespace {
+
+constexpr Tick kPs = 1000;
+// One slice, one set of 8 ways: evictions are easy to provoke.
+const std::vector<std::string> kTiny = {"l2.channels=1", "l2.slices_per_channel=1", "l2.size_kb=1", "l2.ways=8",
+                                        "l2.latency=20", "l2.dram_latency=0"};
+
+struct L2Bench {
+  config::Config cfg;
+  stats::Registry reg;
+  ClockDomain clk{"l2", ClockPeriod{kPs}};
+  std::unique_ptr<L2Slice> l2;
+  test::FakeMemory dram;
+  Port<MemRequest> replies{256};
+  test::TestDriver drv;
+
+  explicit L2Bench(std::vector<std::string> sets = kTiny, uint16_t id = 0) {
+    for (auto& s : sets) cfg.set_assignment(s);
+    l2 = std::make_unique<L2Slice>(cfg, stats::Scope(reg, "l2.0"), clk, id);
+    l2->connect_reply(&replies);
+    l2->connect_dram(&dram.in);
+    dram.out = &l2->from_dram();
+    dram.latency = 50 * kPs;
+    drv.add(clk, *l2);
+    drv.on_edge([this](Tick t) { dram.step(t); });
+  }
+  uint64_t stat(const std::string& leaf) const { return reg.sum("l2.0." + leaf); }
+  // Delivers a request at the next edge.
+  void send(AccessType type, Addr addr, uint32_t mask = 0, uint32_t tag = 0) {
+    MemRequest m;
+    m.addr = addr;
+    m.type = type;
+    m.byte_mask = mask;
+    m.tag = tag;
+    l2->from_icnt().push(m, clk.tick_of(clk.now() + 1));
+  }
+  void run(Cycle cycles) { drv.run_until(clk.tick_of(clk.now() + cycles)); }
+  size_t dram_reads() const {
+    size_t n = 0;
+    for (auto& r : dram.seen) n += r.type == AccessType::Read;
+    return n;
+  }
+};
+
+TEST(L2Slice, HitLatencyAndIdleNever) {
+  L2Bench b;
+  EXPECT_EQ(b.l2->next_event(), kNever);
+  b.l2->warm(0x1000, 32);
+  b.run(3);
+  Cycle arrive = b.clk.now() + 1;
+  b.send(AccessType::Read, 0x1000, 0, 9);
+  b.run(100);
+  ASSERT_EQ(b.replies.size(), 1u);
+  EXPECT_EQ(b.replies.next_ready(), b.clk.tick_of(arrive + 20));
+  EXPECT_EQ(b.replies.front().tag, 9u);
+  EXPECT_TRUE(b.replies.front().is_reply);
+  EXPECT_EQ(b.stat("read_hits"), 1u);
+  EXPECT_TRUE(b.dram.seen.empty());
+  EXPECT_EQ(b.l2->next_event(), kNever);
+}
+
+TEST(L2Slice, FullSectorWriteThenReadNeedsNoDram) {
+  L2Bench b;
+  b.send(AccessType::Write, 0x2000, kFullSectorMask);
+  b.run(2);
+  b.send(AccessType::Read, 0x2000);
+  b.run(200);
+  EXPECT_EQ(b.dram_reads(), 0u);
+  EXPECT_EQ(b.replies.size(), 1u);
+  EXPECT_EQ(b.stat("read_hits"), 1u);
+  EXPECT_EQ(b.stat("write_misses"), 1u);
+}
+
+TEST(L2Slice, PartialWriteThenReadFetchesOnce) {
+  L2Bench b;
+  b.send(AccessType::Write, 0x2000, 0x0000FFFF);
+  b.run(2);
+  b.send(AccessType::Read, 0x2000);
+  b.run(200);
+  EXPECT_EQ(b.dram_reads(), 1u);
+  EXPECT_EQ(b.replies.size(), 1u);
+  EXPECT_EQ(b.stat("read_misses"), 1u);
+  // The merged sector is now valid: a second read hits.
+  b.send(AccessType::Read, 0x2000);
+  b.run(100);
+  EXPECT_EQ(b.dram_reads(), 1u);
+  EXPECT_EQ(b.stat("read_hits"), 1u);
+}
+
+TEST(L2Slice, MissesToOneSectorMerge) {
+  L2Bench b;
+  b.send(AccessType::Read, 0x3000, 0, 1);
+  b.run(1);
+  b.send(AccessType::Read, 0x3000, 0, 2);
+  b.run(200);
+  EXPECT_EQ(b.dram_reads(), 1u);
+  EXPECT_EQ(b.replies.size(), 2u);
+  EXPECT_EQ(b.stat("mshr_merges"), 1u);
+  EXPECT_EQ(b.dram.seen[0].src_slice, 0u);
+}
+
+TEST(L2Slice, DirtyEvictionWritesBack) {
+  L2Bench b;
+  b.send(AccessType::Write, 0x0, 0x000000FF);  // partial, dirty
+  b.run(1);
+  for (Addr line = 1; line <= 8; ++line) {  // eight more lines evict the first (LRU)
+    b.send(AccessType::Write, line * kLineBytes, kFullSectorMask);
+    b.run(1);
+  }
+  b.run(100);
+  ASSERT_EQ(b.dram.seen.size(), 1u);
+  EXPECT_EQ(b.dram.seen[0].type, AccessType::Write);
+  EXPECT_EQ(b.dram.seen[0].addr, 0x0u);
+  EXPECT_EQ(b.dram.seen[0].byte_mask, 0xFFu);  // only the written bytes
+  EXPECT_EQ(b.stat("dram_writes"), 1u);
+}
+
+TEST(L2Slice, CleanEvictionIsSilent) {
+  L2Bench b;
+  b.l2->warm(0, 9 * kLineBytes);  // nine clean lines through eight ways
+  b.run(100);
+  EXPECT_TRUE(b.dram.seen.empty());
+}
+
+TEST(L2Slice, AtomicsArePerformedHere) {
+  L2Bench b;
+  b.l2->warm(0x4000, 32);
+  b.send(AccessType::Atomic, 0x4000, 0xF, 5);
+  b.send(AccessType::Atomic, 0x4020, 0xF, 6);  // miss: fetch first
+  b.run(300);
+  EXPECT_EQ(b.replies.size(), 2u);
+  EXPECT_EQ(b.stat("atomics"), 2u);
+  EXPECT_EQ(b.dram_reads(), 1u);
+}
+
+TEST(L2Slice, WarmInstallsOnlyThisSlicesSectors) {
+  L2Bench b({}, 5);  // QV100 defaults: 64 slices, IPOLY
+  const L2AddressMap& map = b.l2->address_map();
+  EXPECT_EQ(map.num_slices(), 64u);
+  b.l2->warm(0, 64 * 1024);
+  Addr mine = 0, other = 0;
+  while (map.slice_of(mine) != 5) mine += kLineBytes;
+  while (map.slice_of(other) == 5) other += kLineBytes;
+  b.send(AccessType::Read, mine);
+  b.run(400);
+  EXPECT_EQ(b.stat("read_hits"), 1u);
+  b.send(AccessType::Read, other + 128 * 1024);
+  b.run(600);
+  EXPECT_EQ(b.stat("read_misses"), 1u);
+}
+
+TEST(L2Slice, IpolySlicesAndSetsFillTheWholeCapacity) {
+  // 6 MB of contiguous lines land exactly 768 = 32 sets x 24 ways on each slice.
+  L2Bench b({}, 9);
+  b.l2->warm(0, 6u << 20);
+  uint32_t mine = 0;
+  for (Addr a = 0; a < (6u << 20); a += kLineBytes) {
+    if (b.l2->address_map().slice_of(a) != 9) continue;
+    ++mine;
+    b.send(AccessType::Read, a + 32);
+    b.run(1);
+  }
+  b.run(400);
+  EXPECT_EQ(mine, 768u);
+  EXPECT_EQ(b.stat("read_hits"), 768u);
+  EXPECT_EQ(b.stat("read_misses"), 0u);
+}
+
+}  // namespace
+}  // namespace ws::timing

@@ -1,0 +1,44 @@
+#include "timing/mem/shared_mem.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+
+namespace ws::timing {
+namespace {
+
+uint32_t strided(uint64_t stride_bytes, uint32_t bytes = 4, uint32_t mask = 0xFFFFFFFFu) {
+  std::array<Addr, 32> a{};
+  for (uint32_t i = 0; i < 32; ++i) a[i] = 0x100 + i * stride_bytes;
+  return shared_access_cycles(a.data(), mask, bytes);
+}
+
+TEST(SharedMem, StrideConflicts) {
+  EXPECT_EQ(strided(4), 1u);        // stride 1 word
+  EXPECT_EQ(strided(8), 2u);        // stride 2 words
+  EXPECT_EQ(strided(0), 1u);        // all lanes one word: broadcast
+  EXPECT_EQ(strided(128), 32u);     // stride 32 words: one bank
+  EXPECT_EQ(strided(12), 1u);       // odd stride is conflict-free
+}
+
+TEST(SharedMem, WideAccessesSplitIntoWavefronts) {
+  EXPECT_EQ(strided(8, 8), 2u);    // 64-bit, consecutive: two half-warp wavefronts
+  EXPECT_EQ(strided(16, 16), 4u);  // 128-bit, consecutive: four quarter-warp wavefronts
+  EXPECT_EQ(strided(8, 8, 0x0000FFFFu), 1u);  // one half-warp active
+}
+
+TEST(SharedMem, InactiveLanesCostNothing) {
+  EXPECT_EQ(strided(128, 4, 0x1u), 1u);
+  EXPECT_EQ(strided(128, 4, 0x0u), 0u);
+  EXPECT_EQ(strided(128, 4, 0x3u), 2u);
+}
+
+TEST(SharedMem, ParamsHaveQv100Defaults) {
+  config::Config cfg;
+  SharedMemParams p = shared_mem_params(cfg);
+  EXPECT_EQ(p.latency, 20u);
+  EXPECT_EQ(p.banks, 32u);
+}
+
+}  // namespace
+}  // namespace ws::timing
