@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "common/types.h"
+#include "timing/mem/mem_request.h"
 
 namespace ws::timing {
 
-inline constexpr uint32_t kLineBytes = 128;
 
 struct LineAccess {
   Addr line_addr = 0;                   // 128 B aligned

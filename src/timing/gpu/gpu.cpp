@@ -85,3 +85,40 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
 }
 
 }  // namespace ws::timing
+
+namespace ws::timing {
+
+void Gpu::build_memory(const config::Config& cfg) {
+  stats::Scope root(stats_, "");
+  L2AddressMap map(cfg);
+  uint32_t n_sms = num_sms(), n_slices = map.num_slices();
+  req_net_ = std::make_unique<Crossbar>(cfg, root.sub("icnt.req"), *icnt_, n_sms, n_slices,
+                                        [map_ptr = std::make_shared<L2AddressMap>(cfg)](const MemRequest& m) {
+                                          return map_ptr->slice_of(m.addr);
+                                        });
+  reply_net_ = std::make_unique<Crossbar>(cfg, root.sub("icnt.reply"), *icnt_, n_slices, n_sms,
+                                          [](const MemRequest& m) { return uint32_t{m.src_sm}; });
+  uint32_t n_channels = n_slices / map.slices_per_channel();
+  for (uint32_t c = 0; c < n_channels; ++c)
+    channels_.push_back(std::make_unique<DramChannel>(cfg, root.sub("dram").sub(std::to_string(c)), *dram_, c));
+  for (uint32_t s = 0; s < n_slices; ++s) {
+    slices_.push_back(std::make_unique<L2Slice>(cfg, root.sub("l2").sub(std::to_string(s)), *l2_,
+                                                static_cast<uint16_t>(s)));
+    L2Slice& slice = *slices_.back();
+    DramChannel& ch = *channels_[map.channel_of_slice(s)];
+    slice.connect_reply(&reply_net_->input(s));
+    slice.connect_dram(&ch.from_l2());
+    ch.connect_reply(static_cast<uint16_t>(s), &slice.from_dram());
+    req_net_->connect_output(s, &slice.from_icnt());
+  }
+  for (uint32_t i = 0; i < n_sms; ++i) {
+    sms_[i]->l1().connect(&req_net_->input(i));
+    reply_net_->connect_output(i, &sms_[i]->l1().from_icnt());
+  }
+  engine_.add(*icnt_, *req_net_);
+  engine_.add(*icnt_, *reply_net_);
+  for (auto& s : slices_) engine_.add(*l2_, *s);
+  for (auto& c : channels_) engine_.add(*dram_, *c);
+}
+
+}  // namespace ws::timing

@@ -7,6 +7,7 @@
 namespace ws::timing {
 
 inline constexpr uint32_t kSectorBytes = 32;
+inline constexpr uint32_t kLineBytes = 128;
 
 enum class AccessType : uint8_t { Read, Write, Atomic };
 

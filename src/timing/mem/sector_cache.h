@@ -12,11 +12,11 @@
 
 #include "common/plugin.h"
 #include "common/types.h"
+#include "timing/mem/mem_request.h"
 #include "timing/mem/index_hash.h"
 
 namespace ws::timing {
 
-inline constexpr uint32_t kLineBytes = 128;
 inline constexpr uint32_t kSectorsPerLine = 4;
 inline constexpr uint32_t kFullSectorMask = 0xFFFFFFFFu;
 
