@@ -209,13 +209,14 @@ void parse_addrs(Tokens& t, uint32_t mask, std::array<Addr, 32>& out, const Line
 
 void InstParser::parse(std::string_view line, ParsedInst& out, const LineCtx& ctx) {
   Tokens t(line);
+  out.has_addrs = false;  // stays consistent if this line throws
+  out.inst = ir::WarpInst{};
   if (fmt_.tracer_version < 3) {
     for (uint32_t& c : out.tb) c = need_dec<uint32_t>(need_token(t, ctx, "thread block"), ctx, "thread block");
     out.warp = need_dec<uint32_t>(need_token(t, ctx, "warp"), ctx, "warp");
   }
   if (fmt_.lineinfo) out.line_num = need_dec<uint32_t>(need_token(t, ctx, "line number"), ctx, "line number");
   ir::WarpInst& w = out.inst;
-  w = ir::WarpInst{};
   w.pc = need_hex(need_token(t, ctx, "pc"), ctx, "pc");
   uint64_t mask = need_hex(need_token(t, ctx, "mask"), ctx, "mask");
   if (mask > 0xffffffffull) fail(ctx, "mask", "wider than 32 lanes");
@@ -227,7 +228,6 @@ void InstParser::parse(std::string_view line, ParsedInst& out, const LineCtx& ct
   uint32_t ns = need_dec<uint32_t>(need_token(t, ctx, "src count"), ctx, "src count");
   w.n_src = parse_regs(t, ns, w.src, ctx, "src");
   uint32_t width = need_dec<uint32_t>(need_token(t, ctx, "mem width"), ctx, "mem width");
-  out.has_addrs = false;
   if (width > 0) parse_addrs(t, w.active_mask, out.addrs, ctx);
   out.immediate = 0;
   if (fmt_.tracer_version >= 5) out.immediate = need_dec<int64_t>(need_token(t, ctx, "immediate"), ctx, "immediate");
