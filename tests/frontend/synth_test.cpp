@@ -79,6 +79,16 @@ TEST(Synth, ComputeHasIndependentFfmaChains) {
   EXPECT_EQ(synth_instruction_count(s), n * 4 * 3);
 }
 
+TEST(Synth, EveryKindParsesOnEveryVoltaPlusTable) {
+  for (uint32_t sm : {70u, 75u, 80u, 86u, 89u, 90u})
+    for (const char* kind : {"stream", "chase", "compute"}) {
+      SynthSpec s{.kind = kind, .ctas = 2, .threads_per_cta = 64, .iterations = 2, .binary_version = sm};
+      auto dir = test::temp_dir(std::string("gen-") + kind);
+      write_synthetic(s, dir.string());
+      EXPECT_EQ(test::count_workload(*open_trace_workload(dir.string())), synth_instruction_count(s)) << kind << sm;
+    }
+}
+
 TEST(Synth, InvalidSpecNamesTheField) {
   auto dir = test::temp_dir("bad");
   std::string m = test::error_of([&] { write_synthetic(SynthSpec{.kind = "nope"}, dir.string()); });
@@ -87,6 +97,8 @@ TEST(Synth, InvalidSpecNamesTheField) {
   EXPECT_NE(m.find("field 'threads_per_cta'"), std::string::npos) << m;
   m = test::error_of([&] { write_synthetic(SynthSpec{.kind = "chase", .stride_bytes = 3}, dir.string()); });
   EXPECT_NE(m.find("field 'stride_bytes'"), std::string::npos) << m;
+  m = test::error_of([&] { write_synthetic(SynthSpec{.binary_version = 61}, dir.string()); });
+  EXPECT_NE(m.find("field 'binary_version'"), std::string::npos) << m;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ constexpr uint32_t kInstBytes = 16;  // Volta+ SASS instruction size
 void validate(const SynthSpec& s) {
   if (s.kind != "stream" && s.kind != "chase" && s.kind != "compute")
     bad("kind", "unknown kind '" + s.kind + "' (known: stream, chase, compute)");
+  if (s.binary_version < 70) bad("binary_version", "must be 70 or later (the generator emits Volta+ opcodes)");
   if (s.ctas == 0) bad("ctas", "must be at least 1");
   if (s.threads_per_cta == 0 || s.threads_per_cta > 1024) bad("threads_per_cta", "must be in 1..1024");
   if (s.iterations == 0) bad("iterations", "must be at least 1");

@@ -13,7 +13,7 @@ struct SynthSpec {
   uint32_t iterations = 1;
   uint64_t footprint_bytes = uint64_t{1} << 20;  // per buffer (stream, chase)
   uint64_t stride_bytes = 128;                   // chase: distance between successive pointers
-  uint32_t binary_version = 70;                  // the header's binary version (sm_70 opcodes are used)
+  uint32_t binary_version = 70;                  // header's version; >= 70 (sm_70 opcodes are emitted)
   uint32_t chains = 4;                           // compute: independent FFMA chains per iteration
 };
 

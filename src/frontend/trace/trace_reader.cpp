@@ -1,5 +1,6 @@
 #include "frontend/trace/trace_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <map>
@@ -65,6 +66,11 @@ class TraceCta final : public ir::CtaSource {
     return &insts_[w][pos_[w]++];
   }
 
+  // `insts = K` announces the count: one allocation instead of repeated growth.
+  void reserve(uint32_t w, uint32_t n) {
+    insts_[w].reserve(insts_[w].size() + n);
+    addr_at_[w].reserve(addr_at_[w].size() + n);
+  }
   void add(uint32_t w, const ParsedInst& p) {
     insts_[w].push_back(p.inst);
     addr_at_[w].push_back(p.has_addrs ? static_cast<uint32_t>(addrs_.size()) : UINT32_MAX);
@@ -124,6 +130,7 @@ bool TraceKernel::next_nonblank(std::string_view& line) {
 
 void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
   std::string_view line;
+  cta.reserve(w, std::min<uint32_t>(n, 1u << 20));
   for (uint32_t i = 0; i < n; ++i) {
     if (!next_nonblank(line))
       fail("insts", "truncated: end of file after " + std::to_string(i) + " of " + std::to_string(n) + " instructions");
