@@ -5,17 +5,29 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
+#include <vector>
 
 #include "common/error.h"
 #include "frontend/trace/trace_reader.h"
 
 namespace ws::frontend::test {
 
+// Removes the test's temp folders when the test binary exits.
+struct TempDirs {
+  std::vector<std::filesystem::path> dirs;
+  ~TempDirs() {
+    std::error_code ec;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+  }
+};
+
 inline std::filesystem::path temp_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() /
-           ("warpsim-fe-" + name + "-" + std::to_string(::getpid()));
+  static TempDirs all;
+  auto d = std::filesystem::temp_directory_path() / ("warpsim-fe-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
+  all.dirs.push_back(d);
   return d;
 }
 
