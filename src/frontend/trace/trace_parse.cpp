@@ -1,0 +1,268 @@
+#include "frontend/trace/trace_parse.h"
+
+#include <charconv>
+
+#include "common/error.h"
+
+namespace ws::frontend {
+
+namespace {
+
+// Bits of TraceHeader::seen for the keys check_header() requires.
+constexpr uint32_t kSeenGrid = 1, kSeenBlock = 2, kSeenVersion = 4;
+
+[[noreturn]] void fail(const LineCtx& ctx, std::string_view field, const std::string& what) {
+  throw InputError(std::string(ctx.file), ctx.line, std::string(field), what);
+}
+
+std::string quoted(std::string_view s) {
+  if (s.size() > 40) return "'" + std::string(s.substr(0, 40)) + "...'";
+  return "'" + std::string(s) + "'";
+}
+
+std::string_view trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// Whitespace tokenizer over one line; never allocates.
+class Tokens {
+ public:
+  explicit Tokens(std::string_view s) : s_(s) {}
+  std::string_view next() {
+    while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
+    size_t b = pos_;
+    while (pos_ < s_.size() && !is_space(s_[pos_])) ++pos_;
+    return s_.substr(b, pos_ - b);
+  }
+  bool done() {
+    while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
+    return pos_ >= s_.size();
+  }
+
+ private:
+  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+template <class T>
+bool parse_num(std::string_view t, T& v, int base) {
+  if (t.empty()) return false;
+  auto r = std::from_chars(t.data(), t.data() + t.size(), v, base);
+  return r.ec == std::errc{} && r.ptr == t.data() + t.size();
+}
+
+uint64_t need_hex(std::string_view t, const LineCtx& ctx, std::string_view field) {
+  std::string_view d = t;
+  if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) d.remove_prefix(2);
+  uint64_t v = 0;
+  if (!parse_num(d, v, 16)) fail(ctx, field, "expected a hex number, got " + quoted(t));
+  return v;
+}
+
+template <class T>
+T need_dec(std::string_view t, const LineCtx& ctx, std::string_view field) {
+  T v{};
+  if (!parse_num(t, v, 10)) fail(ctx, field, "expected a decimal number, got " + quoted(t));
+  return v;
+}
+
+Dim3 parse_dim(std::string_view v, const LineCtx& ctx, std::string_view field) {
+  if (v.size() < 2 || v.front() != '(' || v.back() != ')') fail(ctx, field, "expected (x,y,z), got " + quoted(v));
+  v = v.substr(1, v.size() - 2);
+  uint32_t xyz[3];
+  for (int i = 0; i < 3; ++i) {
+    size_t comma = v.find(',');
+    if ((i < 2) != (comma != std::string_view::npos)) fail(ctx, field, "expected three components");
+    xyz[i] = need_dec<uint32_t>(trim(v.substr(0, comma)), ctx, field);
+    if (xyz[i] == 0) fail(ctx, field, "dimensions must be positive");
+    v = i < 2 ? v.substr(comma + 1) : std::string_view{};
+  }
+  return Dim3{xyz[0], xyz[1], xyz[2]};
+}
+
+}  // namespace
+
+void parse_header_line(std::string_view line, TraceHeader& h, const LineCtx& ctx) {
+  line = trim(line);
+  if (line.empty() || line[0] != '-') fail(ctx, "header", "expected '-key = value', got " + quoted(line));
+  size_t eq = line.find('=');
+  if (eq == std::string_view::npos) fail(ctx, "header", "missing '=' in " + quoted(line));
+  std::string_view key = trim(line.substr(1, eq - 1)), v = trim(line.substr(eq + 1));
+  auto& k = h.info;
+  if (key == "kernel name") k.name = std::string(v);
+  else if (key == "kernel id") k.id = need_dec<uint32_t>(v, ctx, key);
+  else if (key == "grid dim") k.grid = parse_dim(v, ctx, key), h.seen |= kSeenGrid;
+  else if (key == "block dim") k.block = parse_dim(v, ctx, key), h.seen |= kSeenBlock;
+  else if (key == "shmem") k.shmem_bytes = need_dec<uint32_t>(v, ctx, key);
+  else if (key == "nregs") k.nregs = need_dec<uint32_t>(v, ctx, key);
+  else if (key == "binary version") k.binary_version = need_dec<uint32_t>(v, ctx, key), h.seen |= kSeenVersion;
+  else if (key == "cuda stream id") k.stream = need_dec<int64_t>(v, ctx, key);
+  else if (key == "shmem base_addr") h.shmem_base = need_hex(v, ctx, key);
+  else if (key == "local mem base_addr") h.local_base = need_hex(v, ctx, key);
+  else if (key == "nvbit version") h.nvbit_version = std::string(v);
+  else if (key == "accelsim tracer version") h.tracer_version = need_dec<uint32_t>(v, ctx, key);
+  else if (key == "enable lineinfo") h.lineinfo = need_dec<uint32_t>(v, ctx, key) != 0;
+}
+
+void check_header(const TraceHeader& h, const LineCtx& ctx) {
+  if (!(h.seen & kSeenGrid)) fail(ctx, "grid dim", "missing from the kernel header");
+  if (!(h.seen & kSeenBlock)) fail(ctx, "block dim", "missing from the kernel header");
+  if (!(h.seen & kSeenVersion)) fail(ctx, "binary version", "missing from the kernel header");
+  if (h.info.block.count() > 4096) fail(ctx, "block dim", "more than 4096 threads per CTA");
+}
+
+LineFormat LineFormat::from(const TraceHeader& h) {
+  return LineFormat{h.tracer_version, h.lineinfo, h.shmem_base, h.local_base};
+}
+
+uint8_t access_bytes_of(std::string_view op) {
+  size_t dot = op.find('.');
+  while (dot != std::string_view::npos) {
+    size_t end = op.find('.', dot + 1);
+    std::string_view m = op.substr(dot + 1, end == std::string_view::npos ? std::string_view::npos : end - dot - 1);
+    if (m == "128") return 16;
+    if (m == "64") return 8;
+    if (m == "U8" || m == "S8") return 1;
+    if (m == "U16" || m == "S16") return 2;
+    dot = end;
+  }
+  return 4;
+}
+
+ir::MemSpace classify_generic(Addr a, const LineFormat& f) {
+  if (a >= f.shmem_base && a - f.shmem_base < kSharedWindow) return ir::MemSpace::Shared;
+  if (a >= f.local_base && a - f.local_base < kLocalWindow) return ir::MemSpace::Local;
+  return ir::MemSpace::Global;
+}
+
+const InstParser::Resolved& InstParser::resolve(std::string_view opcode, const LineCtx& ctx) {
+  auto it = cache_.find(opcode);
+  if (it != cache_.end()) return it->second;
+  const OpInfo* op = isa_->find(opcode);
+  if (!op) {
+    std::string v = "sm_" + std::to_string(isa_->binary_version());
+    fail(ctx, "opcode", "unknown opcode " + quoted(base_opcode(opcode)) + " for " + v + " (add it to isa/" + v + ".toml)");
+  }
+  return cache_.emplace(std::string(opcode), Resolved{*op, access_bytes_of(opcode)}).first->second;
+}
+
+}  // namespace ws::frontend
+
+namespace ws::frontend {
+
+namespace {
+
+// Reads `n` register tokens into `regs`, dropping RZ (R255).
+template <size_t N>
+uint8_t parse_regs(Tokens& t, uint32_t n, std::array<uint16_t, N>& regs, const LineCtx& ctx, std::string_view field) {
+  uint8_t count = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string_view tok = t.next();
+    if (tok.size() < 2 || tok[0] != 'R') fail(ctx, field, "expected a register R<n>, got " + quoted(tok));
+    uint32_t r = need_dec<uint32_t>(tok.substr(1), ctx, field);
+    if (r > 255) fail(ctx, field, "register " + quoted(tok) + " out of range R0..R255");
+    if (r == 255) continue;
+    if (count >= N)
+      fail(ctx, field, "more than " + std::to_string(N) + " registers (the IR holds at most " + std::to_string(N) + ")");
+    regs[count++] = static_cast<uint16_t>(r);
+  }
+  return count;
+}
+
+std::string_view need_token(Tokens& t, const LineCtx& ctx, std::string_view field) {
+  std::string_view tok = t.next();
+  if (tok.empty()) fail(ctx, field, "missing (line ends early)");
+  return tok;
+}
+
+// Address modes: 0 = one hex address per active lane, 1 = base + decimal
+// stride (k-th active lane = base + k*stride), 2 = base then signed deltas.
+void parse_addrs(Tokens& t, uint32_t mask, std::array<Addr, 32>& out, const LineCtx& ctx) {
+  uint32_t mode = need_dec<uint32_t>(need_token(t, ctx, "address mode"), ctx, "address mode");
+  if (mode > 2) fail(ctx, "address mode", "must be 0, 1 or 2, got " + std::to_string(mode));
+  out.fill(0);
+  if (mode == 1) {
+    Addr base = need_hex(need_token(t, ctx, "address"), ctx, "address");
+    int64_t stride = need_dec<int64_t>(need_token(t, ctx, "stride"), ctx, "stride");
+    uint64_t k = 0;
+    for (unsigned lane = 0; lane < 32; ++lane)
+      if (mask >> lane & 1) out[lane] = base + static_cast<uint64_t>(stride) * k++;
+    return;
+  }
+  bool first = true;
+  Addr prev = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1)) continue;
+    std::string_view tok = need_token(t, ctx, "address");
+    if (mode == 0 || first) prev = need_hex(tok, ctx, "address");
+    else prev += static_cast<uint64_t>(need_dec<int64_t>(tok, ctx, "address"));
+    out[lane] = prev;
+    first = false;
+  }
+}
+
+}  // namespace
+
+void InstParser::parse(std::string_view line, ParsedInst& out, const LineCtx& ctx) {
+  Tokens t(line);
+  out.has_addrs = false;  // stays consistent if this line throws
+  out.inst = ir::WarpInst{};
+  if (fmt_.tracer_version < 3) {
+    for (uint32_t& c : out.tb) c = need_dec<uint32_t>(need_token(t, ctx, "thread block"), ctx, "thread block");
+    out.warp = need_dec<uint32_t>(need_token(t, ctx, "warp"), ctx, "warp");
+  }
+  if (fmt_.lineinfo) out.line_num = need_dec<uint32_t>(need_token(t, ctx, "line number"), ctx, "line number");
+  ir::WarpInst& w = out.inst;
+  w.pc = need_hex(need_token(t, ctx, "pc"), ctx, "pc");
+  uint64_t mask = need_hex(need_token(t, ctx, "mask"), ctx, "mask");
+  if (mask > 0xffffffffull) fail(ctx, "mask", "wider than 32 lanes");
+  w.active_mask = static_cast<uint32_t>(mask);
+  uint32_t nd = need_dec<uint32_t>(need_token(t, ctx, "dst count"), ctx, "dst count");
+  w.n_dst = parse_regs(t, nd, w.dst, ctx, "dst");
+  std::string_view opcode = need_token(t, ctx, "opcode");
+  const Resolved& r = resolve(opcode, ctx);
+  uint32_t ns = need_dec<uint32_t>(need_token(t, ctx, "src count"), ctx, "src count");
+  w.n_src = parse_regs(t, ns, w.src, ctx, "src");
+  uint32_t width = need_dec<uint32_t>(need_token(t, ctx, "mem width"), ctx, "mem width");
+  if (width > 0) parse_addrs(t, w.active_mask, out.addrs, ctx);
+  out.immediate = 0;
+  if (fmt_.tracer_version >= 5) out.immediate = need_dec<int64_t>(need_token(t, ctx, "immediate"), ctx, "immediate");
+  if (!t.done()) fail(ctx, "line", "unexpected trailing text " + quoted(t.next()));
+  fill_kind(r, width > 0, out);
+}
+
+// Memory opcodes without traced addresses (e.g. LDC, TEX) have nothing for a
+// memory model to do: they become ALU ops on their unit.
+void InstParser::fill_kind(const Resolved& r, bool traced, ParsedInst& out) const {
+  ir::WarpInst& w = out.inst;
+  w.kind = r.op.kind;
+  w.unit = r.op.unit;
+  bool mem = w.is_memory();
+  if (!mem || !traced) {
+    if (mem) w.kind = ir::OpKind::Alu;
+    return;
+  }
+  out.has_addrs = true;
+  w.access_bytes = r.access_bytes;
+  w.addrs = out.addrs.data();
+  switch (r.op.space) {
+    case IsaSpace::Shared: w.space = ir::MemSpace::Shared; break;
+    case IsaSpace::Local: w.space = ir::MemSpace::Local; break;
+    case IsaSpace::Const: w.space = ir::MemSpace::Const; break;
+    case IsaSpace::Tex: w.space = ir::MemSpace::Tex; break;
+    case IsaSpace::Generic: w.space = generic_space(w, fmt_); break;
+    default: w.space = ir::MemSpace::Global; break;
+  }
+}
+
+// A warp's generic access is classified by its first active lane's address.
+ir::MemSpace generic_space(const ir::WarpInst& w, const LineFormat& fmt) {
+  if (w.active_mask == 0) return ir::MemSpace::Global;
+  return classify_generic(w.addrs[__builtin_ctz(w.active_mask)], fmt);
+}
+
+}  // namespace ws::frontend

@@ -1,0 +1,92 @@
+// Line-level parsers of the NVBit/Accel-Sim trace format. Pure functions of
+// their input (no I/O) so that tests and the fuzzer can drive them directly.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "frontend/trace/isa_table.h"
+#include "ir/source.h"
+
+namespace ws::frontend {
+
+// Generic addresses within [base, base + window) of the header's shared/local
+// bases are shared/local. 16 MiB covers any CTA's shared memory (<= 228 KiB)
+// and a thread's local window with room to spare, and stays below the 32 MiB
+// gap NVBit leaves between the two bases.
+inline constexpr Addr kSharedWindow = Addr{16} << 20;
+inline constexpr Addr kLocalWindow = Addr{16} << 20;
+
+// Where a parse error is reported: file name and 1-based line number.
+struct LineCtx {
+  std::string_view file;
+  uint64_t line = 0;
+};
+
+struct TraceHeader {
+  ir::KernelInfo info;
+  Addr shmem_base = 0, local_base = 0;
+  uint32_t tracer_version = 0;  // 0 = key absent: the pre-3 format
+  bool lineinfo = false;
+  std::string nvbit_version;
+  uint32_t seen = 0;  // bit set of the keys read (see trace_parse.cpp)
+};
+
+// Parses one `-key = value` line into `h`; unknown keys are ignored.
+void parse_header_line(std::string_view line, TraceHeader& h, const LineCtx& ctx);
+// Checks that the keys a reader needs (grid, block, binary version) were present.
+void check_header(const TraceHeader& h, const LineCtx& ctx);
+
+// How instruction lines of one kernel are laid out.
+struct LineFormat {
+  uint32_t tracer_version = 4;
+  bool lineinfo = false;
+  Addr shmem_base = 0, local_base = 0;
+  static LineFormat from(const TraceHeader& h);
+};
+
+struct ParsedInst {
+  ir::WarpInst inst;
+  std::array<Addr, 32> addrs{};  // lane-indexed; inactive lanes are 0
+  bool has_addrs = false;        // a memory access with addresses attached
+  uint32_t line_num = 0;         // lineinfo traces only
+  uint32_t tb[3] = {0, 0, 0};    // tracer version < 3 only
+  uint32_t warp = 0;             // tracer version < 3 only
+  int64_t immediate = 0;         // tracer version 5 only
+};
+
+// Parses instruction lines; caches per-opcode facts, so keep one per kernel.
+class InstParser {
+ public:
+  InstParser(const IsaTable& isa, LineFormat fmt) : isa_(&isa), fmt_(fmt) {}
+  void parse(std::string_view line, ParsedInst& out, const LineCtx& ctx);
+  const LineFormat& format() const { return fmt_; }
+
+ private:
+  struct Resolved {
+    OpInfo op;
+    uint8_t access_bytes = 4;
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  const Resolved& resolve(std::string_view opcode, const LineCtx& ctx);
+  void fill_kind(const Resolved& r, bool traced, ParsedInst& out) const;
+
+  const IsaTable* isa_;
+  LineFormat fmt_;
+  std::unordered_map<std::string, Resolved, Hash, std::equal_to<>> cache_;
+};
+
+// Bytes per lane implied by an opcode's modifiers (.128 -> 16, .64 -> 8, ...).
+uint8_t access_bytes_of(std::string_view opcode);
+
+// Shared/local/global for a generic address under the header's windows.
+ir::MemSpace classify_generic(Addr a, const LineFormat& fmt);
+// Same for a whole warp access (by its first active lane).
+ir::MemSpace generic_space(const ir::WarpInst& w, const LineFormat& fmt);
+
+}  // namespace ws::frontend

@@ -1,0 +1,282 @@
+#include "frontend/trace/trace_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <map>
+#include <vector>
+
+#include "common/error.h"
+#include "frontend/trace/line_reader.h"
+
+namespace ws::frontend {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+std::string_view trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// "key = value" -> value, or empty view if the key does not match.
+std::optional<std::string_view> keyed(std::string_view line, std::string_view key) {
+  line = trim(line);
+  if (!starts_with(line, key)) return std::nullopt;
+  std::string_view rest = trim(line.substr(key.size()));
+  if (rest.empty() || rest[0] != '=') return std::nullopt;
+  return trim(rest.substr(1));
+}
+
+uint32_t need_u32(std::string_view v, const LineReader& r, const char* field) {
+  uint32_t x = 0;
+  auto res = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (res.ec != std::errc{} || res.ptr != v.data() + v.size())
+    throw InputError(r.path(), r.line_no(), field, "expected a number, got '" + std::string(v.substr(0, 40)) + "'");
+  return x;
+}
+
+// Reads header lines up to the first '#' line.
+TraceHeader read_header(LineReader& r) {
+  TraceHeader h;
+  std::string_view line;
+  while (r.next(line)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    if (line[0] == '#') break;
+    parse_header_line(line, h, LineCtx{r.path(), r.line_no()});
+  }
+  check_header(h, LineCtx{r.path(), r.line_no()});
+  return h;
+}
+
+class TraceCta final : public ir::CtaSource {
+ public:
+  explicit TraceCta(uint32_t warps) : insts_(warps), addr_at_(warps), pos_(warps, 0) {}
+  Dim3 cta_id() const override { return id_; }
+  uint32_t num_warps() const override { return static_cast<uint32_t>(insts_.size()); }
+  const ir::WarpInst* next(uint32_t w) override {
+    if (w >= insts_.size() || pos_[w] >= insts_[w].size()) return nullptr;
+    return &insts_[w][pos_[w]++];
+  }
+
+  // `insts = K` announces the count: one allocation instead of repeated growth.
+  void reserve(uint32_t w, uint32_t n) {
+    insts_[w].reserve(insts_[w].size() + n);
+    addr_at_[w].reserve(addr_at_[w].size() + n);
+  }
+  void add(uint32_t w, const ParsedInst& p) {
+    insts_[w].push_back(p.inst);
+    addr_at_[w].push_back(p.has_addrs ? static_cast<uint32_t>(addrs_.size()) : UINT32_MAX);
+    if (p.has_addrs) addrs_.insert(addrs_.end(), p.addrs.begin(), p.addrs.end());
+  }
+  // Addresses live in one pool that may reallocate while reading: point into it once done.
+  void finish() {
+    for (size_t w = 0; w < insts_.size(); ++w)
+      for (size_t i = 0; i < insts_[w].size(); ++i)
+        insts_[w][i].addrs = addr_at_[w][i] == UINT32_MAX ? nullptr : addrs_.data() + addr_at_[w][i];
+  }
+  Dim3 id_;
+
+ private:
+  std::vector<std::vector<ir::WarpInst>> insts_;
+  std::vector<std::vector<uint32_t>> addr_at_;
+  std::vector<Addr> addrs_;
+  std::vector<size_t> pos_;
+};
+
+class TraceKernel final : public ir::KernelSource {
+ public:
+  TraceKernel(std::unique_ptr<LineReader> r, std::shared_ptr<const IsaTable> isa)
+      : r_(std::move(r)), h_(read_header(*r_)), isa_(isa ? std::move(isa) : load_isa()),
+        parser_(*isa_, LineFormat::from(h_)) {}
+  const ir::KernelInfo& info() const override { return h_.info; }
+  const std::vector<std::string>& unit_names() const override { return isa_->unit_names(); }
+  std::unique_ptr<ir::CtaSource> next_cta() override;
+
+ private:
+  std::shared_ptr<const IsaTable> load_isa() const {
+    try {
+      return std::make_shared<IsaTable>(IsaTable::load(h_.info.binary_version));
+    } catch (const InputError& e) {
+      throw InputError(r_->path() + ": binary version " + std::to_string(h_.info.binary_version) + ": " + e.what());
+    }
+  }
+  [[noreturn]] void fail(const char* field, const std::string& what) const {
+    throw InputError(r_->path(), r_->line_no(), field, what);
+  }
+  bool next_nonblank(std::string_view& line);
+  void read_warp(TraceCta& cta, uint32_t w, uint32_t n);
+
+  std::unique_ptr<LineReader> r_;
+  TraceHeader h_;
+  std::shared_ptr<const IsaTable> isa_;
+  InstParser parser_;
+  ParsedInst scratch_;
+  uint64_t ctas_read_ = 0;
+};
+
+bool TraceKernel::next_nonblank(std::string_view& line) {
+  while (r_->next(line))
+    if (!blank(line)) return true;
+  return false;
+}
+
+void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
+  std::string_view line;
+  cta.reserve(w, std::min<uint32_t>(n, 1u << 20));
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!next_nonblank(line))
+      fail("insts", "truncated: end of file after " + std::to_string(i) + " of " + std::to_string(n) + " instructions");
+    std::string_view t = trim(line);
+    if (t[0] == '#' || starts_with(t, "warp") || starts_with(t, "thread block"))
+      fail("insts", "only " + std::to_string(i) + " of " + std::to_string(n) + " instruction lines before this line");
+    parser_.parse(line, scratch_, LineCtx{r_->path(), r_->line_no()});
+    cta.add(w, scratch_);
+  }
+}
+
+std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
+  std::string_view line;
+  bool found = false;
+  while (!found && next_nonblank(line)) {
+    std::string_view t = trim(line);
+    found = t == "#BEGIN_TB";
+    if (!found && t[0] != '#') fail("body", "expected #BEGIN_TB, got '" + std::string(t.substr(0, 40)) + "'");
+  }
+  if (!found) {
+    if (ctas_read_ < h_.info.grid.count())
+      fail("thread block", "truncated: " + std::to_string(ctas_read_) + " of " +
+                               std::to_string(h_.info.grid.count()) + " thread blocks present");
+    return nullptr;
+  }
+  auto cta = std::make_unique<TraceCta>(h_.info.warps_per_cta());
+  uint32_t warp = UINT32_MAX;
+  for (;;) {
+    if (!next_nonblank(line)) fail("thread block", "truncated: end of file inside a thread block (no #END_TB)");
+    std::string_view t = trim(line);
+    if (t == "#END_TB") break;
+    if (auto v = keyed(t, "thread block")) {
+      uint32_t xyz[3] = {0, 0, 0};
+      std::string_view s = *v;
+      for (int i = 0; i < 3; ++i) {
+        size_t c = s.find(',');
+        xyz[i] = need_u32(trim(s.substr(0, c)), *r_, "thread block");
+        s = c == std::string_view::npos ? std::string_view{} : s.substr(c + 1);
+      }
+      cta->id_ = Dim3{xyz[0], xyz[1], xyz[2]};
+    } else if (auto v = keyed(t, "warp")) {
+      warp = need_u32(*v, *r_, "warp");
+      if (warp >= cta->num_warps())
+        fail("warp", "warp " + std::to_string(warp) + " but the CTA has " + std::to_string(cta->num_warps()) + " warps");
+    } else if (auto v = keyed(t, "insts")) {
+      if (warp == UINT32_MAX) fail("insts", "instruction count before any 'warp = W' line");
+      read_warp(*cta, warp, need_u32(*v, *r_, "insts"));
+    } else {
+      fail("body", "unexpected line '" + std::string(t.substr(0, 40)) + "' in a thread block");
+    }
+  }
+  ++ctas_read_;
+  cta->finish();
+  return cta;
+}
+
+}  // namespace
+
+namespace {
+
+struct ListEntry {
+  bool is_kernel = false;
+  ir::MemcpyHtoD copy;
+  std::string kernel_path;
+};
+
+// MemcpyHtoD,0x<addr>,<bytes>
+ir::MemcpyHtoD parse_memcpy(std::string_view line, const LineReader& r) {
+  std::string_view rest = line.substr(line.find(',') + 1);
+  size_t c = rest.find(',');
+  if (c == std::string_view::npos) throw InputError(r.path(), r.line_no(), "memcpy", "expected MemcpyHtoD,0x<addr>,<bytes>");
+  std::string_view a = trim(rest.substr(0, c)), b = trim(rest.substr(c + 1));
+  if (a.size() > 2 && a[1] == 'x') a.remove_prefix(2);
+  ir::MemcpyHtoD m;
+  auto ra = std::from_chars(a.data(), a.data() + a.size(), m.dst, 16);
+  auto rb = std::from_chars(b.data(), b.data() + b.size(), m.bytes, 10);
+  if (a.empty() || b.empty() || ra.ec != std::errc{} || ra.ptr != a.data() + a.size() || rb.ec != std::errc{} ||
+      rb.ptr != b.data() + b.size())
+    throw InputError(r.path(), r.line_no(), "memcpy", "expected MemcpyHtoD,0x<addr>,<bytes>, got '" + std::string(line.substr(0, 60)) + "'");
+  return m;
+}
+
+class TraceWorkload final : public ir::WorkloadSource {
+ public:
+  explicit TraceWorkload(const std::string& path);
+  std::optional<ir::Command> next() override;
+  std::optional<uint32_t> kernel_count() const override { return kernels_; }
+  std::string description() const override { return "trace " + list_; }
+
+ private:
+  std::shared_ptr<const IsaTable> isa_for(const std::string& kernel_path);
+
+  std::string list_;
+  std::vector<ListEntry> entries_;
+  size_t pos_ = 0;
+  uint32_t kernels_ = 0;
+  std::map<uint32_t, std::shared_ptr<const IsaTable>> isas_;
+};
+
+TraceWorkload::TraceWorkload(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::is_directory(path, ec) ? fs::path(path) / "kernelslist.g" : fs::path(path);
+  list_ = p.string();
+  auto r = LineReader::open(list_);
+  std::string_view line;
+  while (r->next(line)) {
+    line = trim(line);
+    if (starts_with(line, "MemcpyHtoD,")) {
+      entries_.push_back(ListEntry{false, parse_memcpy(line, *r), {}});
+    } else if (line.find(".traceg") != std::string_view::npos && line.find(',') == std::string_view::npos) {
+      fs::path k = p.parent_path() / std::string(line);
+      if (!fs::is_regular_file(k, ec)) throw InputError(list_, r->line_no(), "kernel", "missing kernel file " + k.string());
+      entries_.push_back(ListEntry{true, {}, k.string()});
+      ++kernels_;
+    }
+  }
+}
+
+// Kernels of one workload share opcode tables per binary version.
+std::shared_ptr<const IsaTable> TraceWorkload::isa_for(const std::string& kernel_path) {
+  uint32_t v = read_trace_header(kernel_path).info.binary_version;
+  auto& slot = isas_[v];
+  if (!slot) slot = std::make_shared<IsaTable>(IsaTable::load(v));
+  return slot;
+}
+
+std::optional<ir::Command> TraceWorkload::next() {
+  if (pos_ >= entries_.size()) return std::nullopt;
+  const ListEntry& e = entries_[pos_++];
+  if (!e.is_kernel) return ir::Command{e.copy};
+  return ir::Command{open_trace_kernel(e.kernel_path, isa_for(e.kernel_path))};
+}
+
+}  // namespace
+
+std::unique_ptr<ir::WorkloadSource> open_trace_workload(const std::string& path) {
+  return std::make_unique<TraceWorkload>(path);
+}
+
+std::unique_ptr<ir::KernelSource> open_trace_kernel(const std::string& path, std::shared_ptr<const IsaTable> isa) {
+  return std::make_unique<TraceKernel>(LineReader::open(path), std::move(isa));
+}
+
+TraceHeader read_trace_header(const std::string& path) {
+  auto r = LineReader::open(path);
+  return read_header(*r);
+}
+
+}  // namespace ws::frontend

@@ -1,0 +1,143 @@
+#include "frontend/trace/trace_writer.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iterator>
+
+#include "common/error.h"
+
+namespace ws::frontend {
+
+namespace {
+
+FILE* create(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw InputError(path, 0, "", std::string("cannot create: ") + std::strerror(errno));
+  return f;
+}
+
+// The k-th active lane's address is base + k*stride for every active lane.
+bool strided(const TraceInst& i, Addr& base, int64_t& stride) {
+  bool first = true, have_stride = false;
+  Addr prev = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(i.mask >> lane & 1)) continue;
+    Addr a = i.addrs[lane];
+    if (first) base = a, stride = 0;
+    else if (!have_stride) stride = static_cast<int64_t>(a - prev), have_stride = true;
+    else if (static_cast<int64_t>(a - prev) != stride) return false;
+    first = false;
+    prev = a;
+  }
+  return !first;
+}
+
+void append_regs(std::string& s, const std::vector<uint16_t>& regs) {
+  fmt::format_to(std::back_inserter(s), "{} ", regs.size());
+  for (uint16_t r : regs) fmt::format_to(std::back_inserter(s), "R{} ", r);
+}
+
+}  // namespace
+
+std::string format_inst_line(const TraceInst& i) {
+  std::string s = fmt::format("{:04x} {:08x} ", i.pc, i.mask);
+  append_regs(s, i.dst);
+  s += i.opcode;
+  s += ' ';
+  append_regs(s, i.src);
+  fmt::format_to(std::back_inserter(s), "{} ", i.mem_width);
+  if (i.mem_width == 0) return s;
+  Addr base = 0;
+  int64_t stride = 0;
+  if (strided(i, base, stride)) return s + fmt::format("1 0x{:x} {} ", base, stride);
+  s += "0 ";
+  for (unsigned lane = 0; lane < 32; ++lane)
+    if (i.mask >> lane & 1) fmt::format_to(std::back_inserter(s), "0x{:x} ", i.addrs[lane]);
+  return s;
+}
+
+TraceWriter::TraceWriter(const std::string& out_dir) : dir_(out_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) throw InputError(dir_, 0, "", "cannot create the trace folder: " + ec.message());
+  list_ = create((std::filesystem::path(dir_) / "kernelslist.g").string());
+}
+
+TraceWriter::~TraceWriter() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
+
+void TraceWriter::memcpy(Addr dst, uint64_t bytes) {
+  std::string line = fmt::format("MemcpyHtoD,0x{:016x},{}\n", dst, bytes);
+  std::fputs(line.c_str(), list_);
+}
+
+void TraceWriter::begin_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_base) {
+  if (kernel_) end_kernel();
+  info.id = ++kernels_;
+  std::string name = fmt::format("kernel-{}.traceg", info.id);
+  kernel_path_ = (std::filesystem::path(dir_) / name).string();
+  kernel_ = create(kernel_path_);
+  std::fprintf(list_, "%s\n", name.c_str());
+  put(fmt::format("-kernel name = {}\n-kernel id = {}\n-grid dim = ({},{},{})\n-block dim = ({},{},{})\n", info.name,
+                  info.id, info.grid.x, info.grid.y, info.grid.z, info.block.x, info.block.y, info.block.z));
+  put(fmt::format("-shmem = {}\n-nregs = {}\n-binary version = {}\n-cuda stream id = {}\n", info.shmem_bytes,
+                  info.nregs, info.binary_version, info.stream));
+  put(fmt::format("-shmem base_addr = 0x{:016x}\n-local mem base_addr = 0x{:016x}\n", shmem_base, local_base));
+  put("-nvbit version = warpsim\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n");
+  put("#traces format = PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] "
+      "[mem_addresses]\n\n");
+}
+
+void TraceWriter::begin_cta(Dim3 id) { put(fmt::format("#BEGIN_TB\n\nthread block = {},{},{}\n\n", id.x, id.y, id.z)); }
+
+void TraceWriter::begin_warp(uint32_t warp, uint32_t count) {
+  if (pending_) throw Error("trace writer: previous warp is missing instructions");
+  put(fmt::format("warp = {}\ninsts = {}\n", warp, count));
+  pending_ = count;
+}
+
+void TraceWriter::add(const TraceInst& i) {
+  if (pending_ == 0) throw Error("trace writer: more instructions than begin_warp() announced");
+  --pending_;
+  put(format_inst_line(i));
+  put("\n");
+}
+
+void TraceWriter::end_cta() {
+  if (pending_) throw Error("trace writer: warp is missing instructions");
+  put("\n#END_TB\n\n");
+}
+
+void TraceWriter::end_kernel() {
+  flush();
+  if (kernel_ && std::fclose(kernel_) != 0) throw InputError(kernel_path_, 0, "", "write failed");
+  kernel_ = nullptr;
+}
+
+void TraceWriter::close() {
+  if (kernel_) end_kernel();
+  if (list_ && std::fclose(list_) != 0) throw InputError(dir_, 0, "", "writing kernelslist.g failed");
+  list_ = nullptr;
+}
+
+// Instruction text is batched so that each line does not cost a stdio call.
+void TraceWriter::put(std::string_view s) {
+  buf_.append(s);
+  if (buf_.size() >= (size_t{1} << 20)) flush();
+}
+
+void TraceWriter::flush() {
+  if (!kernel_ || buf_.empty()) return;
+  if (std::fwrite(buf_.data(), 1, buf_.size(), kernel_) != buf_.size())
+    throw InputError(kernel_path_, 0, "", "write failed");
+  buf_.clear();
+}
+
+}  // namespace ws::frontend

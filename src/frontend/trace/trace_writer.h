@@ -1,0 +1,63 @@
+// Writes trace folders in the NVBit/Accel-Sim format (tracer version 4, no
+// line info) that open_trace_workload() reads back.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/source.h"
+
+namespace ws::frontend {
+
+// One warp instruction as the trace spells it.
+struct TraceInst {
+  uint64_t pc = 0;
+  uint32_t mask = 0xffffffff;
+  std::string opcode;            // full mnemonic, e.g. "LDG.E.SYS"
+  std::vector<uint16_t> dst, src;
+  uint32_t mem_width = 0;        // > 0: a memory access; addrs are used
+  std::array<Addr, 32> addrs{};  // lane-indexed; only active lanes are written
+};
+
+// The instruction line for `i`: address mode 1 when the active lanes' addresses
+// form one stride, mode 0 otherwise.
+std::string format_inst_line(const TraceInst& i);
+
+class TraceWriter {
+ public:
+  // Creates `out_dir` (and parents) and its kernelslist.g.
+  explicit TraceWriter(const std::string& out_dir);
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  void memcpy(Addr dst, uint64_t bytes);
+  // Opens kernel-<n>.traceg (n counts from 1); info.id is overwritten with n.
+  void begin_kernel(ir::KernelInfo info, Addr shmem_base = 0x00007f0000000000ull,
+                    Addr local_base = 0x00007effe0000000ull);
+  void begin_cta(Dim3 id);
+  // A warp's block: exactly `count` add() calls must follow.
+  void begin_warp(uint32_t warp, uint32_t count);
+  void add(const TraceInst& i);
+  void end_cta();
+  void end_kernel();
+  // Flushes and closes; called by the destructor too (which cannot report errors).
+  void close();
+
+ private:
+  void put(std::string_view s);
+  void flush();
+
+  std::string dir_;
+  FILE* list_ = nullptr;
+  FILE* kernel_ = nullptr;
+  std::string buf_;
+  std::string kernel_path_;
+  uint32_t kernels_ = 0;
+  uint32_t pending_ = 0;  // add() calls still owed to the current warp
+};
+
+}  // namespace ws::frontend

@@ -1,0 +1,88 @@
+// Opcode tables: every shipped generation loads; inheritance; errors.
+#include "frontend/trace_test_util.h"
+#include "frontend/trace/isa_table.h"
+
+#include <map>
+
+namespace ws::frontend {
+namespace {
+
+const OpInfo& op(uint32_t sm, std::string_view name) {
+  static std::map<uint32_t, IsaTable> tables;
+  auto it = tables.find(sm);
+  if (it == tables.end()) it = tables.emplace(sm, IsaTable::load_from(test::isa_dir(), sm)).first;
+  return it->second.lookup(name);
+}
+
+uint8_t unit(const char* n) { return IsaTable::unit_index(n); }
+
+TEST(IsaTable, EveryShippedGenerationLoads) {
+  for (uint32_t sm : {61u, 70u, 75u, 80u, 86u, 89u, 90u}) {
+    IsaTable t = IsaTable::load_from(test::isa_dir(), sm);
+    EXPECT_GT(t.size(), 100u) << sm;
+    EXPECT_EQ(t.unit_names(), IsaTable::unit_vocabulary());
+    EXPECT_EQ(t.lookup("EXIT").kind, ir::OpKind::Exit) << sm;
+    EXPECT_EQ(t.lookup("BAR.SYNC").kind, ir::OpKind::Barrier) << sm;
+  }
+}
+
+TEST(IsaTable, ClassesFollowTheGeneration) {
+  EXPECT_EQ(op(61, "XMAD.PSL").unit, unit("int"));
+  EXPECT_EQ(op(61, "LDS.U.32").space, IsaSpace::Shared);
+  EXPECT_EQ(op(70, "FFMA").unit, unit("sp"));
+  EXPECT_EQ(op(70, "DFMA").unit, unit("dp"));
+  EXPECT_EQ(op(70, "MUFU.RSQ").unit, unit("sfu"));
+  EXPECT_EQ(op(70, "I2F.F64").unit, unit("sfu"));
+  EXPECT_EQ(op(70, "HMMA.884.F32").unit, unit("tensor"));
+  EXPECT_EQ(op(70, "BSSY").kind, ir::OpKind::Branch);
+  EXPECT_EQ(op(70, "LD.E").space, IsaSpace::Generic);
+  EXPECT_EQ(op(70, "RED.E.ADD").kind, ir::OpKind::Atomic);
+  EXPECT_EQ(op(70, "MEMBAR.GL").kind, ir::OpKind::MemBar);
+  EXPECT_EQ(op(75, "IMMA").unit, unit("tensor"));
+  EXPECT_EQ(op(75, "UIADD3").unit, unit("int"));
+  EXPECT_EQ(op(80, "DMMA").unit, unit("tensor"));
+  EXPECT_EQ(op(80, "LDGSTS.E.128").space, IsaSpace::Global);
+  EXPECT_EQ(op(86, "HMMA").unit, unit("tensor"));
+  EXPECT_EQ(op(90, "HGMMA").unit, unit("tensor"));
+  EXPECT_EQ(op(90, "IADD3").unit, unit("int"));  // inherited through four tables
+}
+
+TEST(IsaTable, UnknownOpcodeAndVersion) {
+  IsaTable t = IsaTable::load_from(test::isa_dir(), 70);
+  EXPECT_EQ(t.find("XMAD"), nullptr);  // Pascal-only
+  std::string m = test::error_of([&] { t.lookup("XMAD.MRG"); });
+  EXPECT_NE(m.find("'XMAD'"), std::string::npos) << m;
+  EXPECT_NE(m.find("field 'opcode'"), std::string::npos) << m;
+  m = test::error_of([] { IsaTable::load_from(test::isa_dir(), 12); });
+  EXPECT_NE(m.find("sm_12.toml"), std::string::npos) << m;
+}
+
+TEST(IsaTable, NewGenerationIsADataFile) {
+  auto d = test::temp_dir("isa");
+  test::write_file(d / "sm_1.toml", "[[group]]\nkind = \"alu\"\nunit = \"int\"\nops = [\"FOO\", \"BAR2\"]\n");
+  test::write_file(d / "sm_2.toml",
+                   "base = \"sm_1\"\n[[group]]\nkind = \"load\"\nunit = \"ldst\"\nspace = \"global\"\nops = [\"FOO\"]\n");
+  IsaTable t = IsaTable::load_from(d.string(), 2);
+  EXPECT_EQ(t.lookup("FOO.X").kind, ir::OpKind::Load);
+  EXPECT_EQ(t.lookup("BAR2").unit, unit("int"));
+  test::write_file(d / "sm_3.toml", "[[group]]\nkind = \"alu\"\nunit = \"gpu\"\nops = [\"X\"]\n");
+  std::string m = test::error_of([&] { IsaTable::load_from(d.string(), 3); });
+  EXPECT_NE(m.find("sm_3.toml: field 'unit'"), std::string::npos) << m;
+  test::write_file(d / "sm_4.toml", "[[group]]\nkind = \"store\"\nunit = \"ldst\"\nops = [\"X\"]\n");
+  m = test::error_of([&] { IsaTable::load_from(d.string(), 4); });
+  EXPECT_NE(m.find("field 'space'"), std::string::npos) << m;
+  test::write_file(d / "sm_5.toml", "base = \"sm_5\"\n");
+  m = test::error_of([&] { IsaTable::load_from(d.string(), 5); });
+  EXPECT_NE(m.find("too deep"), std::string::npos) << m;
+  test::write_file(d / "sm_6.toml", "[[group]\n");
+  m = test::error_of([&] { IsaTable::load_from(d.string(), 6); });
+  EXPECT_NE(m.find("sm_6.toml:1"), std::string::npos) << m;
+}
+
+TEST(IsaTable, DataDirHoldsTheTables) {
+  IsaTable t = IsaTable::load(70);
+  EXPECT_EQ(t.binary_version(), 70u);
+}
+
+}  // namespace
+}  // namespace ws::frontend
