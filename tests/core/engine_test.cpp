@@ -15,7 +15,7 @@ class Sender : public Clocked {
       : d_(d), out_(out), left_(count), latency_(latency) {}
   void tick() override {
     ++ticks;
-    if (left_ > 0 && out_.can_push()) out_.push(left_--, d_.tick_of(d_.now() + latency_));
+    if (left_ > 0 && out_.can_push(d_.now_tick())) out_.push(left_--, d_.tick_of(d_.now() + latency_));
   }
   Tick next_event() const override { return left_ > 0 ? d_.now_tick() : kNever; }
   int ticks = 0;
@@ -69,7 +69,8 @@ TEST(EngineGating, PortKeepsFifoOrderAndBackPressure) {
   Port<int> p(2);
   p.push(1, 50);
   p.push(2, 10);  // shorter latency cannot overtake
-  EXPECT_FALSE(p.can_push());
+  EXPECT_TRUE(p.can_push(49));   // both still on the wire: the buffer is empty
+  EXPECT_FALSE(p.can_push(50));  // both arrived: the 2-slot buffer is full
   EXPECT_FALSE(p.ready(49));
   EXPECT_TRUE(p.ready(50));
   EXPECT_EQ(p.front(), 1);

@@ -66,7 +66,7 @@ TEST(Xbar, RoundRobinIsFair) {
   std::vector<uint32_t> got(4, 0);
   for (Cycle c = 0; c < 400; ++c) {
     for (uint32_t i = 0; i < 4; ++i)
-      if (b.xbar->input(i).can_push()) b.send(i, 0, AccessType::Read, i);
+      if (b.xbar->input(i).can_push(b.clk.tick_of(c))) b.send(i, 0, AccessType::Read, i);
     b.drv.run_until(b.clk.tick_of(c));
   }
   while (!b.outs[0]->empty()) {
@@ -77,7 +77,7 @@ TEST(Xbar, RoundRobinIsFair) {
 }
 
 TEST(Xbar, BackPressureStallsInsteadOfOverflowing) {
-  XbarBench b(2, 1, 2);
+  XbarBench b(2, 1, 2, {"icnt.latency=1"});  // short wire: the 2-slot receive buffer is what limits
   for (uint32_t k = 0; k < 3; ++k) {
     b.send(0, 0);
     b.send(1, 0);

@@ -30,7 +30,7 @@ struct DramBench {
     ch->record_commands(true);
     drv.add(clk, *ch);
     drv.on_edge([this](Tick t) {
-      while (!backlog.empty() && ch->from_l2().can_push()) {
+      while (!backlog.empty() && ch->from_l2().can_push(t)) {
         ch->from_l2().push(backlog.front(), t + kPs);
         backlog.pop_front();
       }

@@ -129,6 +129,7 @@ void LdstUnit::complete(uint32_t access_token, Cycle now, std::vector<Warp>& war
   Warp& w = warps[p.warp_slot];
   for (int k = 0; k < p.n_dst; ++k) w.reg_ready[p.dst[k]] = now;
   --w.pending_loads;
+  w.wake_at = 0;
   free_tokens_.push_back(token);
 }
 

@@ -70,6 +70,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     w.warp_in_cta = k++;
     w.pending_loads = 0;
     w.busy_until = 0;
+    w.wake_at = 0;
     w.reg_ready.fill(0);
     w.inst = source->next(w.warp_in_cta);
     cta.warp_slots.push_back(slot);
@@ -123,10 +124,15 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
       if (w.pending_loads == 0) finish_warp(slot);
       continue;
     }
+    if (w.wake_at > now) {
+      wake = std::min(wake, w.wake_at);
+      continue;
+    }
     Cycle w_wake = kPending;
     if (can_issue(sc, w, now, w_wake)) {
       ready |= uint64_t{1} << local;
     } else {
+      w.wake_at = w_wake;
       wake = std::min(wake, w_wake);
     }
   }

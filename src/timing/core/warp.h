@@ -20,6 +20,9 @@ struct Warp {
   uint32_t warp_in_cta = 0;
   uint32_t pending_loads = 0;    // memory instructions whose results are outstanding
   Cycle busy_until = 0;          // a fence holds the warp until this cycle
+  // Lower bound on the next cycle the warp could issue (kPending: a memory
+  // reply must come first). Lets the scheduler skip sleeping warps cheaply.
+  Cycle wake_at = 0;
   // Next instruction to issue; nullptr once the warp's stream has ended (the
   // warp then finishes as soon as its outstanding loads have returned).
   const ir::WarpInst* inst = nullptr;

@@ -90,7 +90,7 @@ void DramChannel::deliver_replies() {
     Port<MemRequest>* to = r.src_slice < reply_to_.size() ? reply_to_[r.src_slice] : nullptr;
     if (!to) throw Error("dram channel " + std::to_string(id_) + ": no reply port for slice " +
                          std::to_string(r.src_slice));
-    if (!to->can_push()) return;  // the slice is full: hold the data (in order)
+    if (!to->can_push(clk_.now_tick())) return;  // the slice is full: hold the data (in order)
     to->push(r, clk_.tick_of(replies_.front().at));
     replies_.pop_front();
   }

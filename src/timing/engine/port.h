@@ -1,6 +1,8 @@
-// A bounded FIFO between two components. A message pushed at time t with a
-// latency becomes visible to the receiver at `ready`; a full port is
-// back-pressure the sender must respect (check can_push() first).
+// A FIFO link between two components. A message pushed with a latency is on
+// the wire until `ready`, then waits in the receiver's buffer. The buffer is
+// bounded (a full buffer is back-pressure the sender must respect: check
+// can_push(now) first); messages still on the wire do not take buffer slots,
+// so a long pipelined link is not throttled by a small receive buffer.
 #pragma once
 #include <cassert>
 #include <cstddef>
@@ -15,13 +17,18 @@ class Port {
  public:
   explicit Port(size_t capacity = 16) : capacity_(capacity) {}
 
-  bool can_push() const { return q_.size() < capacity_; }
+  // Whether the receiver's buffer has room for what has arrived by `now`.
+  bool can_push(Tick now) const {
+    size_t arrived = 0;
+    for (auto it = q_.begin(); it != q_.end() && it->ready <= now; ++it)
+      if (++arrived >= capacity_) return false;
+    return true;
+  }
   bool empty() const { return q_.empty(); }
   size_t size() const { return q_.size(); }
   size_t capacity() const { return capacity_; }
 
   void push(T msg, Tick ready) {
-    assert(can_push());
     // Keep delivery order FIFO even if a later message has a shorter latency.
     if (!q_.empty() && ready < q_.back().ready) ready = q_.back().ready;
     q_.push_back(Slot{std::move(msg), ready});

@@ -1,5 +1,7 @@
 #include "timing/gpu/gpu.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "timing/core/sm.h"
 #include "timing/dram/dram_channel.h"
@@ -50,7 +52,15 @@ Gpu::~Gpu() = default;
 Cycle Gpu::core_now() const { return core_->cycle_at_or_after(engine_.now()); }
 
 void Gpu::memcpy_htod(const ir::MemcpyHtoD& copy) {
-  for (auto& slice : slices_) slice->warm(copy.dst, copy.bytes);
+  // Hand each 128 B line to the slice that owns it.
+  const L2AddressMap& map = slices_.front()->address_map();
+  Addr end = copy.dst + copy.bytes;
+  for (Addr a = copy.dst; a < end;) {
+    Addr next = (a & ~Addr{kLineBytes - 1}) + kLineBytes;
+    Addr stop = std::min(next, end);
+    slices_[map.slice_of(a)]->warm(a, stop - a);
+    a = stop;
+  }
 }
 
 KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progress) {

@@ -62,12 +62,19 @@ class IpolyHash : public IndexHash {
       r <<= 1;
       if (bits_ != 0 && (r >> bits_) & 1) r ^= p;
     }
+    // The remainder is linear over GF(2): tabulate it per byte of the block.
+    for (uint32_t byte = 0; byte < 8; ++byte)
+      for (uint32_t v = 0; v < 256; ++v) {
+        uint64_t acc = 0;
+        for (uint32_t b = 0; b < 8; ++b)
+          if (v >> b & 1) acc ^= remainder_[byte * 8 + b];
+        by_byte_[byte][v] = static_cast<uint32_t>(acc);
+      }
   }
   uint32_t map(uint64_t block) const override {
-    uint64_t acc = 0;
-    for (uint32_t i = 0; block != 0; ++i, block >>= 1)
-      if (block & 1) acc ^= remainder_[i];
-    return static_cast<uint32_t>(acc);
+    uint32_t acc = 0;
+    for (uint32_t byte = 0; block != 0; ++byte, block >>= 8) acc ^= by_byte_[byte][block & 0xff];
+    return acc;
   }
 
  private:
@@ -76,6 +83,7 @@ class IpolyHash : public IndexHash {
                                                       0x4443, 0x8003, 0x1100B};
   uint32_t bits_;
   std::array<uint64_t, 64> remainder_{};
+  std::array<std::array<uint32_t, 256>, 8> by_byte_{};
 };
 
 const PluginRegistrar<IndexHash, uint32_t> kLinearReg{

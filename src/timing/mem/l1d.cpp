@@ -182,11 +182,11 @@ void L1D::tick() {
     mshr_stalls_.inc();
     issue_stalled();
   }
-  if (!out_.empty() && to_icnt_ && to_icnt_->can_push()) {
+  if (!out_.empty() && to_icnt_ && to_icnt_->can_push(now)) {
     to_icnt_->push(out_.front(), now);
     out_.pop_front();
   }
-  while (!completions_.empty() && completions_.top().at <= now && done_.can_push()) {
+  while (!completions_.empty() && completions_.top().at <= now && done_.can_push(now)) {
     done_.push(completions_.top().token, completions_.top().at);
     completions_.pop();
   }

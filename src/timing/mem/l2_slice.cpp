@@ -101,11 +101,11 @@ void L2Slice::tick() {
 
 void L2Slice::drain() {
   Tick now = clk_.now_tick();
-  if (!reply_q_.empty() && to_reply_ && to_reply_->can_push()) {
+  if (!reply_q_.empty() && to_reply_ && to_reply_->can_push(now)) {
     to_reply_->push(reply_q_.front(), now);
     reply_q_.pop_front();
   }
-  if (!dram_q_.empty() && to_dram_ && to_dram_->can_push()) {
+  if (!dram_q_.empty() && to_dram_ && to_dram_->can_push(now)) {
     to_dram_->push(dram_q_.front(), clk_.tick_of(clk_.now() + dram_latency_));
     dram_q_.pop_front();
   }

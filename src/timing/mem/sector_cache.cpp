@@ -46,6 +46,8 @@ void SectorCache::resize(uint32_t sets, uint32_t ways) {
   shape_.sets = sets;
   shape_.ways = ways;
   lines_.assign(size_t{sets} * ways, CacheLine{});
+  where_.clear();
+  where_.reserve(lines_.size());
   if (sets != 0) index_ = make_index_hash(shape_.param_prefix + ".set_index", shape_.set_index, sets);
   repl_->init(sets, ways);
 }
@@ -64,10 +66,8 @@ CacheLine* SectorCache::find(Addr line_addr) {
 
 const CacheLine* SectorCache::find(Addr line_addr) const {
   if (!enabled()) return nullptr;
-  const CacheLine* set = &lines_[size_t{set_of(line_addr)} * shape_.ways];
-  for (uint32_t w = 0; w < shape_.ways; ++w)
-    if (set[w].present && set[w].line_addr == line_addr) return &set[w];
-  return nullptr;
+  auto it = where_.find(line_addr);
+  return it == where_.end() ? nullptr : &lines_[it->second];
 }
 
 void SectorCache::touch(const CacheLine& line) {
@@ -83,16 +83,21 @@ CacheLine& SectorCache::insert(Addr line_addr, std::optional<CacheLine>* evicted
   if (way == shape_.ways) {
     way = repl_->victim(set);
     if (evicted) *evicted = ways[way];
+    where_.erase(ways[way].line_addr);
   }
   ways[way] = CacheLine{};
   ways[way].line_addr = line_addr;
   ways[way].present = true;
+  where_[line_addr] = static_cast<uint32_t>(size_t{set} * shape_.ways + way);
   repl_->on_insert(set, way);
   return ways[way];
 }
 
 void SectorCache::invalidate(Addr line_addr) {
-  if (CacheLine* l = find(line_addr)) *l = CacheLine{};
+  if (CacheLine* l = find(line_addr)) {
+    *l = CacheLine{};
+    where_.erase(line_addr);
+  }
 }
 
 }  // namespace ws::timing

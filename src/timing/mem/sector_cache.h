@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/plugin.h"
@@ -80,6 +81,9 @@ class SectorCache {
   std::unique_ptr<ReplacementPolicy> repl_;
   std::unique_ptr<IndexHash> index_;
   std::vector<CacheLine> lines_;  // set-major: lines_[set * ways + way]
+  // line address -> index in lines_ of every present line: lookups stay O(1)
+  // even for the 256-way L1.
+  std::unordered_map<Addr, uint32_t> where_;
 };
 
 }  // namespace ws::timing

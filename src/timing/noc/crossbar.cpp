@@ -68,7 +68,7 @@ void Crossbar::tick() {
 }
 
 bool Crossbar::grant(uint32_t in, uint32_t out) {
-  if (!outputs_[out]->can_push()) return false;
+  if (!outputs_[out]->can_push(clk_.now_tick())) return false;
   Port<MemRequest>& src = *inputs_[in];
   uint32_t flits = flits_of(src.front());
   Cycle now = clk_.now();
