@@ -54,6 +54,7 @@ void LdstUnit::issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, C
       issue_shared(warp, inst, now);
       break;
     case ir::MemSpace::Const:
+    case ir::MemSpace::None:  // an address-less LD/ST-unit op (e.g. LDC): constant-cache timing
       const_accesses_.inc();
       for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = now + const_latency_;
       break;
@@ -130,6 +131,7 @@ void LdstUnit::complete(uint32_t access_token, Cycle now, std::vector<Warp>& war
   for (int k = 0; k < p.n_dst; ++k) w.reg_ready[p.dst[k]] = now;
   --w.pending_loads;
   w.wake_at = 0;
+  woken_.push_back(p.warp_slot);
   free_tokens_.push_back(token);
 }
 

@@ -27,6 +27,8 @@ class LdstUnit {
   // Sends queued accesses to the L1 and retires completed loads.
   void tick(Cycle now, std::vector<Warp>& warps);
   bool busy() const { return !queue_.empty(); }
+  // Warp slots whose loads completed since the last call (to wake them).
+  std::vector<uint32_t>& woken() { return woken_; }
   // Earliest time a queued L1 completion becomes visible.
   Tick next_completion() const { return l1_.done().next_ready(); }
 
@@ -54,6 +56,7 @@ class LdstUnit {
   size_t queue_limit_;
   std::vector<Pending> pending_;
   std::vector<uint32_t> free_tokens_;
+  std::vector<uint32_t> woken_;
   std::vector<uint32_t> access_owner_;  // L1 access token -> pending instruction
   std::vector<uint32_t> free_access_tokens_;
   uint32_t shared_latency_, const_latency_, fence_latency_, shared_banks_;

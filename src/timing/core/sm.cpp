@@ -76,6 +76,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     cta.warp_slots.push_back(slot);
     SubCore& sc = subcores_[subcore_of(slot)];
     sc.live |= uint64_t{1} << local_of(slot);
+    sc.next_scan = 0;
     sc.scheduler->on_warp_added(local_of(slot), warp_age_++);
   }
   if (cta.warp_slots.size() != cta.num_warps) throw Error("internal: CTA launched without enough warp slots");
@@ -90,20 +91,22 @@ bool Sm::can_issue(const SubCore& sc, const Warp& w, Cycle now, Cycle& wake) con
     wake = w.busy_until;
     return false;
   }
+  if (in.is_memory() && !ldst_.can_accept()) {
+    wake = kWaitLdst;  // woken when the LD/ST queue drains
+    return false;
+  }
   if (!w.regs_ready(in, now, wake)) return false;
   switch (in.kind) {
     case ir::OpKind::Load:
     case ir::OpKind::Store:
     case ir::OpKind::Atomic:
-      if (ldst_.can_accept()) return true;
-      wake = now + 1;
-      return false;
+      return true;
     case ir::OpKind::Barrier:
     case ir::OpKind::MemBar:
       return true;
     default: {
       int16_t kind = unit_of_[in.unit];
-      if (kind == kLdstUnit) return ldst_.can_accept();
+      if (kind == kLdstUnit) return true;  // e.g. LDC without addresses: fixed latency
       if (sc.units.free_pipe(static_cast<uint32_t>(kind), now) >= 0) return true;
       wake = sc.units.next_free(static_cast<uint32_t>(kind));
       return false;
@@ -113,8 +116,13 @@ bool Sm::can_issue(const SubCore& sc, const Warp& w, Cycle now, Cycle& wake) con
 
 bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
   SubCore& sc = subcores_[s];
+  if (now < sc.next_scan) {
+    if (sc.next_scan < kWaitLdst) wake = std::min(wake, sc.next_scan);
+    return false;
+  }
   uint32_t nsub = static_cast<uint32_t>(subcores_.size());
   uint64_t ready = 0;
+  Cycle sub_wake = kPending;
   for (uint64_t m = sc.live; m; m &= m - 1) {
     uint32_t local = static_cast<uint32_t>(std::countr_zero(m));
     uint32_t slot = local * nsub + s;
@@ -125,7 +133,7 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
       continue;
     }
     if (w.wake_at > now) {
-      wake = std::min(wake, w.wake_at);
+      if (w.wake_at < kWaitLdst) sub_wake = std::min(sub_wake, w.wake_at);
       continue;
     }
     Cycle w_wake = kPending;
@@ -133,12 +141,18 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
       ready |= uint64_t{1} << local;
     } else {
       w.wake_at = w_wake;
-      wake = std::min(wake, w_wake);
+      if (w_wake == kWaitLdst) ldst_waiters_ = true;
+      else sub_wake = std::min(sub_wake, w_wake);
     }
   }
-  if (!ready) return false;
+  if (!ready) {
+    sc.next_scan = sub_wake;
+    wake = std::min(wake, sub_wake);
+    return false;
+  }
   uint32_t local = sc.scheduler->pick(ready);
   issue(sc, local * nsub + s, now);
+  sc.next_scan = now + 1;
   return true;
 }
 
@@ -161,7 +175,10 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       break;
     default: {
       int16_t kind = unit_of_[in.unit];
-      if (kind == kLdstUnit) break;
+      if (kind == kLdstUnit) {
+        ldst_.issue(w, slot, in, now);
+        break;
+      }
       int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), now);
       Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, now);
       for (int k = 0; k < in.n_dst; ++k) w.reg_ready[in.dst[k]] = done;
@@ -178,7 +195,10 @@ void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {
 
 void Sm::release_barrier_if_complete(CtaSlot& cta) {
   if (cta.warps_at_barrier == 0 || cta.warps_at_barrier < cta.num_warps - cta.warps_done) return;
-  for (uint32_t slot : cta.warp_slots) warps_[slot].at_barrier = false;
+  for (uint32_t slot : cta.warp_slots) {
+    warps_[slot].at_barrier = false;
+    subcores_[subcore_of(slot)].next_scan = 0;
+  }
   cta.warps_at_barrier = 0;
 }
 
@@ -200,6 +220,9 @@ void Sm::finish_warp(uint32_t slot) {
 void Sm::tick() {
   Cycle now = clock_.now();
   ldst_.tick(now, warps_);
+  for (uint32_t slot : ldst_.woken()) subcores_[subcore_of(slot)].next_scan = 0;
+  ldst_.woken().clear();
+  if (ldst_waiters_ && ldst_.can_accept()) wake_ldst_waiters();
   bool issued = false;
   Cycle wake = kPending;
   for (uint32_t s = 0; s < subcores_.size(); ++s) issued |= issue_subcore(s, now, wake);
@@ -214,6 +237,13 @@ void Sm::tick() {
   } else {
     next_tick_ = clock_.tick_of(std::max(wake, now + 1));
   }
+}
+
+void Sm::wake_ldst_waiters() {
+  for (Warp& w : warps_)
+    if (w.wake_at == kWaitLdst) w.wake_at = 0;
+  for (SubCore& sc : subcores_) sc.next_scan = 0;
+  ldst_waiters_ = false;
 }
 
 Tick Sm::next_event() const { return std::min(next_tick_, ldst_.next_completion()); }

@@ -43,6 +43,9 @@ class Sm : public Clocked {
     std::unique_ptr<WarpScheduler> scheduler;
     UnitPool units;
     uint64_t live = 0;  // local slots holding live warps
+    // No warp can issue before this cycle unless woken by an event (a load
+    // completion, a barrier release, a launch): lets idle scans be skipped.
+    Cycle next_scan = 0;
   };
 
   bool issue_subcore(uint32_t s, Cycle now, Cycle& wake);
@@ -51,6 +54,7 @@ class Sm : public Clocked {
   void arrive_at_barrier(CtaSlot& cta, Warp& w);
   void release_barrier_if_complete(CtaSlot& cta);
   void finish_warp(uint32_t slot);
+  void wake_ldst_waiters();
   uint32_t subcore_of(uint32_t slot) const { return slot % static_cast<uint32_t>(subcores_.size()); }
   uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
 
@@ -69,6 +73,7 @@ class Sm : public Clocked {
   Tick next_tick_ = kNever;
   Cycle last_tick_cycle_ = 0;
   bool had_live_ = false;
+  bool ldst_waiters_ = false;  // some warp sleeps until the LD/ST queue has room
   stats::Counter &warp_insts_, &thread_insts_, &ctas_done_, &active_cycles_;
 };
 

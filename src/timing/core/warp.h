@@ -11,6 +11,7 @@
 namespace ws::timing {
 
 inline constexpr Cycle kPending = ~Cycle{0};  // register waits on a memory reply
+inline constexpr Cycle kWaitLdst = kPending - 1;  // warp waits for LD/ST queue space
 inline constexpr uint32_t kNumRegs = 256;
 
 struct Warp {
