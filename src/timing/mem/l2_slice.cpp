@@ -33,14 +33,15 @@ SectorCacheShape l2_shape(const config::Config& cfg, const L2AddressMap& map) {
   SectorCacheShape s;
   uint64_t lines = static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024 / kLineBytes;
   uint64_t per_set = uint64_t{map.num_slices()} * u32(kWays.get(cfg));
-  if (lines % per_set != 0 || lines < per_set)
-    throw ConfigError(kSizeKb.name(), "capacity is not a whole number of sets per slice");
-  s.sets = static_cast<uint32_t>(lines / per_set);
+  if (lines < per_set) throw ConfigError(kSizeKb.name(), "capacity is below one set per slice");
+  // A capacity that does not divide evenly over slices x ways is rounded to
+  // the nearest whole number of sets per slice (documented in docs/params.md).
+  s.sets = static_cast<uint32_t>((lines + per_set / 2) / per_set);
   s.ways = u32(kWays.get(cfg));
   s.replacement = kReplacement.get(cfg);
   s.set_index = kSetIndex.get(cfg);
   // Lines of one slice differ in the bits above the slice-selecting ones.
-  s.index_shift = log2_exact(map.num_slices());
+  s.index_divisor = map.num_slices();
   s.param_prefix = "l2";
   return s;
 }

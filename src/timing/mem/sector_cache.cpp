@@ -53,7 +53,7 @@ void SectorCache::resize(uint32_t sets, uint32_t ways) {
 }
 
 uint32_t SectorCache::set_of(Addr line_addr) const {
-  return index_->map((line_addr / kLineBytes) >> shape_.index_shift);
+  return index_->map(line_addr / kLineBytes / shape_.index_divisor);
 }
 
 uint32_t SectorCache::way_index(const CacheLine& line) const {

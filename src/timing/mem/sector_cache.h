@@ -48,7 +48,7 @@ struct SectorCacheShape {
   uint32_t ways = 1;                 // 0 disables the cache (every lookup misses)
   std::string replacement = "lru";   // ReplacementRegistry name
   std::string set_index = "linear";  // IndexHashRegistry name
-  uint32_t index_shift = 0;          // line-number bits dropped before indexing (L2: slice bits)
+  uint32_t index_divisor = 1;        // line number is divided by this before indexing (L2: slice count)
   std::string param_prefix = "cache";  // e.g. "l1d", for error messages
 };
 

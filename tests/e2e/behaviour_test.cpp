@@ -1,0 +1,106 @@
+// Behavioural checks with figures one can reason about, on synthetic traces.
+#include "e2e/sim_util.h"
+
+namespace ws::test {
+namespace {
+
+const std::vector<std::string> kNoLaunch = {"gpu.kernel_launch_latency=0"};
+
+frontend::SynthSpec chase(uint32_t iterations, uint64_t footprint, uint64_t stride) {
+  frontend::SynthSpec s;
+  s.kind = "chase";
+  s.ctas = 1;
+  s.threads_per_cta = 32;
+  s.iterations = iterations;
+  s.footprint_bytes = footprint;
+  s.stride_bytes = stride;
+  return s;
+}
+
+// A dependent chain of L1 hits costs the configured L1 latency per load: the
+// extra iterations of a chase that stays inside a 16 KB footprint all hit.
+TEST(E2eBehaviour, DependentL1HitChainTakesL1LatencyPerLoad) {
+  auto cfg = preset("qv100", kNoLaunch);
+  uint64_t short_run = simulate(synth(chase(128, 16384, 128), "chase-a"), cfg).cycles;
+  uint64_t long_run = simulate(synth(chase(128 + 1024, 16384, 128), "chase-b"), cfg).cycles;
+  double per_load = double(long_run - short_run) / 1024;
+  double l1 = double(cfg.get<int64_t>("l1d.latency"));
+  EXPECT_GE(per_load, l1);
+  EXPECT_LE(per_load, l1 + 4);  // plus the LD/ST hand-off
+}
+
+// Every load misses the L1 (1 MB footprint, 1 KB stride, 1024 distinct lines) but hits the L2
+// warmed by the memcpy: the round trip is L2 pipeline + two crossbar trips.
+TEST(E2eBehaviour, DependentL2HitChainTakesL2RoundTripPerLoad) {
+  auto cfg = preset("qv100", kNoLaunch);
+  SimTotals t = simulate(synth(chase(1024, 1 << 20, 1024), "chase-l2"), cfg);
+  double per_load = double(t.cycles) / 1024;
+  double expect = double(cfg.get<int64_t>("l2.latency") + 2 * cfg.get<int64_t>("icnt.latency") + 2);
+  EXPECT_NEAR(per_load, expect, 0.05 * expect);  // 212 cycles on QV100 (gpu-facts: 212)
+  EXPECT_EQ(t.dram_reads, 0u);
+}
+
+// A streaming copy much larger than the L2 is bound by DRAM bandwidth.
+TEST(E2eBehaviour, StreamingKernelApproachesDramBandwidth) {
+  frontend::SynthSpec s;
+  s.kind = "stream";
+  s.ctas = 1280;
+  s.threads_per_cta = 256;
+  s.iterations = 8;
+  s.footprint_bytes = uint64_t{1280} * 256 * 8 * 4;  // 10 MB read + 10 MB written, L2 is 6 MB
+  auto cfg = preset("qv100", kNoLaunch);
+  SimTotals t = simulate(synth(s, "stream"), cfg);
+  double bytes = double(t.dram_reads + t.dram_writes) * 32;
+  double core_mhz = cfg.get<double>("clock.core_mhz"), dram_mhz = cfg.get<double>("clock.dram_mhz");
+  double peak_per_cycle = double(cfg.get<int64_t>("l2.channels")) * 32 * dram_mhz / core_mhz;
+  double attained = bytes / double(t.cycles) / peak_per_cycle;
+  EXPECT_GT(attained, 0.45) << "attained " << attained * 100 << "% of peak DRAM bandwidth";
+  EXPECT_LE(attained, 1.0);
+}
+
+// Twice the SMs, half the cycles, for a compute-bound kernel with enough CTAs.
+TEST(E2eBehaviour, DoublingSmsHalvesComputeBoundCycles) {
+  frontend::SynthSpec s;
+  s.kind = "compute";
+  s.ctas = 640;
+  s.threads_per_cta = 256;
+  s.iterations = 16;
+  std::string dir = synth(s, "compute");
+  std::vector<std::string> sets = kNoLaunch;
+  sets.push_back("gpu.sms=40");
+  uint64_t c40 = simulate(dir, preset("qv100", sets)).cycles;
+  sets.back() = "gpu.sms=80";
+  uint64_t c80 = simulate(dir, preset("qv100", sets)).cycles;
+  EXPECT_NEAR(double(c40) / double(c80), 2.0, 0.2);
+}
+
+// Compute throughput: sub-cores issue at most one instruction per cycle each.
+TEST(E2eBehaviour, IssueRateNeverExceedsOnePerSubcorePerCycle) {
+  frontend::SynthSpec s;
+  s.kind = "compute";
+  s.ctas = 320;
+  s.threads_per_cta = 256;
+  s.iterations = 8;
+  auto cfg = preset("qv100", kNoLaunch);
+  SimTotals t = simulate(synth(s, "compute-rate"), cfg);
+  double per_cycle = double(t.warp_insts) / double(t.cycles);
+  EXPECT_LE(per_cycle, 80.0 * 4);
+  EXPECT_GT(per_cycle, 80.0 * 4 * 0.3);  // plenty of independent chains to hide latency
+}
+
+TEST(E2eBehaviour, RunsAreDeterministic) {
+  frontend::SynthSpec s;
+  s.kind = "stream";
+  s.ctas = 200;
+  s.threads_per_cta = 128;
+  s.iterations = 4;
+  std::string dir = synth(s, "det");
+  auto cfg = preset("qv100");
+  SimTotals a = simulate(dir, cfg), b = simulate(dir, cfg);
+  EXPECT_EQ(a.cycles, b.cycles);
+  EXPECT_EQ(a.dram_reads, b.dram_reads);
+  EXPECT_EQ(a.dram_writes, b.dram_writes);
+}
+
+}  // namespace
+}  // namespace ws::test

@@ -1,0 +1,157 @@
+// The warpsim binary as a user runs it: outputs, determinism and bad input.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int rc;
+  std::string out;  // stdout + stderr
+};
+
+Result run(const std::string& args) {
+  std::string cmd = std::string(WARPSIM_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = pclose(p);
+  return {WEXITSTATUS(status), out};
+}
+
+fs::path temp(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("warpsim-cli-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  return p;
+}
+
+std::string shared_traces() {
+  fs::path p = fs::path(WARPSIM_SHARED_DIR) / "traces";
+  return fs::exists(p) ? p.string() : "";
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+// Copies a real trace folder and replaces line `line` (1-based) of its kernel.
+fs::path corrupt_copy(const std::string& name, int line, const std::string& text) {
+  fs::path dir = temp("bad-" + name);
+  fs::copy(fs::path(shared_traces()) / "vectoradd-100-32-trace", dir, fs::copy_options::recursive);
+  std::ifstream in(dir / "kernel-1.traceg");
+  std::stringstream out;
+  std::string l;
+  for (int n = 1; std::getline(in, l); ++n) out << (n == line ? text : l) << "\n";
+  in.close();
+  std::ofstream(dir / "kernel-1.traceg") << out.str();
+  return dir;
+}
+
+TEST(CliRun, WritesStatsAndEffectiveConfig) {
+  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
+  fs::path out = temp("out");
+  Result r = run("run " + shared_traces() + "/matrixmul-32-32-trace --gpu qv100 --out " + out.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = read_json(out / "stats.json");
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_EQ(j["total"]["warp_insts"], 4416);
+  EXPECT_EQ(j["kernels"][0]["warp_insts"], 4416);
+  EXPECT_EQ(j["kernels"][0]["block"], nlohmann::json({32, 32, 1}));
+  for (const char* k : {"cycles", "thread_insts", "ipc"}) EXPECT_TRUE(j["total"].contains(k)) << k;
+  for (const char* k : {"accesses", "hits", "misses"}) {
+    EXPECT_TRUE(j["l1d"].contains(k)) << k;
+    EXPECT_TRUE(j["l2"].contains(k)) << k;
+  }
+  EXPECT_TRUE(j["dram"].contains("reads"));
+  EXPECT_GT(j["sim"]["warp_insts_per_second"].get<double>(), 0);
+  std::ifstream cfg(out / "config.toml");
+  std::string text((std::istreambuf_iterator<char>(cfg)), {});
+  EXPECT_NE(text.find("\"l2.size_kb\" = 6144"), std::string::npos);
+}
+
+TEST(CliRun, AccelSimFormatHasTheLinesScriptsParse) {
+  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
+  Result r = run("run " + shared_traces() + "/vectoradd-100-32-trace --gpu a100 --set l2.size_kb=8192 --format accelsim");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  for (const char* key : {"gpu_sim_cycle = ", "gpu_sim_insn = ", "gpu_ipc = ", "gpu_tot_sim_cycle = ",
+                          "gpu_tot_sim_insn = ", "gpgpu_n_tot_w_icount = 344", "L1D_total_cache_accesses = ",
+                          "L1D_total_cache_misses = ", "L1D_total_cache_miss_rate = ", "L2_total_cache_accesses = ",
+                          "L2_total_cache_misses = ", "L2_total_cache_miss_rate = ", "total dram reads = ",
+                          "total dram writes = ", "gpgpu_simulation_rate = "})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key;
+}
+
+TEST(CliRun, IdenticalRunsGiveIdenticalStatsApartFromWallClock) {
+  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
+  fs::path a = temp("det-a"), b = temp("det-b");
+  std::string trace = shared_traces() + "/matrixmul-32-32-trace";
+  ASSERT_EQ(run("run " + trace + " --out " + a.string() + " --format none").rc, 0);
+  ASSERT_EQ(run("run " + trace + " --out " + b.string() + " --format none").rc, 0);
+  auto ja = read_json(a / "stats.json"), jb = read_json(b / "stats.json");
+  ja.erase("sim");
+  jb.erase("sim");
+  EXPECT_EQ(ja, jb);
+}
+
+TEST(CliErrors, UnknownPresetAndParameterAreNamed) {
+  Result r = run("run . --gpu qv1000");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("unknown GPU preset 'qv1000'"), std::string::npos) << r.out;
+  r = run("run . --set l2.sise_kb=3");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("did you mean 'l2.size_kb'"), std::string::npos) << r.out;
+  r = run("run . --set l2.ways=0");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("l2.ways"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("out of range"), std::string::npos) << r.out;
+}
+
+TEST(CliErrors, MissingTraceIsNamed) {
+  Result r = run("run /nonexistent/trace-folder");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("/nonexistent/trace-folder"), std::string::npos) << r.out;
+}
+
+TEST(CliErrors, MalformedTraceLineNamesFileLineFieldAndKeepsNoCompleteJson) {
+  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
+  // Line 30 of vectoradd's kernel is an instruction; give it a bad mask.
+  fs::path dir = corrupt_copy("mask", 30, "0018 zzzzzzzz 1 R2 S2R 0 0");
+  fs::path out = temp("bad-out");
+  Result r = run("run " + dir.string() + " --out " + out.string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("kernel-1.traceg:30"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mask"), std::string::npos) << r.out;
+  auto j = read_json(out / "stats.json");
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_NE(j["error"].get<std::string>().find("kernel-1.traceg:30"), std::string::npos);
+}
+
+TEST(CliErrors, UnknownOpcodeIsNamed) {
+  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
+  fs::path dir = corrupt_copy("opcode", 30, "0018 ffffffff 1 R2 FROBNICATE 0 0");
+  Result r = run("run " + dir.string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("FROBNICATE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel-1.traceg:30"), std::string::npos) << r.out;
+}
+
+TEST(CliInfo, PresetsAndParamsList) {
+  Result r = run("presets");
+  ASSERT_EQ(r.rc, 0);
+  for (const char* p : {"qv100", "rtx2060", "rtx3070", "a100", "h100"}) EXPECT_NE(r.out.find(p), std::string::npos);
+  r = run("params");
+  ASSERT_EQ(r.rc, 0);
+  EXPECT_NE(r.out.find("l1d.latency"), std::string::npos);
+  EXPECT_NE(r.out.find("cycles"), std::string::npos);
+}
+
+}  // namespace

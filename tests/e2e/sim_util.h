@@ -1,0 +1,65 @@
+// Helpers for end-to-end tests: synthesise or locate a trace, simulate it
+// in-process on a preset, and read back the totals.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "frontend/trace/synth.h"
+#include "frontend/trace/trace_reader.h"
+#include "timing/gpu/gpu.h"
+
+namespace ws::test {
+
+struct SimTotals {
+  uint64_t cycles = 0, warp_insts = 0, thread_insts = 0;
+  uint64_t dram_reads = 0, dram_writes = 0, l1_read_hits = 0, l1_reads = 0;
+};
+
+inline config::Config preset(const std::string& name, const std::vector<std::string>& sets = {}) {
+  config::Config cfg;
+  cfg.load_file(config::find_preset(name));
+  for (const auto& s : sets) cfg.set_assignment(s);
+  return cfg;
+}
+
+inline SimTotals simulate(const std::string& trace_dir, const config::Config& cfg) {
+  timing::Gpu gpu(cfg);
+  auto work = frontend::open_trace_workload(trace_dir);
+  SimTotals t;
+  auto& reg = gpu.stats();
+  while (auto cmd = work->next()) {
+    if (auto* copy = std::get_if<ir::MemcpyHtoD>(&*cmd)) {
+      gpu.memcpy_htod(*copy);
+      continue;
+    }
+    auto r = gpu.run_kernel(*std::get<std::unique_ptr<ir::KernelSource>>(*cmd));
+    t.cycles += r.cycles;
+    t.warp_insts += reg.sum("sm.*.warp_insts", r.before, r.after);
+    t.thread_insts += reg.sum("sm.*.thread_insts", r.before, r.after);
+  }
+  t.dram_reads = reg.sum("dram.*.reads");
+  t.dram_writes = reg.sum("dram.*.writes");
+  t.l1_reads = reg.sum("sm.*.l1d.reads");
+  t.l1_read_hits = reg.sum("sm.*.l1d.read_hits");
+  return t;
+}
+
+// A fresh temporary folder holding a synthetic trace.
+inline std::string synth(const frontend::SynthSpec& spec, const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("warpsim-e2e-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  frontend::write_synthetic(spec, dir.string());
+  return dir.string();
+}
+
+inline std::string shared_trace(const std::string& name) {
+  std::filesystem::path p = std::filesystem::path(WARPSIM_SHARED_DIR) / "traces" / name;
+  return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+}  // namespace ws::test
