@@ -54,6 +54,7 @@ class Gpu {
  private:
   void build_memory(const config::Config& cfg);
   Cycle core_now() const;
+  bool memory_quiescent() const;
 
   stats::Registry stats_;
   Engine engine_;
