@@ -123,13 +123,14 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
   uint32_t nsub = static_cast<uint32_t>(subcores_.size());
   uint64_t ready = 0;
   Cycle sub_wake = kPending;
-  for (uint64_t m = sc.live; m; m &= m - 1) {
+  for (uint64_t m = sc.live & ~sc.sleeping; m; m &= m - 1) {
     uint32_t local = static_cast<uint32_t>(std::countr_zero(m));
     uint32_t slot = local * nsub + s;
     Warp& w = warps_[slot];
     if (w.at_barrier) continue;
     if (!w.inst) {  // stream ended: finish once the loads are back
       if (w.pending_loads == 0) finish_warp(slot);
+      else sc.sleeping |= uint64_t{1} << local;
       continue;
     }
     if (w.wake_at > now) {
@@ -141,6 +142,7 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
       ready |= uint64_t{1} << local;
     } else {
       w.wake_at = w_wake;
+      if (w_wake >= kWaitLdst) sc.sleeping |= uint64_t{1} << local;
       if (w_wake == kWaitLdst) ldst_waiters_ = true;
       else sub_wake = std::min(sub_wake, w_wake);
     }
@@ -190,6 +192,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
 void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {
   w.at_barrier = true;
   ++cta.warps_at_barrier;
+  set_sleeping(static_cast<uint32_t>(&w - warps_.data()), true);
   release_barrier_if_complete(cta);
 }
 
@@ -197,7 +200,7 @@ void Sm::release_barrier_if_complete(CtaSlot& cta) {
   if (cta.warps_at_barrier == 0 || cta.warps_at_barrier < cta.num_warps - cta.warps_done) return;
   for (uint32_t slot : cta.warp_slots) {
     warps_[slot].at_barrier = false;
-    subcores_[subcore_of(slot)].next_scan = 0;
+    set_sleeping(slot, false);
   }
   cta.warps_at_barrier = 0;
 }
@@ -206,6 +209,7 @@ void Sm::finish_warp(uint32_t slot) {
   Warp& w = warps_[slot];
   w.live = false;
   subcores_[subcore_of(slot)].live &= ~(uint64_t{1} << local_of(slot));
+  set_sleeping(slot, false);
   CtaSlot& cta = ctas_[w.cta_slot];
   if (++cta.warps_done < cta.num_warps) {
     release_barrier_if_complete(cta);
@@ -220,7 +224,7 @@ void Sm::finish_warp(uint32_t slot) {
 void Sm::tick() {
   Cycle now = clock_.now();
   ldst_.tick(now, warps_);
-  for (uint32_t slot : ldst_.woken()) subcores_[subcore_of(slot)].next_scan = 0;
+  for (uint32_t slot : ldst_.woken()) set_sleeping(slot, false);
   ldst_.woken().clear();
   if (ldst_waiters_ && ldst_.can_accept()) wake_ldst_waiters();
   bool issued = false;
@@ -239,10 +243,19 @@ void Sm::tick() {
   }
 }
 
+void Sm::set_sleeping(uint32_t slot, bool asleep) {
+  SubCore& sc = subcores_[subcore_of(slot)];
+  uint64_t bit = uint64_t{1} << local_of(slot);
+  sc.sleeping = asleep ? sc.sleeping | bit : sc.sleeping & ~bit;
+  if (!asleep) sc.next_scan = 0;
+}
+
 void Sm::wake_ldst_waiters() {
-  for (Warp& w : warps_)
-    if (w.wake_at == kWaitLdst) w.wake_at = 0;
-  for (SubCore& sc : subcores_) sc.next_scan = 0;
+  for (uint32_t slot = 0; slot < warps_.size(); ++slot)
+    if (warps_[slot].wake_at == kWaitLdst) {
+      warps_[slot].wake_at = 0;
+      set_sleeping(slot, false);
+    }
   ldst_waiters_ = false;
 }
 

@@ -42,7 +42,8 @@ class Sm : public Clocked {
   struct SubCore {
     std::unique_ptr<WarpScheduler> scheduler;
     UnitPool units;
-    uint64_t live = 0;  // local slots holding live warps
+    uint64_t live = 0;      // local slots holding live warps
+    uint64_t sleeping = 0;  // live warps that only an event can wake (memory reply, barrier, LD/ST room)
     // No warp can issue before this cycle unless woken by an event (a load
     // completion, a barrier release, a launch): lets idle scans be skipped.
     Cycle next_scan = 0;
@@ -57,6 +58,7 @@ class Sm : public Clocked {
   void wake_ldst_waiters();
   uint32_t subcore_of(uint32_t slot) const { return slot % static_cast<uint32_t>(subcores_.size()); }
   uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
+  void set_sleeping(uint32_t slot, bool asleep);
 
   const ClockDomain& clock_;
   uint16_t id_;

@@ -114,9 +114,8 @@ bool L1D::issue_read(const L1Access& a, Addr sector) {
     tags_.touch(*line);
     return true;
   }
-  auto it = mshr_of_sector_.find(sector);
-  if (it != mshr_of_sector_.end()) {
-    Mshr& m = mshrs_[it->second];
+  if (uint32_t* merged = mshr_of_sector_.find(sector)) {
+    Mshr& m = mshrs_[*merged];
     if (m.tokens.size() >= max_merge_) return false;
     m.tokens.push_back(a.token);
     mshr_merges_.inc();
@@ -216,10 +215,10 @@ void L1D::handle_fill() {
 }
 
 void L1D::finish_if_ready(uint32_t token) {
-  auto it = pending_.find(token);
-  if (it == pending_.end() || it->second.open || it->second.misses_left != 0) return;
-  complete(token, std::max(it->second.hit_ready, clk_.now_tick()));
-  pending_.erase(it);
+  Pending* p = pending_.find(token);
+  if (!p || p->open || p->misses_left != 0) return;
+  complete(token, std::max(p->hit_ready, clk_.now_tick()));
+  pending_.erase(token);
 }
 
 void L1D::complete(uint32_t token, Tick at) { completions_.push(Completion{at, completion_seq_++, token}); }

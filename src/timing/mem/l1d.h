@@ -7,9 +7,9 @@
 #include <deque>
 #include <optional>
 #include <queue>
-#include <unordered_map>
 #include <vector>
 
+#include "common/flat_map.h"
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/engine/clocked.h"
@@ -88,8 +88,8 @@ class L1D : public Clocked {
 
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;
-  std::unordered_map<Addr, uint32_t> mshr_of_sector_;  // in-flight reads, for merging
-  std::unordered_map<uint32_t, Pending> pending_;      // by token
+  FlatMap<uint32_t> mshr_of_sector_;  // in-flight reads, for merging
+  FlatMap<Pending> pending_;      // by token
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   uint64_t completion_seq_ = 0;
   std::deque<MemRequest> out_;

@@ -168,10 +168,9 @@ bool L2Slice::process_write(const MemRequest& r) {
 
 // Joins an in-flight fetch of the sector or starts one; false = stall.
 bool L2Slice::miss(const MemRequest& r) {
-  auto it = mshrs_.find(r.addr);
-  if (it != mshrs_.end()) {
-    if (it->second.waiters.size() >= max_merge_) return false;
-    it->second.waiters.push_back(r);
+  if (Mshr* m = mshrs_.find(r.addr)) {
+    if (m->waiters.size() >= max_merge_) return false;
+    m->waiters.push_back(r);
     mshr_merges_.inc();
     return true;
   }
@@ -183,17 +182,18 @@ bool L2Slice::miss(const MemRequest& r) {
 }
 
 void L2Slice::fill(const MemRequest& dram_reply) {
-  auto it = mshrs_.find(dram_reply.addr);
-  if (it == mshrs_.end()) return;  // not ours to wait for (e.g. a stray reply)
+  Mshr* m = mshrs_.find(dram_reply.addr);
+  if (!m) return;  // not ours to wait for (e.g. a stray reply)
+  std::vector<MemRequest> waiters = std::move(m->waiters);
+  mshrs_.erase(dram_reply.addr);
   CacheLine* found = tags_.find(line_of(dram_reply.addr));
   CacheLine& line = found ? *found : line_for(dram_reply.addr);
   uint32_t s = sector_in_line(dram_reply.addr);
   line.valid |= static_cast<uint8_t>(1u << s);  // DRAM bytes merged under the written ones
-  for (const MemRequest& w : it->second.waiters) {
+  for (const MemRequest& w : waiters) {
     if (w.type == AccessType::Atomic) line.dirty |= static_cast<uint8_t>(1u << s);
     reply(w);
   }
-  mshrs_.erase(it);
 }
 
 CacheLine& L2Slice::line_for(Addr sector) {

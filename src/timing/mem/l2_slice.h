@@ -14,9 +14,9 @@
 #include <deque>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
+#include "common/flat_map.h"
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/engine/clocked.h"
@@ -91,7 +91,7 @@ class L2Slice : public Clocked {
   Port<MemRequest>* to_reply_ = nullptr;
   Port<MemRequest>* to_dram_ = nullptr;
   std::deque<Staged> pipeline_;  // requests in the fixed-latency ROP pipeline
-  std::unordered_map<Addr, Mshr> mshrs_;  // by sector address
+  FlatMap<Mshr> mshrs_;  // by sector address
   std::deque<MemRequest> reply_q_, dram_q_;
   bool stalled_ = false;
 

@@ -66,8 +66,8 @@ CacheLine* SectorCache::find(Addr line_addr) {
 
 const CacheLine* SectorCache::find(Addr line_addr) const {
   if (!enabled()) return nullptr;
-  auto it = where_.find(line_addr);
-  return it == where_.end() ? nullptr : &lines_[it->second];
+  const uint32_t* at = where_.find(line_addr);
+  return at ? &lines_[*at] : nullptr;
 }
 
 void SectorCache::touch(const CacheLine& line) {

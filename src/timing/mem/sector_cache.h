@@ -8,9 +8,9 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "common/flat_map.h"
 #include "common/plugin.h"
 #include "common/types.h"
 #include "timing/mem/mem_request.h"
@@ -83,7 +83,7 @@ class SectorCache {
   std::vector<CacheLine> lines_;  // set-major: lines_[set * ways + way]
   // line address -> index in lines_ of every present line: lookups stay O(1)
   // even for the 256-way L1.
-  std::unordered_map<Addr, uint32_t> where_;
+  FlatMap<uint32_t> where_;
 };
 
 }  // namespace ws::timing
