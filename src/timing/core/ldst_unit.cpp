@@ -56,7 +56,7 @@ void LdstUnit::issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, C
     case ir::MemSpace::Const:
     case ir::MemSpace::None:  // an address-less LD/ST-unit op (e.g. LDC): constant-cache timing
       const_accesses_.inc();
-      for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = now + const_latency_;
+      warp.write_dsts(inst, now + const_latency_);
       break;
     default:
       issue_l1(warp, warp_slot, inst, now);
@@ -73,7 +73,7 @@ void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
   shared_free_ = start + waves;
   shared_accesses_.inc();
   shared_wavefronts_.inc(waves);
-  for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = start + waves - 1 + shared_latency_;
+  warp.write_dsts(inst, start + waves - 1 + shared_latency_);
 }
 
 void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now) {
@@ -101,11 +101,11 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
   if (!waits) return;
   if (scratch_.empty()) {  // fully predicated off: nothing to wait for
     free_tokens_.push_back(token);
-    for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = now + 1;
+    warp.write_dsts(inst, now + 1);
     return;
   }
   ++warp.pending_loads;
-  for (int k = 0; k < inst.n_dst; ++k) warp.reg_ready[inst.dst[k]] = kPending;
+  warp.write_dsts(inst, kPending);
 }
 
 uint32_t LdstUnit::alloc_access_token(uint32_t owner) {
@@ -128,7 +128,7 @@ void LdstUnit::complete(uint32_t access_token, Cycle now, std::vector<Warp>& war
   Pending& p = pending_[token];
   if (--p.remaining > 0) return;
   Warp& w = warps[p.warp_slot];
-  for (int k = 0; k < p.n_dst; ++k) w.reg_ready[p.dst[k]] = now;
+  for (int k = 0; k < p.n_dst; ++k) w.scoreboard.set(p.dst[k], now);
   --w.pending_loads;
   w.wake_at = 0;
   woken_.push_back(p.warp_slot);

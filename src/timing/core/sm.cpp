@@ -71,7 +71,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     w.pending_loads = 0;
     w.busy_until = 0;
     w.wake_at = 0;
-    w.reg_ready.fill(0);
+    w.scoreboard.clear();
     w.inst = source->next(w.warp_in_cta);
     cta.warp_slots.push_back(slot);
     SubCore& sc = subcores_[subcore_of(slot)];
@@ -85,7 +85,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
   next_tick_ = clock_.tick_of(clock_.now());
 }
 
-bool Sm::can_issue(const SubCore& sc, const Warp& w, Cycle now, Cycle& wake) const {
+bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
   const ir::WarpInst& in = *w.inst;
   if (w.busy_until > now) {
     wake = w.busy_until;
@@ -183,7 +183,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       }
       int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), now);
       Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, now);
-      for (int k = 0; k < in.n_dst; ++k) w.reg_ready[in.dst[k]] = done;
+      w.write_dsts(in, done);
     }
   }
   w.inst = ctas_[w.cta_slot].source->next(w.warp_in_cta);

@@ -50,7 +50,7 @@ class Sm : public Clocked {
   };
 
   bool issue_subcore(uint32_t s, Cycle now, Cycle& wake);
-  bool can_issue(const SubCore& sc, const Warp& w, Cycle now, Cycle& wake) const;
+  bool can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const;
   void issue(SubCore& sc, uint32_t slot, Cycle now);
   void arrive_at_barrier(CtaSlot& cta, Warp& w);
   void release_barrier_if_complete(CtaSlot& cta);

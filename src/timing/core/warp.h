@@ -7,12 +7,11 @@
 
 #include "common/types.h"
 #include "ir/source.h"
+#include "timing/core/scoreboard.h"
 
 namespace ws::timing {
 
-inline constexpr Cycle kPending = ~Cycle{0};  // register waits on a memory reply
 inline constexpr Cycle kWaitLdst = kPending - 1;  // warp waits for LD/ST queue space
-inline constexpr uint32_t kNumRegs = 256;
 
 struct Warp {
   bool live = false;
@@ -27,15 +26,19 @@ struct Warp {
   // Next instruction to issue; nullptr once the warp's stream has ended (the
   // warp then finishes as soon as its outstanding loads have returned).
   const ir::WarpInst* inst = nullptr;
-  // Scoreboard: the cycle each register's pending write completes.
-  std::array<Cycle, kNumRegs> reg_ready{};
+  Scoreboard scoreboard;
 
-  bool regs_ready(const ir::WarpInst& i, Cycle now, Cycle& wake) const {
-    Cycle latest = 0;
-    for (int k = 0; k < i.n_src; ++k) latest = std::max(latest, reg_ready[i.src[k]]);
-    for (int k = 0; k < i.n_dst; ++k) latest = std::max(latest, reg_ready[i.dst[k]]);
-    wake = latest;
-    return latest <= now;
+  // Sources (true dependences) and destinations (output dependences) written.
+  bool regs_ready(const ir::WarpInst& i, Cycle now, Cycle& wake) {
+    uint16_t regs[ir::kMaxSrc + ir::kMaxDst];
+    int n = 0;
+    for (int k = 0; k < i.n_src; ++k) regs[n++] = i.src[k];
+    for (int k = 0; k < i.n_dst; ++k) regs[n++] = i.dst[k];
+    wake = scoreboard.ready_at(regs, n, now);
+    return wake <= now;
+  }
+  void write_dsts(const ir::WarpInst& i, Cycle ready) {
+    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready);
   }
 };
 
