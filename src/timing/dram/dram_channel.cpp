@@ -71,7 +71,17 @@ void DramChannel::tick() {
   update_drain_mode();
   if (queue_.empty()) return;
   int pick = scheduler_->pick(candidates());
-  if (pick >= 0) issue(static_cast<size_t>(pick));
+  Cycle now = clk_.now();
+  if (pick >= 0) {
+    issue(static_cast<size_t>(pick));
+    next_issue_ = now + 1;
+    return;
+  }
+  // Nothing can issue: sleep until the first command's timing constraint
+  // expires (arrivals wake the channel through its port).
+  Cycle first = ~Cycle{0};
+  for (const Entry& e : queue_) first = std::min(first, tracker_.earliest(next_cmd(e), e.loc.bank));
+  next_issue_ = std::max(first, now + 1);
 }
 
 void DramChannel::enqueue_arrivals() {
@@ -164,8 +174,8 @@ void DramChannel::issue(size_t index) {
 }
 
 Tick DramChannel::next_event() const {
-  if (!queue_.empty()) return clk_.now_tick();
-  Tick t = from_l2_.next_ready();
+  Tick t = queue_.size() < queue_cap_ ? from_l2_.next_ready() : kNever;
+  if (!queue_.empty()) t = std::min(t, clk_.tick_of(next_issue_));
   if (!replies_.empty()) t = std::min(t, clk_.tick_of(replies_.front().at));
   return t;
 }

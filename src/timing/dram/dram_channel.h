@@ -84,6 +84,7 @@ class DramChannel : public Clocked {
   uint32_t row_lines_bits_, total_slices_, per_channel_;
   bool bank_xor_;
   Port<MemRequest> from_l2_;
+  Cycle next_issue_ = 0;  // no queued command can issue before this cycle
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
   std::deque<Entry> queue_;                   // oldest first
   std::vector<Bank> banks_;

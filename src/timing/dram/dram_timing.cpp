@@ -99,18 +99,27 @@ const DramTimingTracker::Last& DramTimingTracker::last(DramScope s, uint32_t ban
 }
 
 Cycle DramTimingTracker::earliest(DramCmd cmd, uint32_t bank) const {
+  auto c = static_cast<size_t>(cmd);
+  if (cache_.size() <= bank) {
+    cache_.resize(bank_.size());
+    cache_gen_.resize(bank_.size(), {});
+  }
+  if (cache_gen_[bank][c] == gen_) return cache_[bank][c];
   Cycle t = 0;
   for (const DramTimingRow& r : table_) {
     if (r.following != cmd) continue;
     Cycle prev = last(r.scope, bank)[static_cast<size_t>(r.preceding)];
     if (prev != kUnset) t = std::max(t, prev + r.cycles);
   }
+  cache_gen_[bank][c] = gen_;
+  cache_[bank][c] = t;
   return t;
 }
 
 void DramTimingTracker::issued(DramCmd cmd, uint32_t bank, Cycle at) {
   auto i = static_cast<size_t>(cmd);
   bank_[bank][i] = group_[group_of(bank)][i] = channel_[i] = at;
+  ++gen_;
 }
 
 }  // namespace ws::timing

@@ -53,6 +53,11 @@ class DramTimingTracker {
   uint32_t groups_;
   std::vector<Last> bank_, group_;
   Last channel_;
+  // earliest() per bank and command, valid while cache_gen_ matches gen_
+  // (every issue can move the constraints of every bank).
+  mutable std::vector<Last> cache_;
+  mutable std::vector<std::array<uint64_t, kDramCmds>> cache_gen_;
+  uint64_t gen_ = 1;
 };
 
 }  // namespace ws::timing
