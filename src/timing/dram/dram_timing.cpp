@@ -81,45 +81,21 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
 }
 
 DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups)
-    : table_(std::move(table)), groups_(bank_groups) {
-  Last unset;
-  unset.fill(kUnset);
-  bank_.assign(banks, unset);
-  group_.assign(bank_groups, unset);
-  channel_ = unset;
-}
+    : table_(std::move(table)), groups_(bank_groups), earliest_(banks, Last{}) {}
 
-const DramTimingTracker::Last& DramTimingTracker::last(DramScope s, uint32_t bank) const {
-  switch (s) {
-    case DramScope::Bank: return bank_[bank];
-    case DramScope::BankGroup: return group_[group_of(bank)];
-    case DramScope::Channel: break;
-  }
-  return channel_;
-}
-
-Cycle DramTimingTracker::earliest(DramCmd cmd, uint32_t bank) const {
-  auto c = static_cast<size_t>(cmd);
-  if (cache_.size() <= bank) {
-    cache_.resize(bank_.size());
-    cache_gen_.resize(bank_.size(), {});
-  }
-  if (cache_gen_[bank][c] == gen_) return cache_[bank][c];
-  Cycle t = 0;
-  for (const DramTimingRow& r : table_) {
-    if (r.following != cmd) continue;
-    Cycle prev = last(r.scope, bank)[static_cast<size_t>(r.preceding)];
-    if (prev != kUnset) t = std::max(t, prev + r.cycles);
-  }
-  cache_gen_[bank][c] = gen_;
-  cache_[bank][c] = t;
-  return t;
-}
-
+// Applying the table when a command issues (instead of when asking) keeps the
+// scheduler's per-request question a single array read.
 void DramTimingTracker::issued(DramCmd cmd, uint32_t bank, Cycle at) {
-  auto i = static_cast<size_t>(cmd);
-  bank_[bank][i] = group_[group_of(bank)][i] = channel_[i] = at;
-  ++gen_;
+  for (const DramTimingRow& r : table_) {
+    if (r.preceding != cmd) continue;
+    auto f = static_cast<size_t>(r.following);
+    Cycle t = at + r.cycles;
+    for (uint32_t b = 0; b < earliest_.size(); ++b) {
+      bool applies = r.scope == DramScope::Channel || b == bank ||
+                     (r.scope == DramScope::BankGroup && group_of(b) == group_of(bank));
+      if (applies) earliest_[b][f] = std::max(earliest_[b][f], t);
+    }
+  }
 }
 
 }  // namespace ws::timing

@@ -37,27 +37,20 @@ DramTimingParams dram_timing_params(const config::Config& cfg);
 std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p);
 
 // Last issue cycle of every command per bank, bank group and channel.
+// The earliest cycle each command may issue to each bank, given the commands
+// issued so far and the timing table.
 class DramTimingTracker {
  public:
   DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups);
-  Cycle earliest(DramCmd cmd, uint32_t bank) const;
+  Cycle earliest(DramCmd cmd, uint32_t bank) const { return earliest_[bank][static_cast<size_t>(cmd)]; }
   void issued(DramCmd cmd, uint32_t bank, Cycle at);
   uint32_t group_of(uint32_t bank) const { return bank % groups_; }
 
  private:
-  using Last = std::array<Cycle, kDramCmds>;  // kUnset when never issued
-  static constexpr Cycle kUnset = ~Cycle{0};
-  const Last& last(DramScope s, uint32_t bank) const;
-
+  using Last = std::array<Cycle, kDramCmds>;
   std::vector<DramTimingRow> table_;
   uint32_t groups_;
-  std::vector<Last> bank_, group_;
-  Last channel_;
-  // earliest() per bank and command, valid while cache_gen_ matches gen_
-  // (every issue can move the constraints of every bank).
-  mutable std::vector<Last> cache_;
-  mutable std::vector<std::array<uint64_t, kDramCmds>> cache_gen_;
-  uint64_t gen_ = 1;
+  std::vector<Last> earliest_;  // [bank][command]
 };
 
 }  // namespace ws::timing
