@@ -37,6 +37,7 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       bank_xor_(kBankXor.get(cfg)),
       from_l2_(static_cast<size_t>(kInput.get(cfg))),
       banks_(timing_.banks),
+      hit_banks_(timing_.banks, 0),
       reads_(scope.counter("reads", "read commands (32 B sectors)")),
       writes_(scope.counter("writes", "write commands (32 B sectors)")),
       activates_(scope.counter("activates", "row activations")),
@@ -122,10 +123,11 @@ DramCmd DramChannel::next_cmd(const Entry& e) const {
 
 const std::vector<DramCandidate>& DramChannel::candidates() {
   bool reads_waiting = queued_writes_ < queue_.size();
-  cands_.assign(queue_.size(), DramCandidate{});
-  hit_banks_.assign(banks_.size(), false);
+  size_t n = queue_.size();
+  cands_.resize(n);
+  std::fill(hit_banks_.begin(), hit_banks_.end(), 0);
   Cycle now = clk_.now();
-  for (size_t i = 0; i < queue_.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     const Entry& e = queue_[i];
     DramCandidate& c = cands_[i];
     bool is_write = e.req.type == AccessType::Write;
@@ -133,11 +135,10 @@ const std::vector<DramCandidate>& DramChannel::candidates() {
     DramCmd cmd = next_cmd(e);
     c.row_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
     c.issuable = tracker_.earliest(cmd, e.loc.bank) <= now;
-    if (c.eligible && c.row_hit) hit_banks_[e.loc.bank] = true;
+    hit_banks_[e.loc.bank] |= static_cast<uint8_t>(c.eligible & c.row_hit);
   }
   // A precharge would strand the eligible requests that hit the open row.
-  for (size_t i = 0; i < queue_.size(); ++i)
-    cands_[i].closes_hit_row = !cands_[i].row_hit && hit_banks_[queue_[i].loc.bank];
+  for (size_t i = 0; i < n; ++i) cands_[i].closes_hit_row = !cands_[i].row_hit && hit_banks_[queue_[i].loc.bank];
   return cands_;
 }
 

@@ -94,7 +94,7 @@ class DramChannel : public Clocked {
   bool record_ = false;
   std::vector<DramCommandRecord> log_;
   std::vector<DramCandidate> cands_;  // scratch, rebuilt each cycle
-  std::vector<bool> hit_banks_;       // scratch: banks with an eligible row hit queued
+  std::vector<uint8_t> hit_banks_;       // scratch: banks with an eligible row hit queued
 
   stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_;
 };
