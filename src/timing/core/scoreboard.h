@@ -28,7 +28,11 @@ class Scoreboard {
     pending_.push_back(Entry{reg, ready});
   }
 
-  // The cycle by which every register in `regs` is written (0 if none is in
+  // The cycle by which every write in flight completes (0 if none).
+  Cycle all_done(Cycle now) { return ready_at(nullptr, -1, now); }
+
+  // The cycle by which every register in `regs` is written (n < 0: every
+  // register) (0 if none is in
   // flight). Drops entries that completed by `now`.
   Cycle ready_at(const uint16_t* regs, int n, Cycle now) {
     Cycle latest = 0;
@@ -39,7 +43,7 @@ class Scoreboard {
         pending_.pop_back();
         continue;
       }
-      if (std::find(regs, regs + n, e.reg) != regs + n) latest = std::max(latest, e.ready);
+      if (n < 0 || std::find(regs, regs + n, e.reg) != regs + n) latest = std::max(latest, e.ready);
       ++i;
     }
     return latest;

@@ -128,9 +128,15 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
     uint32_t slot = local * nsub + s;
     Warp& w = warps_[slot];
     if (w.at_barrier) continue;
-    if (!w.inst) {  // stream ended: finish once the loads are back
-      if (w.pending_loads == 0) finish_warp(slot);
-      else sc.sleeping |= uint64_t{1} << local;
+    if (!w.inst) {  // stream ended: finish once every result is written
+      if (w.pending_loads > 0) {
+        sc.sleeping |= uint64_t{1} << local;
+      } else if (Cycle done = w.scoreboard.all_done(now); done > now) {
+        w.wake_at = done;
+        sub_wake = std::min(sub_wake, done);
+      } else {
+        finish_warp(slot);
+      }
       continue;
     }
     if (w.wake_at > now) {
