@@ -25,6 +25,7 @@ const config::Param<int64_t> kMaxCycles{"gpu.max_cycles", 0, "core cycles",
 
 Gpu::Gpu(const config::Config& cfg)
     : limits_(SmLimits::from(cfg)),
+      core_mhz_(kCoreMhz.get(cfg)),
       launch_latency_(static_cast<Cycle>(kLaunchLatency.get(cfg))),
       max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))) {
   core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));

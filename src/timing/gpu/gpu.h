@@ -44,7 +44,7 @@ class Gpu {
   stats::Registry& stats() { return stats_; }
   const stats::Registry& stats() const { return stats_; }
   uint32_t num_sms() const { return static_cast<uint32_t>(sms_.size()); }
-  double core_mhz() const { return core_->period().mhz(); }
+  double core_mhz() const { return core_mhz_; }  // as configured (the period is rounded to 1 ps)
 
   // The copy engine writes through the L2, warming it (functional in v1).
   void memcpy_htod(const ir::MemcpyHtoD& copy);
@@ -60,6 +60,7 @@ class Gpu {
   Engine engine_;
   ClockDomain *core_, *icnt_, *l2_, *dram_;
   SmLimits limits_;
+  double core_mhz_;
   Cycle launch_latency_;
   uint64_t max_cycles_;
   std::vector<std::unique_ptr<Sm>> sms_;
