@@ -14,6 +14,8 @@ const Param<int64_t> kWriteHigh{"dram.write_high", 32, "requests", "queued write
                                 {1, 65536}};
 const Param<int64_t> kWriteLow{"dram.write_low", 8, "requests", "queued writes that end a write drain", {0, 65536}};
 const Param<int64_t> kRowBytes{"dram.row_bytes", 2048, "bytes", "row (page) size per bank", {128, 1 << 20}};
+const Param<bool> kDualBus{"dram.dual_command_bus", true, "",
+                           "separate row and column command buses (HBM): an ACT/PRE and a RD/WR may issue in one cycle"};
 const Param<bool> kBankXor{"dram.bank_xor", true, "", "XOR low row bits into the bank index"};
 
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
@@ -35,6 +37,7 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       total_slices_(u32(cfg.get<int64_t>("l2.channels") * cfg.get<int64_t>("l2.slices_per_channel"))),
       per_channel_(u32(cfg.get<int64_t>("l2.slices_per_channel"))),
       bank_xor_(kBankXor.get(cfg)),
+      dual_bus_(kDualBus.get(cfg)),
       from_l2_(static_cast<size_t>(kInput.get(cfg))),
       banks_(timing_.banks),
       hit_banks_(timing_.banks, 0),
@@ -71,10 +74,9 @@ void DramChannel::tick() {
   deliver_replies();
   update_drain_mode();
   if (queue_.empty()) return;
-  int pick = scheduler_->pick(candidates());
   Cycle now = clk_.now();
-  if (pick >= 0) {
-    issue(static_cast<size_t>(pick));
+  bool issued = dual_bus_ ? issue_one(Bus::Column) | issue_one(Bus::Row) : issue_one(Bus::Any);
+  if (issued) {
     next_issue_ = now + 1;
     return;
   }
@@ -83,6 +85,21 @@ void DramChannel::tick() {
   Cycle first = ~Cycle{0};
   for (const Entry& e : queue_) first = std::min(first, tracker_.earliest(next_cmd(e), e.loc.bank));
   next_issue_ = std::max(first, now + 1);
+}
+
+// Lets the scheduler pick one command for `bus` (column: RD/WR to open rows;
+// row: ACT/PRE) and issues it.
+bool DramChannel::issue_one(Bus bus) {
+  if (queue_.empty()) return false;
+  std::vector<DramCandidate>& cands = candidates();
+  // A command for the other bus cannot issue here, but its request keeps its
+  // place in the order the scheduler sees (FCFS stays strictly in order).
+  if (bus != Bus::Any)
+    for (DramCandidate& c : cands) c.issuable = c.issuable && c.row_hit == (bus == Bus::Column);
+  int pick = scheduler_->pick(cands);
+  if (pick < 0) return false;
+  issue(static_cast<size_t>(pick));
+  return true;
 }
 
 void DramChannel::enqueue_arrivals() {
@@ -121,7 +138,7 @@ DramCmd DramChannel::next_cmd(const Entry& e) const {
   return e.req.type == AccessType::Write ? DramCmd::Wr : DramCmd::Rd;
 }
 
-const std::vector<DramCandidate>& DramChannel::candidates() {
+std::vector<DramCandidate>& DramChannel::candidates() {
   bool reads_waiting = queued_writes_ < queue_.size();
   size_t n = queue_.size();
   cands_.resize(n);

@@ -72,7 +72,9 @@ class DramChannel : public Clocked {
   void deliver_replies();
   void update_drain_mode();
   DramCmd next_cmd(const Entry& e) const;
-  const std::vector<DramCandidate>& candidates();
+  std::vector<DramCandidate>& candidates();
+  enum class Bus { Any, Row, Column };
+  bool issue_one(Bus bus);
   void issue(size_t index);
 
   const ClockDomain& clk_;
@@ -83,6 +85,7 @@ class DramChannel : public Clocked {
   uint32_t queue_cap_, write_high_, write_low_;
   uint32_t row_lines_bits_, total_slices_, per_channel_;
   bool bank_xor_;
+  bool dual_bus_;
   Port<MemRequest> from_l2_;
   Cycle next_issue_ = 0;  // no queued command can issue before this cycle
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
