@@ -75,7 +75,14 @@ void DramChannel::tick() {
   update_drain_mode();
   if (queue_.empty()) return;
   Cycle now = clk_.now();
-  bool issued = dual_bus_ ? issue_one(Bus::Column) | issue_one(Bus::Row) : issue_one(Bus::Any);
+  std::vector<DramCandidate>& cands = candidates();
+  bool issued = false;
+  if (dual_bus_) {
+    issued = issue_dual(cands);
+  } else if (int pick = scheduler_->pick(cands); pick >= 0) {
+    issue(static_cast<size_t>(pick));
+    issued = true;
+  }
   if (issued) {
     next_issue_ = now + 1;
     return;
@@ -87,19 +94,27 @@ void DramChannel::tick() {
   next_issue_ = std::max(first, now + 1);
 }
 
-// Lets the scheduler pick one command for `bus` (column: RD/WR to open rows;
-// row: ACT/PRE) and issues it.
-bool DramChannel::issue_one(Bus bus) {
-  if (queue_.empty()) return false;
-  std::vector<DramCandidate>& cands = candidates();
-  // A command for the other bus cannot issue here, but its request keeps its
-  // place in the order the scheduler sees (FCFS stays strictly in order).
-  if (bus != Bus::Any)
-    for (DramCandidate& c : cands) c.issuable = c.issuable && c.row_hit == (bus == Bus::Column);
-  int pick = scheduler_->pick(cands);
-  if (pick < 0) return false;
-  issue(static_cast<size_t>(pick));
-  return true;
+// Dual command bus: a row command (ACT/PRE) and a column command (RD/WR) may
+// issue in the same cycle. The row pick goes first; its bank is then left out
+// of the column pick, whose other candidates it cannot affect (no timing row
+// links a row command in one bank to a column command in another).
+bool DramChannel::issue_dual(std::vector<DramCandidate>& cands) {
+  saved_issuable_.resize(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i) {
+    saved_issuable_[i] = cands[i].issuable;
+    cands[i].issuable = cands[i].issuable && !cands[i].row_hit;
+  }
+  int row = scheduler_->pick(cands);
+  uint32_t row_bank = ~0u;
+  if (row >= 0) {
+    row_bank = queue_[static_cast<size_t>(row)].loc.bank;
+    issue(static_cast<size_t>(row));  // the request stays queued for its column command
+  }
+  for (size_t i = 0; i < cands.size(); ++i)
+    cands[i].issuable = saved_issuable_[i] && cands[i].row_hit && queue_[i].loc.bank != row_bank;
+  int col = scheduler_->pick(cands);
+  if (col >= 0) issue(static_cast<size_t>(col));
+  return row >= 0 || col >= 0;
 }
 
 void DramChannel::enqueue_arrivals() {

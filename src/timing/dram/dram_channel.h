@@ -73,8 +73,7 @@ class DramChannel : public Clocked {
   void update_drain_mode();
   DramCmd next_cmd(const Entry& e) const;
   std::vector<DramCandidate>& candidates();
-  enum class Bus { Any, Row, Column };
-  bool issue_one(Bus bus);
+  bool issue_dual(std::vector<DramCandidate>& cands);
   void issue(size_t index);
 
   const ClockDomain& clk_;
@@ -86,6 +85,7 @@ class DramChannel : public Clocked {
   uint32_t row_lines_bits_, total_slices_, per_channel_;
   bool bank_xor_;
   bool dual_bus_;
+  std::vector<uint8_t> saved_issuable_;  // scratch for issue_dual
   Port<MemRequest> from_l2_;
   Cycle next_issue_ = 0;  // no queued command can issue before this cycle
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
