@@ -1,5 +1,7 @@
 #include "timing/dram/dram_channel.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "timing/mem/index_hash.h"
 
@@ -40,7 +42,6 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       dual_bus_(kDualBus.get(cfg)),
       from_l2_(static_cast<size_t>(kInput.get(cfg))),
       banks_(timing_.banks),
-      hit_banks_(timing_.banks, 0),
       reads_(scope.counter("reads", "read commands (32 B sectors)")),
       writes_(scope.counter("writes", "write commands (32 B sectors)")),
       activates_(scope.counter("activates", "row activations")),
@@ -73,14 +74,14 @@ void DramChannel::tick() {
   enqueue_arrivals();
   deliver_replies();
   update_drain_mode();
-  if (queue_.empty()) return;
+  if (queued_ == 0) return;
   Cycle now = clk_.now();
-  std::vector<DramCandidate>& cands = candidates();
+  std::vector<DramBankView>& views = bank_views();
   bool issued = false;
   if (dual_bus_) {
-    issued = issue_dual(cands);
-  } else if (int pick = scheduler_->pick(cands); pick >= 0) {
-    issue(static_cast<size_t>(pick));
+    issued = issue_dual(views);
+  } else if (DramChoice c = scheduler_->pick(views); c.bank >= 0) {
+    issue(static_cast<uint32_t>(c.bank), c.hit);
     issued = true;
   }
   if (issued) {
@@ -88,40 +89,56 @@ void DramChannel::tick() {
     return;
   }
   // Nothing can issue: sleep until the first command's timing constraint
-  // expires (arrivals wake the channel through its port).
+  // expires (arrivals and issues are the only other changes, and both tick).
   Cycle first = ~Cycle{0};
-  for (const Entry& e : queue_) first = std::min(first, tracker_.earliest(next_cmd(e), e.loc.bank));
+  for (uint32_t b = 0; b < banks_.size(); ++b) {
+    const Bank& bank = banks_[b];
+    if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(next_cmd(pool_[size_t(bank.oldest)]), b));
+    if (bank.hit >= 0) first = std::min(first, tracker_.earliest(next_cmd(pool_[size_t(bank.hit)]), b));
+  }
   next_issue_ = std::max(first, now + 1);
 }
 
 // Dual command bus: a row command (ACT/PRE) and a column command (RD/WR) may
 // issue in the same cycle. The row pick goes first; its bank is then left out
-// of the column pick, whose other candidates it cannot affect (no timing row
-// links a row command in one bank to a column command in another).
-bool DramChannel::issue_dual(std::vector<DramCandidate>& cands) {
-  saved_issuable_.resize(cands.size());
-  for (size_t i = 0; i < cands.size(); ++i) {
-    saved_issuable_[i] = cands[i].issuable;
-    cands[i].issuable = cands[i].issuable && !cands[i].row_hit;
+// of the column pick, which it cannot otherwise affect (no timing row links a
+// row command in one bank to a column command in another).
+bool DramChannel::issue_dual(std::vector<DramBankView>& views) {
+  saved_views_ = views;
+  for (DramBankView& v : views) {
+    v.oldest_issuable = v.oldest_issuable && !v.oldest_is_hit;
+    v.hit_issuable = false;
   }
-  int row = scheduler_->pick(cands);
-  uint32_t row_bank = ~0u;
-  if (row >= 0) {
-    row_bank = queue_[static_cast<size_t>(row)].loc.bank;
-    issue(static_cast<size_t>(row));  // the request stays queued for its column command
+  DramChoice row = scheduler_->pick(views);
+  if (row.bank >= 0) issue(static_cast<uint32_t>(row.bank), false);  // the request stays queued
+  for (size_t b = 0; b < views.size(); ++b) {
+    views[b] = saved_views_[b];
+    bool other_bank = static_cast<int>(b) != row.bank;
+    views[b].oldest_issuable = views[b].oldest_issuable && views[b].oldest_is_hit && other_bank;
+    views[b].hit_issuable = views[b].hit_issuable && other_bank;
   }
-  for (size_t i = 0; i < cands.size(); ++i)
-    cands[i].issuable = saved_issuable_[i] && cands[i].row_hit && queue_[i].loc.bank != row_bank;
-  int col = scheduler_->pick(cands);
-  if (col >= 0) issue(static_cast<size_t>(col));
-  return row >= 0 || col >= 0;
+  DramChoice col = scheduler_->pick(views);
+  if (col.bank >= 0) issue(static_cast<uint32_t>(col.bank), col.hit);
+  return row.bank >= 0 || col.bank >= 0;
 }
 
 void DramChannel::enqueue_arrivals() {
   Tick now = clk_.now_tick();
-  while (from_l2_.ready(now) && queue_.size() < queue_cap_) {
+  while (from_l2_.ready(now) && queued_ < queue_cap_) {
     const MemRequest& r = from_l2_.front();
-    queue_.push_back(Entry{r, locate(r), false});
+    uint32_t slot;
+    if (free_slots_.empty()) {
+      slot = static_cast<uint32_t>(pool_.size());
+      pool_.emplace_back();
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    pool_[slot] = Entry{r, locate(r), false, next_age_++};
+    Bank& bank = banks_[pool_[slot].loc.bank];
+    bank.queue.push_back(slot);
+    bank.dirty = true;
+    ++queued_;
     queued_writes_ += r.type == AccessType::Write;
     from_l2_.pop();
   }
@@ -140,10 +157,22 @@ void DramChannel::deliver_replies() {
 }
 
 // Writes wait until enough pile up, then drain in a batch, to amortize the
-// read/write bus turnarounds.
+// read/write bus turnarounds. A change of which requests are eligible
+// invalidates every bank's summary.
 void DramChannel::update_drain_mode() {
-  if (!draining_ && queued_writes_ >= write_high_) draining_ = true;
-  if (draining_ && queued_writes_ <= write_low_) draining_ = false;
+  bool draining = draining_;
+  if (!draining && queued_writes_ >= write_high_) draining = true;
+  if (draining && queued_writes_ <= write_low_) draining = false;
+  bool reads_waiting = queued_writes_ < queued_;
+  if (draining != draining_ || reads_waiting != reads_waiting_)
+    for (Bank& b : banks_) b.dirty = true;
+  draining_ = draining;
+  reads_waiting_ = reads_waiting;
+}
+
+bool DramChannel::eligible(const Entry& e) const {
+  bool is_write = e.req.type == AccessType::Write;
+  return draining_ ? is_write : (!is_write || !reads_waiting_);
 }
 
 DramCmd DramChannel::next_cmd(const Entry& e) const {
@@ -153,37 +182,59 @@ DramCmd DramChannel::next_cmd(const Entry& e) const {
   return e.req.type == AccessType::Write ? DramCmd::Wr : DramCmd::Rd;
 }
 
-std::vector<DramCandidate>& DramChannel::candidates() {
-  bool reads_waiting = queued_writes_ < queue_.size();
-  size_t n = queue_.size();
-  cands_.resize(n);
-  std::fill(hit_banks_.begin(), hit_banks_.end(), 0);
-  Cycle now = clk_.now();
-  for (size_t i = 0; i < n; ++i) {
-    const Entry& e = queue_[i];
-    DramCandidate& c = cands_[i];
-    bool is_write = e.req.type == AccessType::Write;
-    c.eligible = draining_ ? is_write : (!is_write || !reads_waiting);
-    DramCmd cmd = next_cmd(e);
-    c.row_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
-    c.issuable = tracker_.earliest(cmd, e.loc.bank) <= now;
-    hit_banks_[e.loc.bank] |= static_cast<uint8_t>(c.eligible & c.row_hit);
+// A bank's oldest eligible request and oldest eligible row hit, recomputed
+// only after its queue, its open row or the eligibility rule changed.
+void DramChannel::refresh(Bank& bank) {
+  bank.oldest = bank.hit = -1;
+  for (uint32_t slot : bank.queue) {
+    const Entry& e = pool_[slot];
+    if (!eligible(e)) continue;
+    if (bank.oldest < 0) bank.oldest = static_cast<int32_t>(slot);
+    if (bank.hit < 0 && bank.open && bank.row == e.loc.row) bank.hit = static_cast<int32_t>(slot);
+    if (bank.oldest >= 0 && (bank.hit >= 0 || !bank.open)) break;
   }
-  // A precharge would strand the eligible requests that hit the open row.
-  for (size_t i = 0; i < n; ++i) cands_[i].closes_hit_row = !cands_[i].row_hit && hit_banks_[queue_[i].loc.bank];
-  return cands_;
+  bank.dirty = false;
 }
 
-void DramChannel::issue(size_t index) {
-  Entry& e = queue_[index];
+std::vector<DramBankView>& DramChannel::bank_views() {
+  Cycle now = clk_.now();
+  views_.resize(banks_.size());
+  for (uint32_t b = 0; b < banks_.size(); ++b) {
+    Bank& bank = banks_[b];
+    if (bank.dirty) refresh(bank);
+    DramBankView& v = views_[b];
+    v = DramBankView{};
+    if (bank.oldest >= 0) {
+      const Entry& e = pool_[size_t(bank.oldest)];
+      DramCmd cmd = next_cmd(e);
+      v.has_request = true;
+      v.oldest_age = e.age;
+      v.oldest_is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
+      v.oldest_issuable = tracker_.earliest(cmd, b) <= now;
+    }
+    if (bank.hit >= 0) {
+      const Entry& e = pool_[size_t(bank.hit)];
+      v.has_hit = true;
+      v.hit_age = e.age;
+      v.hit_issuable = tracker_.earliest(next_cmd(e), b) <= now;
+    }
+  }
+  return views_;
+}
+
+void DramChannel::issue(uint32_t b, bool hit) {
+  Bank& bank = banks_[b];
+  uint32_t slot = static_cast<uint32_t>(hit ? bank.hit : bank.oldest);
+  Entry& e = pool_[slot];
   DramCmd cmd = next_cmd(e);
   Cycle now = clk_.now();
-  tracker_.issued(cmd, e.loc.bank, now);
-  if (record_) log_.push_back(DramCommandRecord{now, cmd, e.loc.bank, e.loc.row});
-  Bank& bank = banks_[e.loc.bank];
+  tracker_.issued(cmd, b, now);
+  if (record_) log_.push_back(DramCommandRecord{now, cmd, b, e.loc.row});
+  bank.dirty = true;
   switch (cmd) {
     case DramCmd::Act:
-      bank = Bank{true, e.loc.row};
+      bank.open = true;
+      bank.row = e.loc.row;
       e.activated = true;
       activates_.inc();
       return;
@@ -203,12 +254,14 @@ void DramChannel::issue(size_t index) {
   }
   if (!e.activated) row_hits_.inc();
   busy_cycles_.inc(timing_.burst_cycles);
-  queue_.erase(queue_.begin() + static_cast<ptrdiff_t>(index));
+  bank.queue.erase(std::find(bank.queue.begin(), bank.queue.end(), slot));
+  free_slots_.push_back(slot);
+  --queued_;
 }
 
 Tick DramChannel::next_event() const {
-  Tick t = queue_.size() < queue_cap_ ? from_l2_.next_ready() : kNever;
-  if (!queue_.empty()) t = std::min(t, clk_.tick_of(next_issue_));
+  Tick t = queued_ < queue_cap_ ? from_l2_.next_ready() : kNever;
+  if (queued_ > 0) t = std::min(t, clk_.tick_of(next_issue_));
   if (!replies_.empty()) t = std::min(t, clk_.tick_of(replies_.front().at));
   return t;
 }

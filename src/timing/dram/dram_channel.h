@@ -1,6 +1,7 @@
 // One DRAM channel (DRAM clock): banks in bank groups with open-row state,
-// timing from a DramTimingTracker table, one command per cycle, a request
-// queue with a write-drain watermark, and a scheduler plug-in.
+// timing from a DramTimingTracker table, one command per cycle (or one row
+// and one column command with a dual command bus), a request queue kept per
+// bank with a write-drain watermark, and a scheduler plug-in.
 //
 // Address mapping (channel-local): the line number loses the bits that chose
 // the L2 slice (log2 of all slices) and gains the sub-partition (the request's
@@ -58,10 +59,14 @@ class DramChannel : public Clocked {
     MemRequest req;
     DramLocation loc;
     bool activated = false;  // this request needed its own activate (not a row hit)
+    uint64_t age = 0;        // arrival number
   };
   struct Bank {
     bool open = false;
     uint64_t row = 0;
+    std::vector<uint32_t> queue;  // pool slots of its requests, oldest first
+    int32_t oldest = -1, hit = -1;  // summary for the scheduler (pool slots)
+    bool dirty = true;              // summary needs recomputing
   };
   struct Reply {
     Cycle at;
@@ -71,10 +76,12 @@ class DramChannel : public Clocked {
   void enqueue_arrivals();
   void deliver_replies();
   void update_drain_mode();
+  bool eligible(const Entry& e) const;
   DramCmd next_cmd(const Entry& e) const;
-  std::vector<DramCandidate>& candidates();
-  bool issue_dual(std::vector<DramCandidate>& cands);
-  void issue(size_t index);
+  void refresh(Bank& bank);
+  std::vector<DramBankView>& bank_views();
+  bool issue_dual(std::vector<DramBankView>& views);
+  void issue(uint32_t bank, bool hit);
 
   const ClockDomain& clk_;
   uint32_t id_;
@@ -85,19 +92,19 @@ class DramChannel : public Clocked {
   uint32_t row_lines_bits_, total_slices_, per_channel_;
   bool bank_xor_;
   bool dual_bus_;
-  std::vector<uint8_t> saved_issuable_;  // scratch for issue_dual
   Port<MemRequest> from_l2_;
   Cycle next_issue_ = 0;  // no queued command can issue before this cycle
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
-  std::deque<Entry> queue_;                   // oldest first
+  std::vector<Entry> pool_;                   // queued requests, by slot
+  std::vector<uint32_t> free_slots_;
   std::vector<Bank> banks_;
   std::deque<Reply> replies_;
-  uint32_t queued_writes_ = 0;
-  bool draining_ = false;
+  uint32_t queued_ = 0, queued_writes_ = 0;
+  uint64_t next_age_ = 0;
+  bool draining_ = false, reads_waiting_ = false;
   bool record_ = false;
   std::vector<DramCommandRecord> log_;
-  std::vector<DramCandidate> cands_;  // scratch, rebuilt each cycle
-  std::vector<uint8_t> hit_banks_;       // scratch: banks with an eligible row hit queued
+  std::vector<DramBankView> views_, saved_views_;  // scratch, rebuilt each cycle
 
   stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_;
 };

@@ -8,10 +8,13 @@ namespace {
 // Strict arrival order: only the oldest eligible request may issue.
 class FcfsScheduler : public DramScheduler {
  public:
-  int pick(const std::vector<DramCandidate>& q) const override {
-    for (size_t i = 0; i < q.size(); ++i)
-      if (q[i].eligible) return q[i].issuable ? static_cast<int>(i) : -1;
-    return -1;
+  DramChoice pick(const std::vector<DramBankView>& banks) const override {
+    int best = -1;
+    for (size_t b = 0; b < banks.size(); ++b)
+      if (banks[b].has_request && (best < 0 || banks[b].oldest_age < banks[size_t(best)].oldest_age))
+        best = static_cast<int>(b);
+    if (best < 0 || !banks[size_t(best)].oldest_issuable) return {};
+    return {best, false};
   }
 };
 
@@ -19,12 +22,18 @@ class FcfsScheduler : public DramScheduler {
 // next command can issue without closing a row that others still hit.
 class FrFcfsScheduler : public DramScheduler {
  public:
-  int pick(const std::vector<DramCandidate>& q) const override {
-    for (size_t i = 0; i < q.size(); ++i)
-      if (q[i].eligible && q[i].row_hit && q[i].issuable) return static_cast<int>(i);
-    for (size_t i = 0; i < q.size(); ++i)
-      if (q[i].eligible && q[i].issuable && !q[i].closes_hit_row) return static_cast<int>(i);
-    return -1;
+  DramChoice pick(const std::vector<DramBankView>& banks) const override {
+    int hit = -1, other = -1;
+    for (size_t b = 0; b < banks.size(); ++b) {
+      const DramBankView& v = banks[b];
+      if (v.has_hit && v.hit_issuable && (hit < 0 || v.hit_age < banks[size_t(hit)].hit_age))
+        hit = static_cast<int>(b);
+      if (v.has_request && v.oldest_issuable && !v.has_hit &&
+          (other < 0 || v.oldest_age < banks[size_t(other)].oldest_age))
+        other = static_cast<int>(b);
+    }
+    if (hit >= 0) return {hit, true};
+    return {other, false};
   }
 };
 
