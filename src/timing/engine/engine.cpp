@@ -25,7 +25,10 @@ bool Engine::step() {
     Tick earliest = kNever;
     for (const Clocked* c : d.members) earliest = std::min(earliest, c->next_event());
     if (earliest == kNever) continue;
-    Cycle first_free = d.started ? d.clock->now() + 1 : d.clock->now();
+    // Never before the current time (a domain left idle has a stale cycle),
+    // and never the same edge twice.
+    Cycle first_free = d.clock->cycle_at_or_after(now_);
+    if (d.started) first_free = std::max(first_free, d.clock->now() + 1);
     edge[i] = std::max(d.clock->cycle_at_or_after(earliest), first_free);
     best = std::min(best, d.clock->tick_of(edge[i]));
   }
