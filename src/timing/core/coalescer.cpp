@@ -1,16 +1,23 @@
 #include "timing/core/coalescer.h"
 
+#include <algorithm>
+
 namespace ws::timing {
 
 namespace {
 
-// Marks [addr, addr+bytes) in the access for its line; returns false if the
-// bytes belong to another line.
+// Marks [addr, addr+bytes) in the access, clipped to its 128 B line.
 void mark(LineAccess& a, Addr addr, uint32_t bytes) {
   uint32_t off = static_cast<uint32_t>(addr - a.line_addr);
-  for (uint32_t b = off; b < off + bytes && b < kLineBytes; ++b) {
-    a.sector_mask |= static_cast<uint8_t>(1u << (b / 32));
-    a.byte_masks[b / 32] |= 1u << (b % 32);
+  uint32_t end = std::min(off + bytes, kLineBytes);
+  while (off < end) {  // at most two sectors for accesses of up to 16 B
+    uint32_t sector = off / kSectorBytes;
+    uint32_t stop = std::min(end, (sector + 1) * kSectorBytes);
+    uint32_t n = stop - off;
+    uint32_t bits = n == 32 ? ~0u : ((1u << n) - 1) << (off % kSectorBytes);
+    a.sector_mask |= static_cast<uint8_t>(1u << sector);
+    a.byte_masks[sector] |= bits;
+    off = stop;
   }
 }
 
