@@ -81,20 +81,21 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
 }
 
 DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups)
-    : table_(std::move(table)), groups_(bank_groups), earliest_(banks, Last{}) {}
+    : table_(std::move(table)), groups_(bank_groups), bank_(banks, Last{}), group_(bank_groups, Last{}) {
+  for (const DramTimingRow& r : table_) by_preceding_[static_cast<size_t>(r.preceding)].push_back(r);
+}
 
-// Applying the table when a command issues (instead of when asking) keeps the
-// scheduler's per-request question a single array read.
+// Applying the table when a command issues keeps the scheduler's question
+// ("earliest cycle for command C at bank b") to three reads. Each level holds
+// the bound its scope imposes; the answer is the largest of the three.
 void DramTimingTracker::issued(DramCmd cmd, uint32_t bank, Cycle at) {
-  for (const DramTimingRow& r : table_) {
-    if (r.preceding != cmd) continue;
+  for (const DramTimingRow& r : by_preceding_[static_cast<size_t>(cmd)]) {
     auto f = static_cast<size_t>(r.following);
     Cycle t = at + r.cycles;
-    for (uint32_t b = 0; b < earliest_.size(); ++b) {
-      bool applies = r.scope == DramScope::Channel || b == bank ||
-                     (r.scope == DramScope::BankGroup && group_of(b) == group_of(bank));
-      if (applies) earliest_[b][f] = std::max(earliest_[b][f], t);
-    }
+    Cycle& slot = r.scope == DramScope::Bank        ? bank_[bank][f]
+                  : r.scope == DramScope::BankGroup ? group_[group_of(bank)][f]
+                                                    : channel_[f];
+    slot = std::max(slot, t);
   }
 }
 

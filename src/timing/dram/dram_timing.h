@@ -3,6 +3,7 @@
 // tracker that answers "earliest cycle command C may issue to bank b".
 // Refresh and a dual command bus will add rows/commands, not code paths.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -42,15 +43,20 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p);
 class DramTimingTracker {
  public:
   DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups);
-  Cycle earliest(DramCmd cmd, uint32_t bank) const { return earliest_[bank][static_cast<size_t>(cmd)]; }
+  Cycle earliest(DramCmd cmd, uint32_t bank) const {
+    auto c = static_cast<size_t>(cmd);
+    return std::max({bank_[bank][c], group_[group_of(bank)][c], channel_[c]});
+  }
   void issued(DramCmd cmd, uint32_t bank, Cycle at);
   uint32_t group_of(uint32_t bank) const { return bank % groups_; }
 
  private:
   using Last = std::array<Cycle, kDramCmds>;
   std::vector<DramTimingRow> table_;
+  std::array<std::vector<DramTimingRow>, kDramCmds> by_preceding_;  // rows by preceding command
   uint32_t groups_;
-  std::vector<Last> earliest_;  // [bank][command]
+  std::vector<Last> bank_, group_;  // earliest cycle per command imposed at each scope
+  Last channel_{};
 };
 
 }  // namespace ws::timing
