@@ -240,7 +240,7 @@ void Sm::tick() {
   if (live_ctas_ > 0 || had_live_) active_cycles_.inc(had_live_ ? now - last_tick_cycle_ : 1);
   last_tick_cycle_ = now;
   had_live_ = live_ctas_ > 0;
-  if (issued || ldst_.busy()) {
+  if (issued) {
     next_tick_ = clock_.tick_of(now + 1);
   } else if (live_ctas_ == 0 || wake == kPending) {
     next_tick_ = kNever;  // woken by a launch or by an L1 completion
@@ -265,6 +265,10 @@ void Sm::wake_ldst_waiters() {
   ldst_waiters_ = false;
 }
 
-Tick Sm::next_event() const { return std::min(next_tick_, ldst_.next_completion()); }
+Tick Sm::next_event() const {
+  Tick t = std::min(next_tick_, ldst_.next_completion());
+  if (ldst_.busy() && !l1_->stalled()) t = std::min(t, clock_.now_tick());  // as soon as possible
+  return t;
+}
 
 }  // namespace ws::timing

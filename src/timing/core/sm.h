@@ -33,6 +33,8 @@ class Sm : public Clocked {
   bool can_launch() const { return live_ctas_ < ctas_per_sm_; }
   void launch(std::unique_ptr<ir::CtaSource> cta);
   uint32_t live_ctas() const { return live_ctas_; }
+  // No access waits in the LD/ST unit for the L1.
+  bool memory_idle() const { return !ldst_.busy(); }
 
   void tick() override;
   Tick next_event() const override;

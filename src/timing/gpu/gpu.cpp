@@ -53,7 +53,7 @@ Gpu::~Gpu() = default;
 bool Gpu::memory_quiescent() const {
   if (req_net_->next_event() != kNever || reply_net_->next_event() != kNever) return false;
   for (const auto& sm : sms_)
-    if (sm->l1().next_event() != kNever) return false;
+    if (!sm->memory_idle() || sm->l1().next_event() != kNever) return false;
   for (const auto& s : slices_)
     if (s->next_event() != kNever) return false;
   return true;
@@ -91,8 +91,9 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
   dispatcher_->start(kernel, r.start_cycle + launch_latency_);
   uint64_t steps = 0;
   // A kernel ends when its CTAs are done and its stores have reached the L2
-  // (stores are not acknowledged in v1, so the L1s, crossbars and L2 slices
-  // must be idle); DRAM write-backs of dirty L2 lines may still be pending.
+  // (stores are not acknowledged in v1, so the LD/ST queues, L1s, crossbars
+  // and L2 slices must be idle); DRAM write-backs of dirty L2 lines may still
+  // be pending.
   while (!dispatcher_->kernel_done() || !memory_quiescent()) {
     if (!engine_.step())
       throw Error("simulation deadlock in kernel '" + info.name + "': nothing can make progress at core cycle " +

@@ -116,13 +116,13 @@ bool L1D::issue_read(const L1Access& a, Addr sector) {
   }
   if (uint32_t* merged = mshr_of_sector_.find(sector)) {
     Mshr& m = mshrs_[*merged];
-    if (m.tokens.size() >= max_merge_) return false;
+    if (m.tokens.size() >= max_merge_) return blocked(true);
     m.tokens.push_back(a.token);
     mshr_merges_.inc();
   } else {
-    if (out_.size() >= miss_queue_) return false;
+    if (out_.size() >= miss_queue_) return blocked(false);
     auto slot = alloc_mshr(sector, AccessType::Read, a.token);
-    if (!slot) return false;
+    if (!slot) return blocked(true);
     mshr_of_sector_[sector] = *slot;
     send(sector, 0, AccessType::Read, *slot);
   }
@@ -133,7 +133,7 @@ bool L1D::issue_read(const L1Access& a, Addr sector) {
 }
 
 bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
-  if (out_.size() >= miss_queue_) return false;
+  if (out_.size() >= miss_queue_) return blocked(false);
   writes_.inc();
   CacheLine* line = tags_.find(a.line_addr);
   bool hit = line && (line->valid >> s & 1);
@@ -144,9 +144,9 @@ bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
 }
 
 bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
-  if (out_.size() >= miss_queue_) return false;
+  if (out_.size() >= miss_queue_) return blocked(false);
   auto slot = alloc_mshr(sector, AccessType::Atomic, a.token);
-  if (!slot) return false;
+  if (!slot) return blocked(true);
   // The L2 owns the result; a stale local copy must not serve later loads.
   if (CacheLine* line = tags_.find(a.line_addr)) line->valid &= static_cast<uint8_t>(~(1u << s));
   atomics_.inc();
@@ -192,7 +192,13 @@ void L1D::tick() {
 }
 
 // A reply from L2: installs a read sector (allocate on fill) and wakes waiters.
+bool L1D::blocked(bool on_fill) {
+  blocked_on_fill_ = on_fill;
+  return false;
+}
+
 void L1D::handle_fill() {
+  blocked_on_fill_ = false;
   MemRequest r = from_icnt_.front();
   from_icnt_.pop();
   Mshr& m = mshrs_[r.tag];
@@ -223,8 +229,13 @@ void L1D::finish_if_ready(uint32_t token) {
 
 void L1D::complete(uint32_t token, Tick at) { completions_.push(Completion{at, completion_seq_++, token}); }
 
+// A stalled access retries only once what blocked it may have changed: a
+// fill (an MSHR freed) or room in the miss queue; a full link to the
+// interconnect frees only when the crossbar takes a message.
 Tick L1D::next_event() const {
-  if (stalled_ || (!out_.empty() && to_icnt_)) return clk_.now_tick();
+  Tick now = clk_.now_tick();
+  if (!out_.empty() && to_icnt_ && to_icnt_->can_push(now)) return now;
+  if (stalled_ && !blocked_on_fill_ && out_.size() < miss_queue_) return now;
   Tick t = from_icnt_.next_ready();
   if (!completions_.empty()) t = std::min(t, completions_.top().at);
   return t;

@@ -34,6 +34,8 @@ class L1D : public Clocked {
 
   // One access per cycle (tag-lookup throughput) and no access stalled on MSHRs.
   bool can_accept() const;
+  // An access waits for resources: no new one is accepted until it is issued.
+  bool stalled() const { return stalled_.has_value(); }
   // Starts the current cycle's access; sectors that find no MSHR wait inside.
   void accept(const L1Access& access);
   // Tokens of completed loads/atomics, visible at their completion time.
@@ -75,6 +77,7 @@ class L1D : public Clocked {
   std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
   void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag);
   void handle_fill();
+  bool blocked(bool on_fill);  // records why an access stalls; returns false
   void finish_if_ready(uint32_t token);
   void complete(uint32_t token, Tick at);
 
@@ -93,7 +96,8 @@ class L1D : public Clocked {
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   uint64_t completion_seq_ = 0;
   std::deque<MemRequest> out_;
-  std::optional<L1Access> stalled_;  // remaining sectors of an access waiting for resources
+  std::optional<L1Access> stalled_;
+  bool blocked_on_fill_ = false;  // the stalled access waits for an MSHR to free  // remaining sectors of an access waiting for resources
   Cycle last_accept_ = ~Cycle{0};
 
   stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;
