@@ -123,8 +123,8 @@ TEST(L1D, MshrExhaustionStalls) {
   b.to_cycle(20);
   EXPECT_FALSE(b.l1->can_accept());
   EXPECT_EQ(b.mem.seen.size(), 2u);
-  EXPECT_GE(b.stat("mshr_stalls"), 10u);
-  EXPECT_EQ(b.l1->mshrs_in_use(), 2u);
+  EXPECT_EQ(b.stat("mshr_stalls"), 1u);  // the third access waits...
+  EXPECT_EQ(b.l1->mshrs_in_use(), 2u);   // ...for one of the two MSHRs
 }
 
 TEST(L1D, MergeLimitStalls) {

@@ -18,12 +18,9 @@ class Port {
   explicit Port(size_t capacity = 16) : capacity_(capacity) {}
 
   // Whether the receiver's buffer has room for what has arrived by `now`.
-  bool can_push(Tick now) const {
-    size_t arrived = 0;
-    for (auto it = q_.begin(); it != q_.end() && it->ready <= now; ++it)
-      if (++arrived >= capacity_) return false;
-    return true;
-  }
+  // Delivery times are non-decreasing, so the buffer is full exactly when the
+  // capacity-th oldest message has arrived.
+  bool can_push(Tick now) const { return q_.size() < capacity_ || q_[capacity_ - 1].ready > now; }
   bool empty() const { return q_.empty(); }
   size_t size() const { return q_.size(); }
   size_t capacity() const { return capacity_; }

@@ -55,7 +55,8 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       write_misses_(scope.counter("write_misses", "written sectors absent (not allocated)")),
       atomics_(scope.counter("atomics", "atomic sectors sent to L2")),
       mshr_merges_(scope.counter("mshr_merges", "read sectors merged into an in-flight MSHR")),
-      mshr_stalls_(scope.counter("mshr_stalls", "cycles an access waited for an MSHR or miss-queue slot")) {
+      mshr_stalls_(scope.counter("mshr_stalls", "accesses that had to wait for an MSHR or miss-queue slot")),
+      stall_cycles_(scope.counter("stall_cycles", "cycles accesses spent waiting for an MSHR or miss-queue slot")) {
   for (uint32_t i = mshr_count_; i-- > 0;) free_mshrs_.push_back(i);
 }
 
@@ -79,14 +80,23 @@ void L1D::accept(const L1Access& access) {
 }
 
 // Issues the remaining sectors of the current access in order; stops at the
-// first that lacks an MSHR or a miss-queue slot and retries it next cycle.
+// first that lacks an MSHR or a miss-queue slot and retries once that may
+// have changed (see next_event).
 void L1D::issue_stalled() {
   L1Access& a = *stalled_;
   while (a.sector_mask != 0) {
     uint32_t s = static_cast<uint32_t>(std::countr_zero(a.sector_mask));
-    if (!issue_sector(a, s)) return;
+    if (!issue_sector(a, s)) {
+      if (!waiting_since_) {
+        waiting_since_ = clk_.now();
+        mshr_stalls_.inc();
+      }
+      return;
+    }
     a.sector_mask &= static_cast<uint8_t>(~(1u << s));
   }
+  if (waiting_since_) stall_cycles_.inc(clk_.now() - *waiting_since_);
+  waiting_since_.reset();
   uint32_t token = a.token;
   bool tracked = a.type != AccessType::Write;
   stalled_.reset();
@@ -177,10 +187,7 @@ void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag) {
 void L1D::tick() {
   Tick now = clk_.now_tick();
   if (from_icnt_.ready(now)) handle_fill();
-  if (stalled_ && last_accept_ != clk_.now()) {
-    mshr_stalls_.inc();
-    issue_stalled();
-  }
+  if (stalled_ && last_accept_ != clk_.now()) issue_stalled();
   if (!out_.empty() && to_icnt_ && to_icnt_->can_push(now)) {
     to_icnt_->push(out_.front(), now);
     out_.pop_front();

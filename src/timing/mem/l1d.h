@@ -101,7 +101,8 @@ class L1D : public Clocked {
   Cycle last_accept_ = ~Cycle{0};
 
   stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;
-  stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_;
+  std::optional<Cycle> waiting_since_;  // when the stalled access first had to wait
+  stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_, &stall_cycles_;
 };
 
 }  // namespace ws::timing
