@@ -5,7 +5,7 @@
 namespace ws::timing {
 
 ClockDomain& Engine::add_domain(const std::string& name, ClockPeriod period) {
-  domains_.push_back(Domain{std::make_unique<ClockDomain>(name, period), {}, false});
+  domains_.push_back(Domain{std::make_unique<ClockDomain>(name, period), {}, {}, false});
   return *domains_.back().clock;
 }
 
@@ -23,7 +23,11 @@ bool Engine::step() {
   for (size_t i = 0; i < domains_.size(); ++i) {
     Domain& d = domains_[i];
     Tick earliest = kNever;
-    for (const Clocked* c : d.members) earliest = std::min(earliest, c->next_event());
+    d.events.resize(d.members.size());
+    for (size_t k = 0; k < d.members.size(); ++k) {
+      d.events[k] = d.members[k]->next_event();
+      earliest = std::min(earliest, d.events[k]);
+    }
     if (earliest == kNever) continue;
     // Never before the current time (a domain left idle has a stale cycle),
     // and never the same edge twice.
@@ -40,8 +44,10 @@ bool Engine::step() {
     if (edge[i] == kNoEdge || d.clock->tick_of(edge[i]) != best) continue;
     d.clock->set_now(edge[i]);
     d.started = true;
-    for (Clocked* c : d.members)
-      if (c->next_event() <= best) c->tick();
+    // A component already due ticks without asking again; one that was not
+    // may have become due through an earlier tick at this same time.
+    for (size_t k = 0; k < d.members.size(); ++k)
+      if (d.events[k] <= best || d.members[k]->next_event() <= best) d.members[k]->tick();
   }
   return true;
 }

@@ -27,6 +27,7 @@ class Engine {
   struct Domain {
     std::unique_ptr<ClockDomain> clock;
     std::vector<Clocked*> members;
+    std::vector<Tick> events;  // members' next_event() at the start of the step
     bool started = false;  // whether cycle now() has been ticked
   };
   std::vector<Domain> domains_;
