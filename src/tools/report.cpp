@@ -1,5 +1,6 @@
 #include "tools/report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -54,7 +55,36 @@ ordered_json mem_json(const MemTotals& m) {
                       {"dram", {{"reads", m.dram_reads}, {"writes", m.dram_writes}}}};
 }
 
-ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult& k) {
+// Nsight Compute metric names where our counters mean the same thing, so that
+// results line up with `ncu --metrics ...` output. Cycle-based metrics leave
+// out the launch latency, which the profiler does not see as kernel time.
+ordered_json ncu_metrics(const stats::Registry& reg, const stats::Snapshot& a, const stats::Snapshot& b,
+                         uint64_t cycles, const RunReport& run) {
+  MemTotals m = mem_totals(reg, a, b);
+  uint64_t active = reg.sum("sm.*.active_cycles", a, b), warp_cycles = reg.sum("sm.*.warp_cycles", a, b);
+  double secs = run.core_mhz > 0 ? double(cycles) / (run.core_mhz * 1e6) : 0;
+  uint64_t dram_bytes = (m.dram_reads + m.dram_writes) * 32;
+  return ordered_json{
+      {"gpc__cycles_elapsed.max", cycles},
+      {"sm__cycles_active.avg", run.sms ? double(active) / run.sms : 0.0},
+      {"smsp__inst_executed.sum", reg.sum("sm.*.warp_insts", a, b)},
+      {"smsp__thread_inst_executed.sum", reg.sum("sm.*.thread_insts", a, b)},
+      {"sm__warps_active.avg.pct_of_peak_sustained_active",
+       100 * ratio(warp_cycles, active * uint64_t{run.max_warps_per_sm})},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", m.l1_reads},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", m.l1_writes},
+      {"l1tex__t_sector_hit_rate.pct", 100 * ratio(m.l1_hits(), m.l1_accesses())},
+      {"lts__t_sectors_op_read.sum", m.l2_reads},
+      {"lts__t_sectors_op_write.sum", m.l2_writes},
+      {"lts__t_sectors_op_atom.sum", reg.sum("l2.*.atomics", a, b)},
+      {"lts__t_sector_hit_rate.pct", 100 * ratio(m.l2_hits(), m.l2_accesses())},
+      {"dram__sectors_read.sum", m.dram_reads},
+      {"dram__sectors_write.sum", m.dram_writes},
+      {"dram__bytes.sum", dram_bytes},
+      {"dram__bytes.sum.per_second", secs > 0 ? double(dram_bytes) / secs : 0.0}};
+}
+
+ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult& k, const RunReport& run) {
   uint64_t w = warp_insts(reg, k), t = thread_insts(reg, k);
   ordered_json j{{"name", k.name},     {"id", k.id},     {"grid", dim(k.grid)},
                  {"block", dim(k.block)}, {"binary_version", k.binary_version},
@@ -66,6 +96,7 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
                    {"shared_kb", k.occupancy.shared_kb},
                    {"l1_kb", k.occupancy.l1_kb}}}};
   j.update(mem_json(mem_totals(reg, k.before, k.after)));
+  j["ncu"] = ncu_metrics(reg, k.before, k.after, k.cycles - std::min(k.cycles, k.launch_latency), run);
   return j;
 }
 
@@ -81,7 +112,7 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   ordered_json kernels = ordered_json::array();
   uint64_t cycles = 0, w = 0, t = 0;
   for (const auto& k : run.kernels) {
-    kernels.push_back(kernel_json(reg, k));
+    kernels.push_back(kernel_json(reg, k, run));
     cycles += k.cycles;
     w += warp_insts(reg, k);
     t += thread_insts(reg, k);
@@ -91,6 +122,9 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
                 {"thread_insts", t},             {"ipc", ratio(t, cycles)}, {"warp_ipc", ratio(w, cycles)}};
   stats::Snapshot zero(reg.size(), 0), now = reg.snapshot();
   j.update(mem_json(mem_totals(reg, zero, now)));
+  uint64_t busy = 0;
+  for (const auto& k : run.kernels) busy += k.cycles - std::min(k.cycles, k.launch_latency);
+  j["ncu"] = ncu_metrics(reg, zero, now, busy, run);
   j["sim"] = {{"wall_seconds", run.wall_seconds},
               {"warp_insts_per_second", run.wall_seconds > 0 ? static_cast<double>(w) / run.wall_seconds : 0.0},
               {"host_threads", 1}};

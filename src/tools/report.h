@@ -17,6 +17,7 @@ struct RunReport {
   std::string preset;
   uint32_t sms = 0;
   double core_mhz = 0;
+  uint32_t max_warps_per_sm = 0;
   std::vector<timing::KernelResult> kernels;
   double wall_seconds = 0;
   std::optional<std::string> error;  // set when the run stopped early

@@ -90,6 +90,7 @@ int run_command(const RunOptions& opt) {
   report.preset = opt.gpu;
   report.sms = gpu.num_sms();
   report.core_mhz = gpu.core_mhz();
+  report.max_warps_per_sm = gpu.max_warps_per_sm();
   auto start = Clock::now();
   try {
     simulate(*work, gpu, report, opt.progress);

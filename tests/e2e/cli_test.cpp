@@ -73,6 +73,14 @@ TEST(CliRun, WritesStatsAndEffectiveConfig) {
   }
   EXPECT_TRUE(j["dram"].contains("reads"));
   EXPECT_GT(j["sim"]["warp_insts_per_second"].get<double>(), 0);
+  // Profiler-named metrics: one 1024-thread CTA keeps 32 of QV100's 64 warp
+  // slots resident on the one active SM, and all of its loads miss the L1.
+  auto ncu = j["kernels"][0]["ncu"];
+  EXPECT_EQ(ncu["smsp__inst_executed.sum"], 4416);
+  EXPECT_NEAR(ncu["sm__warps_active.avg.pct_of_peak_sustained_active"].get<double>(), 50.0, 1.0);
+  EXPECT_EQ(ncu["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], j["l1d"]["reads"]);
+  EXPECT_EQ(ncu["lts__t_sectors_op_write.sum"], j["l2"]["writes"]);
+  EXPECT_EQ(ncu["gpc__cycles_elapsed.max"].get<uint64_t>() + 5000, j["kernels"][0]["cycles"].get<uint64_t>());
   std::ifstream cfg(out / "config.toml");
   std::string text((std::istreambuf_iterator<char>(cfg)), {});
   EXPECT_NE(text.find("\"l2.size_kb\" = 6144"), std::string::npos);

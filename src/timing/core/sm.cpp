@@ -23,7 +23,8 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
       thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
       ctas_done_(scope.counter("ctas", "CTAs completed")),
-      active_cycles_(scope.counter("active_cycles", "cycles with at least one resident CTA")) {
+      active_cycles_(scope.counter("active_cycles", "cycles with at least one resident CTA")),
+      warp_cycles_(scope.counter("warp_cycles", "resident warps summed over cycles (occupancy integral)")) {
   uint32_t nsub = static_cast<uint32_t>(kSubcores.get(cfg));
   uint32_t max_warps = static_cast<uint32_t>(kMaxWarps.get(cfg));
   if (max_warps % nsub != 0 || max_warps / nsub > 64)
@@ -53,7 +54,17 @@ void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>
   }
 }
 
+// Residency between two events is constant, so cycles the SM was not ticked
+// (activity gating) are accounted in one step.
+void Sm::account_residency(Cycle now) {
+  if (now <= last_account_) return;
+  if (live_ctas_ > 0) active_cycles_.inc(now - last_account_);
+  warp_cycles_.inc(uint64_t{live_warps_} * (now - last_account_));
+  last_account_ = now;
+}
+
 void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
+  account_residency(clock_.now());
   auto cta_it = std::find_if(ctas_.begin(), ctas_.end(), [](const CtaSlot& c) { return !c.live; });
   CtaSlot& cta = *cta_it;
   uint32_t cta_index = static_cast<uint32_t>(cta_it - ctas_.begin());
@@ -74,6 +85,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     w.scoreboard.clear();
     w.inst = source->next(w.warp_in_cta);
     cta.warp_slots.push_back(slot);
+    ++live_warps_;
     SubCore& sc = subcores_[subcore_of(slot)];
     sc.live |= uint64_t{1} << local_of(slot);
     sc.next_scan = 0;
@@ -214,6 +226,7 @@ void Sm::release_barrier_if_complete(CtaSlot& cta) {
 void Sm::finish_warp(uint32_t slot) {
   Warp& w = warps_[slot];
   w.live = false;
+  --live_warps_;
   subcores_[subcore_of(slot)].live &= ~(uint64_t{1} << local_of(slot));
   set_sleeping(slot, false);
   CtaSlot& cta = ctas_[w.cta_slot];
@@ -229,6 +242,7 @@ void Sm::finish_warp(uint32_t slot) {
 
 void Sm::tick() {
   Cycle now = clock_.now();
+  account_residency(now);
   ldst_.tick(now, warps_);
   for (uint32_t slot : ldst_.woken()) set_sleeping(slot, false);
   ldst_.woken().clear();
@@ -236,10 +250,6 @@ void Sm::tick() {
   bool issued = false;
   Cycle wake = kPending;
   for (uint32_t s = 0; s < subcores_.size(); ++s) issued |= issue_subcore(s, now, wake);
-  // Gated cycles count too: the SM was resident-but-idle through them.
-  if (live_ctas_ > 0 || had_live_) active_cycles_.inc(had_live_ ? now - last_tick_cycle_ : 1);
-  last_tick_cycle_ = now;
-  had_live_ = live_ctas_ > 0;
   if (issued) {
     next_tick_ = clock_.tick_of(now + 1);
   } else if (live_ctas_ == 0 || wake == kPending) {

@@ -58,6 +58,7 @@ class Sm : public Clocked {
   void release_barrier_if_complete(CtaSlot& cta);
   void finish_warp(uint32_t slot);
   void wake_ldst_waiters();
+  void account_residency(Cycle now);
   uint32_t subcore_of(uint32_t slot) const { return slot % static_cast<uint32_t>(subcores_.size()); }
   uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
   void set_sleeping(uint32_t slot, bool asleep);
@@ -75,10 +76,10 @@ class Sm : public Clocked {
   uint32_t fence_latency_;
   uint64_t warp_age_ = 0;
   Tick next_tick_ = kNever;
-  Cycle last_tick_cycle_ = 0;
-  bool had_live_ = false;
+  Cycle last_account_ = 0;
+  uint32_t live_warps_ = 0;
   bool ldst_waiters_ = false;  // some warp sleeps until the LD/ST queue has room
-  stats::Counter &warp_insts_, &thread_insts_, &ctas_done_, &active_cycles_;
+  stats::Counter &warp_insts_, &thread_insts_, &ctas_done_, &active_cycles_, &warp_cycles_;
 };
 
 }  // namespace ws::timing

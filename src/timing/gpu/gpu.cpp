@@ -88,6 +88,7 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
   }
   r.before = stats_.snapshot();
   r.start_cycle = core_now();
+  r.launch_latency = launch_latency_;
   dispatcher_->start(kernel, r.start_cycle + launch_latency_);
   uint64_t steps = 0;
   // A kernel ends when its CTAs are done and its stores have reached the L2

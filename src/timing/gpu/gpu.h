@@ -29,6 +29,7 @@ struct KernelResult {
   Dim3 grid, block;
   uint32_t binary_version = 0;
   Cycle start_cycle = 0, cycles = 0;  // core cycles, launch latency included
+  Cycle launch_latency = 0;           // the part of `cycles` before the first CTA could start
   Occupancy occupancy;
   stats::Snapshot before, after;      // counters around the kernel
 };
@@ -44,6 +45,7 @@ class Gpu {
   stats::Registry& stats() { return stats_; }
   const stats::Registry& stats() const { return stats_; }
   uint32_t num_sms() const { return static_cast<uint32_t>(sms_.size()); }
+  uint32_t max_warps_per_sm() const { return limits_.max_warps; }
   double core_mhz() const { return core_mhz_; }  // as configured (the period is rounded to 1 ps)
 
   // The copy engine writes through the L2, warming it (functional in v1).
