@@ -52,7 +52,7 @@ struct SmBench {
   ClockDomain clk{"core", ClockPeriod{1000}};
   std::unique_ptr<Sm> sm;
   explicit SmBench(const std::vector<std::string>& sets = {}) {
-    for (const char* s : {"core.units.sp.latency=4", "core.units.sp.ii=2", "core.units.sfu.latency=20",
+    for (const char* s : {"l1i.perfect=true", "core.units.sp.latency=4", "core.units.sp.ii=2", "core.units.sfu.latency=20",
                           "core.units.sfu.ii=8", "core.units.branch.latency=2"})
       cfg.set_assignment(s);
     for (const auto& s : sets) cfg.set_assignment(s);
@@ -114,6 +114,20 @@ TEST(CoreSm, WarpsOnDifferentSubcoresIssueInParallel) {
   SmBench one;
   Cycle single = one.run({warps[0]});
   EXPECT_NEAR(double(four), double(single), 3);  // four sub-cores, four SFU pipelines
+}
+
+TEST(CoreSm, InstructionCacheMissDelaysFirstFetchOfALine) {
+  SmBench perfect, real({"l1i.perfect=false", "l1i.miss_latency=100"});
+  std::vector<ir::WarpInst> code;
+  for (int k = 0; k < 32; ++k) {  // 32 x 8 B = two 128 B lines
+    code.push_back(alu(0, static_cast<uint16_t>(k % 8)));
+    code.back().pc = 8 * k;
+  }
+  Cycle base = perfect.run({code});
+  Cycle cold = real.run({code});
+  EXPECT_NEAR(double(cold - base), 2 * 100, 4);  // two line misses, one after the other
+  EXPECT_EQ(real.reg.sum("sm.0.l1i.misses"), 2u);
+  EXPECT_EQ(real.reg.sum("sm.0.l1i.accesses"), 32u);
 }
 
 TEST(CoreSm, UndeclaredUnitIsAConfigError) {

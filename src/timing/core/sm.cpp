@@ -18,6 +18,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       id_(id),
       l1_(std::make_unique<L1D>(cfg, scope.sub("l1d"), core, id)),
       ldst_(cfg, scope.sub("ldst"), core, *l1_),
+      icache_(cfg, scope.sub("l1i")),
       unit_specs_(read_unit_specs(cfg)),
       fence_latency_(static_cast<uint32_t>(cfg.get<int64_t>("core.fence_latency"))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
@@ -41,6 +42,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
 
 void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm) {
   ctas_per_sm_ = ctas_per_sm;
+  icache_.flush();
   unit_of_.assign(unit_names.size(), kLdstUnit);
   for (size_t u = 0; u < unit_names.size(); ++u) {
     if (unit_names[u] == "ldst") continue;
@@ -84,6 +86,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     w.wake_at = 0;
     w.scoreboard.clear();
     w.inst = source->next(w.warp_in_cta);
+    if (w.inst) w.fetch_ready = icache_.fetch(w.inst->pc, clock_.now());
     cta.warp_slots.push_back(slot);
     ++live_warps_;
     SubCore& sc = subcores_[subcore_of(slot)];
@@ -99,8 +102,8 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
 
 bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
   const ir::WarpInst& in = *w.inst;
-  if (w.busy_until > now) {
-    wake = w.busy_until;
+  if (w.busy_until > now || w.fetch_ready > now) {
+    wake = std::max(w.busy_until, w.fetch_ready);
     return false;
   }
   if (in.is_memory() && !ldst_.can_accept()) {
@@ -204,7 +207,12 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       w.write_dsts(in, done);
     }
   }
+  next_inst(w, now);
+}
+
+void Sm::next_inst(Warp& w, Cycle now) {
   w.inst = ctas_[w.cta_slot].source->next(w.warp_in_cta);
+  if (w.inst) w.fetch_ready = icache_.fetch(w.inst->pc, now);
 }
 
 void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {

@@ -12,6 +12,7 @@
 #include "ir/source.h"
 #include "stats/stats.h"
 #include "timing/core/exec_units.h"
+#include "timing/core/inst_cache.h"
 #include "timing/core/ldst_unit.h"
 #include "timing/core/warp.h"
 #include "timing/core/warp_scheduler.h"
@@ -59,6 +60,7 @@ class Sm : public Clocked {
   void finish_warp(uint32_t slot);
   void wake_ldst_waiters();
   void account_residency(Cycle now);
+  void next_inst(Warp& w, Cycle now);
   uint32_t subcore_of(uint32_t slot) const { return slot % static_cast<uint32_t>(subcores_.size()); }
   uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
   void set_sleeping(uint32_t slot, bool asleep);
@@ -67,6 +69,7 @@ class Sm : public Clocked {
   uint16_t id_;
   std::unique_ptr<L1D> l1_;
   LdstUnit ldst_;
+  InstCache icache_;
   std::vector<SubCore> subcores_;
   std::vector<Warp> warps_;
   std::vector<CtaSlot> ctas_;

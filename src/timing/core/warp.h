@@ -23,6 +23,7 @@ struct Warp {
   // Lower bound on the next cycle the warp could issue (kPending: a memory
   // reply must come first). Lets the scheduler skip sleeping warps cheaply.
   Cycle wake_at = 0;
+  Cycle fetch_ready = 0;  // when `inst` has been fetched (instruction cache)
   // Next instruction to issue; nullptr once the warp's stream has ended (the
   // warp then finishes as soon as its outstanding loads have returned).
   const ir::WarpInst* inst = nullptr;
