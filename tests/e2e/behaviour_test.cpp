@@ -40,6 +40,20 @@ TEST(E2eBehaviour, DependentL2HitChainTakesL2RoundTripPerLoad) {
   EXPECT_EQ(t.dram_reads, 0u);
 }
 
+// Every load misses the L2 too (32 KB stride over a 64 MB buffer: the memcpy
+// leaves only its last 6 MB in the L2, which the chase never reaches) and
+// opens a new DRAM row: L2 round trip + L2-to-DRAM path + tRCD + CL + burst.
+TEST(E2eBehaviour, DependentDramChainTakesDramRoundTripPerLoad) {
+  auto cfg = preset("qv100", {"gpu.kernel_launch_latency=0", "l1i.perfect=true"});
+  SimTotals t = simulate(synth(chase(512, 64 << 20, 32 << 10), "chase-dram"), cfg);
+  double ratio = cfg.get<double>("clock.core_mhz") / cfg.get<double>("clock.dram_mhz");
+  double l2_trip = double(cfg.get<int64_t>("l2.latency") + 2 * cfg.get<int64_t>("icnt.latency") + 2);
+  double dram = double(cfg.get<int64_t>("dram.tRCD") + cfg.get<int64_t>("dram.CL") + 1) * ratio;
+  double expect = l2_trip + double(cfg.get<int64_t>("l2.dram_latency")) + dram;  // ~345 on QV100
+  EXPECT_NEAR(double(t.cycles) / 512, expect, 0.05 * expect);
+  EXPECT_EQ(t.dram_reads, 512u);
+}
+
 // A streaming copy much larger than the L2 is bound by DRAM bandwidth.
 TEST(E2eBehaviour, StreamingKernelApproachesDramBandwidth) {
   frontend::SynthSpec s;
