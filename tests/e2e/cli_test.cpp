@@ -66,6 +66,10 @@ TEST(CliRun, WritesStatsAndEffectiveConfig) {
   EXPECT_EQ(j["total"]["warp_insts"], 4416);
   EXPECT_EQ(j["kernels"][0]["warp_insts"], 4416);
   EXPECT_EQ(j["kernels"][0]["block"], nlohmann::json({32, 32, 1}));
+  // 8 KB of shared memory per 1024-thread CTA, two CTAs fit by threads: the
+  // driver's carve-out is the smallest option holding 16 KB; the rest is L1.
+  EXPECT_EQ(j["kernels"][0]["occupancy"]["shared_kb"], 16);
+  EXPECT_EQ(j["kernels"][0]["occupancy"]["l1_kb"], 112);
   for (const char* k : {"cycles", "thread_insts", "ipc"}) EXPECT_TRUE(j["total"].contains(k)) << k;
   for (const char* k : {"accesses", "hits", "misses"}) {
     EXPECT_TRUE(j["l1d"].contains(k)) << k;
@@ -96,6 +100,15 @@ TEST(CliRun, AccelSimFormatHasTheLinesScriptsParse) {
                           "L2_total_cache_misses = ", "L2_total_cache_miss_rate = ", "total dram reads = ",
                           "total dram writes = ", "gpgpu_simulation_rate = "})
     EXPECT_NE(r.out.find(key), std::string::npos) << key;
+}
+
+TEST(CliRun, KernelWithoutSharedMemoryGetsTheWholeArrayAsL1) {
+  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
+  fs::path out = temp("carve");
+  ASSERT_EQ(run("run " + shared_traces() + "/vectoradd-100-32-trace --format none --out " + out.string()).rc, 0);
+  auto j = read_json(out / "stats.json");
+  EXPECT_EQ(j["kernels"][0]["occupancy"]["shared_kb"], 0);
+  EXPECT_EQ(j["kernels"][0]["occupancy"]["l1_kb"], 128);  // QV100's unified 128 KB
 }
 
 TEST(CliRun, IdenticalRunsGiveIdenticalStatsApartFromWallClock) {
