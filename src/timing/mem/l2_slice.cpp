@@ -91,18 +91,13 @@ void L2Slice::tick() {
   }
   stalled_ = false;
   if (!pipeline_.empty() && pipeline_.front().ready <= now) {
-    if (process(pipeline_.front().req)) {
-      pipeline_.pop_front();
-      if (stalled_since_) stall_cycles_.inc(clk_.now() - *stalled_since_);
-      stalled_since_.reset();
-    } else {
+    if (process(pipeline_.front().req)) pipeline_.pop_front();
+    else {
       stalled_ = true;
-      if (!stalled_since_) stalled_since_ = clk_.now();
+      stall_cycles_.inc();
     }
   }
   drain();
-  stall_dram_q_ = dram_q_.size();
-  stall_mshrs_ = mshrs_.size();
 }
 
 void L2Slice::drain() {
@@ -242,18 +237,11 @@ void L2Slice::warm(Addr addr, uint64_t bytes) {
   }
 }
 
-// Exact wake-ups under back-pressure: a blocked queue, a full pipeline or a
-// stalled head (it waits for an MSHR or DRAM-queue room) are retried only once
-// what blocked them can have changed.
 Tick L2Slice::next_event() const {
   Tick now = clk_.now_tick();
-  if (!reply_q_.empty() && to_reply_ && to_reply_->can_push(now)) return now;
-  if (!dram_q_.empty() && to_dram_ && to_dram_->can_push(now)) return now;
-  if (stalled_ && (dram_q_.size() < stall_dram_q_ || mshrs_.size() < stall_mshrs_)) return now;
-  Tick t = kNever;
-  if (pipeline_.size() < pipeline_cap_) t = from_icnt_.next_ready();
-  if (dram_room(kSectorsPerLine)) t = std::min(t, from_dram_.next_ready());
-  if (!pipeline_.empty() && !stalled_) t = std::min(t, pipeline_.front().ready);
+  if (stalled_ || (!reply_q_.empty() && to_reply_) || (!dram_q_.empty() && to_dram_)) return now;
+  Tick t = std::min(from_icnt_.next_ready(), from_dram_.next_ready());
+  if (!pipeline_.empty()) t = std::min(t, pipeline_.front().ready);
   return t;
 }
 

@@ -94,8 +94,6 @@ class L2Slice : public Clocked {
   FlatMap<Mshr> mshrs_;  // by sector address
   std::deque<MemRequest> reply_q_, dram_q_;
   bool stalled_ = false;
-  std::optional<Cycle> stalled_since_;  // when the pipeline head first stalled
-  size_t stall_dram_q_ = 0, stall_mshrs_ = 0;  // queue and MSHR use when last ticked
 
   stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;
   stats::Counter &atomics_, &dram_reads_, &dram_writes_, &mshr_merges_, &stall_cycles_;
