@@ -11,7 +11,7 @@ using config::Param;
 using P = Param<int64_t>;
 // Read by the config layer, not here: setting it loads the part's keys.
 const config::PartParam kPart{"dram.part", "", "configs/dram",
-                              "DRAM part: loads configs/dram/<part>.toml (timing, organisation, clock.dram_mhz) "
+                              "DRAM part: loads configs/dram/PART.toml (timing, organisation, clock.dram_mhz) "
                               "beneath the preset's own keys; \"\" = none (defaults are QV100's HBM2-850)"};
 // QV100 HBM2 (gpu-facts): 16 banks in 4 groups; cycles of the 850 MHz DRAM clock.
 const P kBanks{"dram.banks", 16, "banks", "banks per channel", {1, 1024}};
