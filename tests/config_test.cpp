@@ -72,5 +72,40 @@ TEST(Config, FamiliesAndTomlFilesWithLineNumbers) {
   }
 }
 
+// A preset's own keys and --set beat its DRAM part's, whatever the order;
+// changing the part swaps the whole layer.
+TEST(Config, DramPartLoadsBeneathPresetKeys) {
+  Config a100;
+  a100.load_file(find_preset("a100"));
+  EXPECT_EQ(a100.get<int64_t>("dram.tRCD"), 17);                  // HBM2-1215
+  EXPECT_DOUBLE_EQ(a100.get<double>("clock.dram_mhz"), 1215.0);  // the part owns its clock
+  EXPECT_EQ(a100.get<std::string>("dram.scheduler"), "frfcfs");   // controller key from qv100
+  std::string dump = a100.to_toml();
+  EXPECT_NE(dump.find("# part: dram.part = HBM2-1215"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("\"dram.tRCD\" = 17  # cycles; "), std::string::npos);
+  EXPECT_NE(dump.find("HBM2-1215.toml"), std::string::npos);
+
+  auto dir = std::filesystem::temp_directory_path() / "warpsim_config_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "part.toml") << "[dram]\ntRCD = 20\npart = \"HBM2-850\"\n";
+  Config c;
+  c.load_file((dir / "part.toml").string());
+  EXPECT_EQ(c.get<int64_t>("dram.tRCD"), 20);
+  EXPECT_EQ(c.get<int64_t>("dram.tRP"), 12);
+  c.set_assignment("dram.part=HBM2-1215");
+  EXPECT_EQ(c.get<int64_t>("dram.tRCD"), 20);  // explicit key still wins
+  EXPECT_EQ(c.get<int64_t>("dram.tRP"), 17);
+  c.set_assignment("dram.part=");
+  EXPECT_EQ(c.get<int64_t>("dram.tRP"), 12);  // declared default
+  try {
+    c.set_assignment("dram.part=HBM9-1");
+    FAIL() << "expected an error";
+  } catch (const ConfigError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("dram.part"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("HBM2-850"), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace ws::config

@@ -134,8 +134,54 @@ void flatten(const toml::table& table, const std::string& prefix, const std::str
 
 void Config::set(const std::string& key, Value v, const std::string& origin) {
   const ParamInfo& info = lookup(key);
-  values_[key] = Entry{coerce(info, key, std::move(v)), origin};
+  Value value = coerce(info, key, std::move(v));
+  if (!info.part_dir.empty()) load_part(info, std::get<std::string>(value));
+  values_[key] = Entry{std::move(value), origin};
 }
+
+// Replaces the selector's layer with the named part's keys. A part is
+// self-contained (no `base`) and may not select other parts.
+void Config::load_part(const ParamInfo& selector, const std::string& part) {
+  layers_.erase(selector.name);
+  if (part.empty()) return;
+  fs::path path = fs::path(data_dir()) / selector.part_dir / (part + ".toml");
+  std::error_code ec;
+  if (part.find('/') != std::string::npos || !fs::is_regular_file(path, ec)) {
+    std::string all;
+    for (const std::string& n : list_data_files(selector.part_dir)) all += (all.empty() ? "" : ", ") + n;
+    throw ConfigError(selector.name, "unknown part '" + part + "' (known: " + all + ")");
+  }
+  toml::table table;
+  try {
+    table = toml::parse_file(path.string());
+  } catch (const toml::parse_error& e) {
+    throw InputError(path.string(), e.source().begin.line, "", std::string(e.description()));
+  }
+  std::vector<std::pair<std::string, Value>> entries;
+  flatten(table, "", path.string(), entries);
+  Layer layer{part, path.string(), {}};
+  for (auto& [key, value] : entries) {
+    const toml::node* node = table.at_path(key).node();
+    uint64_t line = node ? node->source().begin.line : 0;
+    try {
+      const ParamInfo& info = lookup(key);
+      if (!info.part_dir.empty()) throw ConfigError(key, "a part file cannot select another part");
+      layer.values[key] = Entry{coerce(info, key, std::move(value)), path.string()};
+    } catch (const ConfigError& e) {
+      throw InputError(path.string(), line, key, e.what());
+    }
+  }
+  layers_[selector.name] = std::move(layer);
+}
+
+const Config::Entry* Config::find_entry(const std::string& key) const {
+  if (auto it = values_.find(key); it != values_.end()) return &it->second;
+  for (const auto& [selector, layer] : layers_)
+    if (auto it = layer.values.find(key); it != layer.values.end()) return &it->second;
+  return nullptr;
+}
+
+bool Config::has(std::string_view key) const { return find_entry(std::string(key)) != nullptr; }
 
 void Config::set_assignment(std::string_view assignment) {
   size_t eq = assignment.find('=');
@@ -173,8 +219,7 @@ void Config::load_file(const std::string& path) {
 }
 
 const Value& Config::raw(const std::string& key) const {
-  auto it = values_.find(key);
-  if (it != values_.end()) return it->second.value;
+  if (const Entry* e = find_entry(key)) return e->value;
   return lookup(key).def;
 }
 
@@ -196,11 +241,15 @@ template std::vector<int64_t> Config::get<std::vector<int64_t>>(const std::strin
 std::vector<std::string> Config::instances(std::string_view prefix) const {
   std::set<std::string> names;
   std::string p = std::string(prefix) + ".";
-  for (const auto& [key, entry] : values_) {
-    if (key.compare(0, p.size(), p) != 0) continue;
-    std::string rest = key.substr(p.size());
-    names.insert(rest.substr(0, rest.find('.')));
-  }
+  auto add = [&](const std::map<std::string, Entry>& values) {
+    for (const auto& [key, entry] : values) {
+      if (key.compare(0, p.size(), p) != 0) continue;
+      std::string rest = key.substr(p.size());
+      names.insert(rest.substr(0, rest.find('.')));
+    }
+  };
+  add(values_);
+  for (const auto& [selector, layer] : layers_) add(layer.values);
   return {names.begin(), names.end()};
 }
 
@@ -208,12 +257,12 @@ std::string Config::to_toml() const {
   std::ostringstream os;
   os << "# warpsim effective configuration (every parameter; origin in comments)\n";
   for (const std::string& f : files_) os << "# loaded: " << f << "\n";
+  for (const auto& [selector, layer] : layers_)
+    os << "# part: " << selector << " = " << layer.part << " from " << layer.path << "\n";
   auto emit = [&](const std::string& key, const ParamInfo& info) {
-    auto it = values_.find(key);
-    const Value& v = it != values_.end() ? it->second.value : info.def;
-    os << "\"" << key << "\" = " << value_to_string(v);
-    os << "  # " << (info.unit.empty() ? "" : info.unit + "; ") << (it != values_.end() ? it->second.origin : "default")
-       << "\n";
+    const Entry* e = find_entry(key);
+    os << "\"" << key << "\" = " << value_to_string(e ? e->value : info.def);
+    os << "  # " << (info.unit.empty() ? "" : info.unit + "; ") << (e ? e->origin : "default") << "\n";
   };
   for (const ParamInfo* info : ParamRegistry::instance().all()) {
     size_t star = info->name.find('*');
@@ -227,14 +276,16 @@ std::string Config::to_toml() const {
   return os.str();
 }
 
-std::vector<std::string> list_presets() {
+std::vector<std::string> list_data_files(const std::string& dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(data_dir()) / "configs" / "gpus", ec))
+  for (const auto& e : fs::directory_iterator(fs::path(data_dir()) / dir, ec))
     if (e.path().extension() == ".toml") names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
 }
+
+std::vector<std::string> list_presets() { return list_data_files("configs/gpus"); }
 
 std::string find_preset(const std::string& name_or_path) {
   std::error_code ec;

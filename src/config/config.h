@@ -1,5 +1,6 @@
-// A configuration: declared defaults, overridden by TOML presets (which may
-// name a `base` preset) and by --set key=value. Every key is checked against
+// A configuration: declared defaults, overridden by the files of selected
+// parts (PartParam, e.g. `dram.part`), then by TOML presets (which may name a
+// `base` preset) and by --set key=value. Every key is checked against
 // the ParamRegistry (an unknown key suggests the nearest declared name) and
 // against the declared type and range.
 #pragma once
@@ -19,10 +20,11 @@ class Config {
   void load_file(const std::string& path);
   // "key=value" from the command line; the value is parsed by the declared type.
   void set_assignment(std::string_view assignment);
+  // Setting a PartParam (re)loads that part's layer; "" drops it.
   void set(const std::string& key, Value v, const std::string& origin);
 
-  bool has(std::string_view key) const { return values_.count(std::string(key)) != 0; }
-  const Value& raw(const std::string& key) const;  // set value or declared default
+  bool has(std::string_view key) const;            // set explicitly or by a part
+  const Value& raw(const std::string& key) const;  // set value, part value or declared default
   template <class T>
   T get(const std::string& key) const;
 
@@ -39,7 +41,16 @@ class Config {
     Value value;
     std::string origin;
   };
+  // The keys one part file sets, below every explicitly set value.
+  struct Layer {
+    std::string part, path;
+    std::map<std::string, Entry> values;
+  };
+  void load_part(const ParamInfo& selector, const std::string& part);
+  const Entry* find_entry(const std::string& key) const;
+
   std::map<std::string, Entry> values_;
+  std::map<std::string, Layer> layers_;  // by selector key
   std::vector<std::string> files_;
 };
 
@@ -48,6 +59,8 @@ class Config {
 std::string find_preset(const std::string& name_or_path);
 // Names of the presets in <data>/configs/gpus.
 std::vector<std::string> list_presets();
+// Names of the .toml files in <data>/<dir> (sorted, without extension).
+std::vector<std::string> list_data_files(const std::string& dir);
 
 template <class T>
 T Param<T>::get(const Config& cfg) const {

@@ -38,6 +38,8 @@ struct ParamInfo {
   std::string unit;
   std::string desc;
   Range range;
+  // Non-empty for a part selector: the value names <data>/<part_dir>/<value>.toml.
+  std::string part_dir;
 };
 
 class ParamRegistry {
@@ -74,15 +76,28 @@ class Param {
  public:
   Param(std::string name, T def, std::string unit, std::string desc, Range range = {}) : name_(std::move(name)) {
     ParamRegistry::instance().declare(
-        ParamInfo{name_, TypeOf<T>::value, Value{std::move(def)}, std::move(unit), std::move(desc), range});
+        ParamInfo{name_, TypeOf<T>::value, Value{std::move(def)}, std::move(unit), std::move(desc), range, {}});
   }
   const std::string& name() const { return name_; }
   T get(const Config& cfg) const;
   // For '*' families: the value for one instance (e.g. unit "sp").
   T get(const Config& cfg, std::string_view instance) const;
 
+ protected:
+  explicit Param(ParamInfo info) : name_(info.name) { ParamRegistry::instance().declare(std::move(info)); }
+
  private:
   std::string name_;
+};
+
+// A string parameter that selects a part file, <data>/<dir>/<value>.toml
+// (e.g. `dram.part` -> configs/dram/HBM2-850.toml). The part's keys sit
+// beneath every preset key and --set, so a GPU preset names its DRAM instead
+// of copying its timing; "" selects no part.
+class PartParam : public Param<std::string> {
+ public:
+  PartParam(std::string name, std::string def, std::string dir, std::string desc)
+      : Param(ParamInfo{std::move(name), Type::String, Value{std::move(def)}, "", std::move(desc), {}, std::move(dir)}) {}
 };
 
 }  // namespace ws::config

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -78,13 +79,25 @@ TEST(DramChannel, ClosedRowReadTakesRcdPlusCl) {
 void check_conformance(const std::vector<DramCommandRecord>& log, const DramTimingParams& p) {
   std::map<uint32_t, Cycle> last_act, last_pre;
   std::map<uint32_t, std::pair<bool, uint64_t>> open;
-  Cycle prev_act = 0;
-  bool any_act = false;
+  Cycle prev_act = 0, last_ref = 0;
+  bool any_act = false, any_ref = false;
   for (const auto& c : log) {
     auto& st = open[c.bank];
     switch (c.cmd) {
+      case DramCmd::Ref:
+        for (const auto& [bank, state] : open) ASSERT_FALSE(state.first) << "REF at " << c.at << ", bank " << bank;
+        for (const auto& [bank, at] : last_pre) EXPECT_GE(c.at, at + p.tRP) << "REF before tRP, bank " << bank;
+        if (any_ref) {
+          EXPECT_GE(c.at, last_ref + p.tRFC);
+        }
+        last_ref = c.at;
+        any_ref = true;
+        break;
       case DramCmd::Act:
         ASSERT_FALSE(st.first) << "activate of an open bank at " << c.at;
+        if (any_ref) {
+          EXPECT_GE(c.at, last_ref + p.tRFC) << "activate within tRFC of a refresh";
+        }
         if (last_pre.count(c.bank)) {
           EXPECT_GE(c.at, last_pre[c.bank] + p.tRP);
         }
@@ -125,6 +138,62 @@ TEST(DramChannel, RandomMixObeysTiming) {
     check_conformance(b.ch->command_log(), b.ch->timing());
     EXPECT_EQ(b.stat("reads"), reads);
     EXPECT_EQ(b.stat("writes"), 400 - reads);
+  }
+}
+
+size_t count(const std::vector<DramCommandRecord>& log, DramCmd cmd) {
+  return static_cast<size_t>(std::count_if(log.begin(), log.end(), [&](const auto& c) { return c.cmd == cmd; }));
+}
+
+// A busy channel still refreshes every tREFI (closing open rows first), and
+// nothing activates during tRFC.
+TEST(DramChannel, RefreshRunsOnScheduleWhenBusy) {
+  DramBench b({"dram.tREFI=300", "dram.tRFC=60"});
+  std::mt19937 rng(11);
+  size_t reads = 0;
+  for (int i = 0; i < 3000; ++i) {
+    bool w = rng() % 4 == 0;
+    reads += !w;
+    b.add(w ? AccessType::Write : AccessType::Read, DramBench::addr_of(rng() % 16, rng() % 8, rng() % 16));
+  }
+  Cycle end = b.finish(reads);
+  const auto& log = b.ch->command_log();
+  check_conformance(log, b.ch->timing());
+  size_t refs = count(log, DramCmd::Ref);
+  EXPECT_EQ(b.stat("refreshes"), refs);
+  EXPECT_GE(refs + 1, end / 300) << "end " << end;
+  EXPECT_LE(refs, end / 300 + 1) << "end " << end;
+  EXPECT_GT(b.stat("precharges"), 0u);
+}
+
+TEST(DramChannel, NoRefreshWhenDisabled) {
+  DramBench b;
+  for (uint32_t i = 0; i < 200; ++i) b.add(AccessType::Read, DramBench::addr_of(i % 16, i % 5));
+  b.finish(200);
+  EXPECT_EQ(count(b.ch->command_log(), DramCmd::Ref), 0u);
+  EXPECT_EQ(b.stat("refreshes"), 0u);
+}
+
+// An idle channel is not woken for refresh; it catches up when work arrives,
+// back-dating the missed refreshes, so gated and ungated runs agree.
+TEST(DramChannel, IdleChannelCatchesUpOnRefresh) {
+  std::vector<DramCommandRecord> logs[2];
+  for (int gated = 0; gated < 2; ++gated) {
+    DramBench b({"dram.tREFI=200", "dram.tRFC=40"});
+    b.drv.set_gated(gated == 1);
+    b.add(AccessType::Read, DramBench::addr_of(1, 3));
+    b.finish(1);
+    b.drv.run_until(b.drv.now() + 1000 * kPs);
+    b.add(AccessType::Read, DramBench::addr_of(2, 4));
+    b.finish(2);
+    logs[gated] = b.ch->command_log();
+    check_conformance(logs[gated], b.ch->timing());
+    EXPECT_GE(b.stat("refreshes"), 4u);
+  }
+  ASSERT_EQ(logs[0].size(), logs[1].size());
+  for (size_t i = 0; i < logs[0].size(); ++i) {
+    EXPECT_EQ(logs[0][i].at, logs[1][i].at) << i;
+    EXPECT_EQ(logs[0][i].cmd, logs[1][i].cmd) << i;
   }
 }
 

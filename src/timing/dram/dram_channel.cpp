@@ -47,11 +47,16 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       activates_(scope.counter("activates", "row activations")),
       precharges_(scope.counter("precharges", "row precharges")),
       row_hits_(scope.counter("row_hits", "column commands that found their row already open")),
-      busy_cycles_(scope.counter("busy_cycles", "cycles the data bus carried data")) {
+      busy_cycles_(scope.counter("busy_cycles", "cycles the data bus carried data")),
+      refreshes_(scope.counter("refreshes", "all-bank refresh commands")) {
   if (!is_pow2(static_cast<uint64_t>(kRowBytes.get(cfg))))
     throw ConfigError(kRowBytes.name(), "must be a power of two");
   if (bank_xor_ && !is_pow2(timing_.banks)) throw ConfigError(kBankXor.name(), "needs a power-of-two bank count");
   if (write_low_ >= write_high_) throw ConfigError(kWriteLow.name(), "must be below dram.write_high");
+  // Channels refresh independently; staggering their first refresh keeps them
+  // from all stalling at the same instant.
+  uint64_t channels = std::max<int64_t>(1, cfg.get<int64_t>("l2.channels"));
+  next_ref_ = timing_.tREFI + timing_.tREFI * (id_ % channels) / channels;
 }
 
 void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {
@@ -74,7 +79,7 @@ void DramChannel::tick() {
   enqueue_arrivals();
   deliver_replies();
   update_drain_mode();
-  if (queued_ == 0) return;
+  if (service_refresh() || queued_ == 0) return;
   Cycle now = clk_.now();
   std::vector<DramBankView>& views = bank_views();
   bool issued = false;
@@ -120,6 +125,46 @@ bool DramChannel::issue_dual(std::vector<DramBankView>& views) {
   DramChoice col = scheduler_->pick(views);
   if (col.bank >= 0) issue(static_cast<uint32_t>(col.bank), col.hit);
   return row.bank >= 0 || col.bank >= 0;
+}
+
+// Once a refresh is due it owns the command bus: close open banks one PRE per
+// cycle, then REF. If the channel sat idle, the sequence is back-dated to the
+// cycles it left unused (nothing issued since), so idle time refreshes for
+// free and the engine never wakes an idle channel. True: this cycle is taken.
+bool DramChannel::service_refresh() {
+  Cycle now = clk_.now();
+  while (timing_.tREFI > 0 && next_ref_ <= now) {
+    int32_t open = -1;
+    for (uint32_t b = 0; b < banks_.size() && open < 0; ++b)
+      if (banks_[b].open) open = static_cast<int32_t>(b);
+    DramCmd cmd = open >= 0 ? DramCmd::Pre : DramCmd::Ref;
+    uint32_t bank = open >= 0 ? static_cast<uint32_t>(open) : 0;
+    Cycle t = std::max({next_ref_, last_cmd_ + 1, tracker_.earliest(cmd, bank)});
+    if (t > now) {
+      next_issue_ = t;
+      return true;
+    }
+    record(cmd, bank, banks_[bank].row, t);
+    if (cmd == DramCmd::Pre) {
+      banks_[bank].open = false;
+      banks_[bank].dirty = true;
+      precharges_.inc();
+    } else {
+      refreshes_.inc();
+      next_ref_ += timing_.tREFI;
+    }
+    if (t == now) {
+      next_issue_ = now + 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+void DramChannel::record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at) {
+  tracker_.issued(cmd, bank, at);
+  last_cmd_ = at;
+  if (record_) log_.push_back(DramCommandRecord{at, cmd, bank, row});
 }
 
 void DramChannel::enqueue_arrivals() {
@@ -228,8 +273,7 @@ void DramChannel::issue(uint32_t b, bool hit) {
   Entry& e = pool_[slot];
   DramCmd cmd = next_cmd(e);
   Cycle now = clk_.now();
-  tracker_.issued(cmd, b, now);
-  if (record_) log_.push_back(DramCommandRecord{now, cmd, b, e.loc.row});
+  record(cmd, b, e.loc.row, now);
   bank.dirty = true;
   switch (cmd) {
     case DramCmd::Act:
@@ -251,6 +295,8 @@ void DramChannel::issue(uint32_t b, bool hit) {
       writes_.inc();
       queued_writes_--;
       break;
+    case DramCmd::Ref:
+      throw Error("dram: a request cannot need a refresh");
   }
   if (!e.activated) row_hits_.inc();
   busy_cycles_.inc(timing_.burst_cycles);
@@ -262,6 +308,8 @@ void DramChannel::issue(uint32_t b, bool hit) {
 Tick DramChannel::next_event() const {
   Tick t = queued_ < queue_cap_ ? from_l2_.next_ready() : kNever;
   if (queued_ > 0) t = std::min(t, clk_.tick_of(next_issue_));
+  // Busy channels wake for a due refresh; idle ones catch up when next ticked.
+  if (queued_ > 0 && timing_.tREFI > 0) t = std::min(t, clk_.tick_of(std::max(next_ref_, next_issue_)));
   if (!replies_.empty()) t = std::min(t, clk_.tick_of(replies_.front().at));
   return t;
 }

@@ -1,7 +1,8 @@
 // One DRAM channel (DRAM clock): banks in bank groups with open-row state,
 // timing from a DramTimingTracker table, one command per cycle (or one row
 // and one column command with a dual command bus), a request queue kept per
-// bank with a write-drain watermark, and a scheduler plug-in.
+// bank with a write-drain watermark, and a scheduler plug-in. All-bank
+// refresh (dram.tREFI > 0) takes priority over requests once due.
 //
 // Address mapping (channel-local): the line number loses the bits that chose
 // the L2 slice (log2 of all slices) and gains the sub-partition (the request's
@@ -78,10 +79,12 @@ class DramChannel : public Clocked {
   void update_drain_mode();
   bool eligible(const Entry& e) const;
   DramCmd next_cmd(const Entry& e) const;
-  void refresh(Bank& bank);
+  void refresh(Bank& bank);  // recomputes a bank's scheduler summary
+  bool service_refresh();
   std::vector<DramBankView>& bank_views();
   bool issue_dual(std::vector<DramBankView>& views);
   void issue(uint32_t bank, bool hit);
+  void record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at);
 
   const ClockDomain& clk_;
   uint32_t id_;
@@ -94,6 +97,8 @@ class DramChannel : public Clocked {
   bool dual_bus_;
   Port<MemRequest> from_l2_;
   Cycle next_issue_ = 0;  // no queued command can issue before this cycle
+  Cycle next_ref_ = 0;    // when the next refresh is due (tREFI > 0)
+  Cycle last_cmd_ = 0;    // cycle of the last command issued
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
   std::vector<Entry> pool_;                   // queued requests, by slot
   std::vector<uint32_t> free_slots_;
@@ -106,7 +111,7 @@ class DramChannel : public Clocked {
   std::vector<DramCommandRecord> log_;
   std::vector<DramBankView> views_, saved_views_;  // scratch, rebuilt each cycle
 
-  stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_;
+  stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_, &refreshes_;
 };
 
 }  // namespace ws::timing

@@ -9,6 +9,10 @@ namespace {
 
 using config::Param;
 using P = Param<int64_t>;
+// Read by the config layer, not here: setting it loads the part's keys.
+const config::PartParam kPart{"dram.part", "", "configs/dram",
+                              "DRAM part: loads configs/dram/PART.toml (timing, organisation, clock.dram_mhz) "
+                              "beneath the preset's own keys; \"\" = none (defaults are QV100's HBM2-850)"};
 // QV100 HBM2 (gpu-facts): 16 banks in 4 groups; cycles of the 850 MHz DRAM clock.
 const P kBanks{"dram.banks", 16, "banks", "banks per channel", {1, 1024}};
 const P kGroups{"dram.bank_groups", 4, "groups", "bank groups per channel (banks interleave over groups)", {1, 1024}};
@@ -24,6 +28,9 @@ const P kWL{"dram.WL", 2, "cycles", "write command to data", {0, 1000}};
 const P kWTR{"dram.tWTR", 3, "cycles", "end of write data to read command (tCDLR)", {0, 1000}};
 const P kWR{"dram.tWR", 10, "cycles", "end of write data to precharge", {0, 1000}};
 const P kRTP{"dram.tRTP", 3, "cycles", "read to precharge", {1, 1000}};
+// All-bank refresh; the parts set them (HBM2: tREFI 3.9 us, tRFC 350 ns).
+const P kREFI{"dram.tREFI", 0, "cycles", "average interval between all-bank refreshes (0 = no refresh)", {0, 10000000}};
+const P kRFC{"dram.tRFC", 0, "cycles", "refresh to activate (all banks busy refreshing)", {0, 1000000}};
 // 128-bit bus, double data rate: 32 B per clock, so a sector is one clock and a
 // channel moves 27.2 GB/s at 850 MHz (x32 channels ~= 870 GB/s).
 const P kBusBytes{"dram.bus_bytes", 16, "bytes", "data bus width", {1, 1024}};
@@ -34,7 +41,7 @@ uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 }  // namespace
 
 const char* dram_cmd_name(DramCmd c) {
-  static const char* names[] = {"ACT", "PRE", "RD", "WR"};
+  static const char* names[] = {"ACT", "PRE", "RD", "WR", "REF"};
   return names[static_cast<size_t>(c)];
 }
 
@@ -47,6 +54,9 @@ DramTimingParams dram_timing_params(const config::Config& cfg) {
   p.tRCD = u32(kRCD.get(cfg)), p.tRAS = u32(kRAS.get(cfg)), p.tRP = u32(kRP.get(cfg)), p.tRC = u32(kRC.get(cfg));
   p.CL = u32(kCL.get(cfg)), p.WL = u32(kWL.get(cfg)), p.tWTR = u32(kWTR.get(cfg)), p.tWR = u32(kWR.get(cfg));
   p.tRTP = u32(kRTP.get(cfg));
+  p.tREFI = u32(kREFI.get(cfg)), p.tRFC = u32(kRFC.get(cfg));
+  if (p.tREFI > 0 && (p.tRFC == 0 || p.tRFC >= p.tREFI))
+    throw ConfigError(kRFC.name(), "must be above 0 and below dram.tREFI when refresh is on");
   uint32_t bytes_per_clock = u32(kBusBytes.get(cfg)) * 2;
   uint32_t burst_bytes = u32(kBusBytes.get(cfg) * kBurst.get(cfg));
   // A sector takes whole bursts; each burst takes burst_length / 2 clocks.
@@ -62,7 +72,7 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
   uint32_t col_l = std::max(p.tCCDL, p.burst_cycles);
   // Read-to-write: the read data must clear the bus, plus one turnaround cycle.
   uint32_t rd_to_wr = p.CL + p.burst_cycles + 1 > p.WL ? p.CL + p.burst_cycles + 1 - p.WL : 1;
-  return {
+  std::vector<DramTimingRow> rows = {
       {C::Act, C::Act, S::Bank, p.tRC},
       {C::Act, C::Act, S::Channel, p.tRRD},
       {C::Act, C::Rd, S::Bank, p.tRCD},
@@ -78,6 +88,14 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
       {C::Rd, C::Pre, S::Bank, p.tRTP},
       {C::Wr, C::Pre, S::Bank, p.WL + p.burst_cycles + p.tWR},
   };
+  // REF needs every bank precharged (the channel closes them first); these
+  // rows add the precharge time and keep activates out for tRFC.
+  if (p.tREFI > 0) {
+    rows.push_back({C::Pre, C::Ref, S::Channel, p.tRP});
+    rows.push_back({C::Ref, C::Act, S::Channel, p.tRFC});
+    rows.push_back({C::Ref, C::Ref, S::Channel, p.tRFC});
+  }
+  return rows;
 }
 
 DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups)

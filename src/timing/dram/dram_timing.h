@@ -1,7 +1,7 @@
 // DRAM timing as data: rows {preceding command, following command, scope,
 // cycles}, built from the standard's parameters (QV100 HBM2 defaults), plus a
 // tracker that answers "earliest cycle command C may issue to bank b".
-// Refresh and a dual command bus will add rows/commands, not code paths.
+// Refresh is one more command (REF, all banks) with its own rows.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -13,8 +13,8 @@
 
 namespace ws::timing {
 
-enum class DramCmd : uint8_t { Act, Pre, Rd, Wr };
-inline constexpr size_t kDramCmds = 4;
+enum class DramCmd : uint8_t { Act, Pre, Rd, Wr, Ref };
+inline constexpr size_t kDramCmds = 5;
 const char* dram_cmd_name(DramCmd c);
 
 // Where a constraint applies: the same bank, any bank of the same bank group,
@@ -32,7 +32,8 @@ struct DramTimingParams {
   uint32_t banks = 16, bank_groups = 4;
   uint32_t tCCD = 1, tCCDL = 2, tRRD = 3, tRCD = 12, tRAS = 28, tRP = 12, tRC = 40;
   uint32_t CL = 12, WL = 2, tWTR = 3, tWR = 10, tRTP = 3;
-  uint32_t burst_cycles = 1;  // data-bus cycles one 32 B sector occupies
+  uint32_t tREFI = 0, tRFC = 0;  // all-bank refresh interval and duration; 0 = no refresh
+  uint32_t burst_cycles = 1;     // data-bus cycles one 32 B sector occupies
 };
 DramTimingParams dram_timing_params(const config::Config& cfg);
 std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p);
