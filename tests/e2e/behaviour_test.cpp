@@ -44,7 +44,8 @@ TEST(E2eBehaviour, DependentL2HitChainTakesL2RoundTripPerLoad) {
 // leaves only its last 6 MB in the L2, which the chase never reaches) and
 // opens a new DRAM row: L2 round trip + L2-to-DRAM path + tRCD + CL + burst.
 TEST(E2eBehaviour, DependentDramChainTakesDramRoundTripPerLoad) {
-  auto cfg = preset("qv100", {"gpu.kernel_launch_latency=0", "l1i.perfect=true"});
+  // Refresh off: a load that meets a refresh waits up to tRFC more.
+  auto cfg = preset("qv100", {"gpu.kernel_launch_latency=0", "l1i.perfect=true", "dram.tREFI=0"});
   SimTotals t = simulate(synth(chase(512, 64 << 20, 32 << 10), "chase-dram"), cfg);
   double ratio = cfg.get<double>("clock.core_mhz") / cfg.get<double>("clock.dram_mhz");
   double l2_trip = double(cfg.get<int64_t>("l2.latency") + 2 * cfg.get<int64_t>("icnt.latency") + 2);
