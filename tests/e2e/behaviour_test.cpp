@@ -29,6 +29,19 @@ TEST(E2eBehaviour, DependentL1HitChainTakesL1LatencyPerLoad) {
   EXPECT_LE(per_load, l1 + 4);  // plus the LD/ST hand-off
 }
 
+// l1d.size_kb caps the L1 whatever the carve-out: a 16 KB chase that hits in
+// the default 128 KB L1 misses every time in an 8 KB one (LRU, cyclic reuse).
+TEST(E2eBehaviour, L1SizeCapsTheCarveOut) {
+  std::string dir = synth(chase(1152, 16384, 128), "chase-l1cap");
+  SimTotals big = simulate(dir, preset("qv100", kNoLaunch));
+  std::vector<std::string> sets = kNoLaunch;
+  sets.push_back("l1d.size_kb=8");
+  SimTotals small = simulate(dir, preset("qv100", sets));
+  EXPECT_EQ(big.l1_read_hits, 1024u);  // the 128 lines miss once, then hit
+  EXPECT_EQ(small.l1_read_hits, 0u);
+  EXPECT_GT(small.cycles, 3 * big.cycles);
+}
+
 // Every load misses the L1 (1 MB footprint, 1 KB stride, 1024 distinct lines) but hits the L2
 // warmed by the memcpy: the round trip is L2 pipeline + two crossbar trips.
 TEST(E2eBehaviour, DependentL2HitChainTakesL2RoundTripPerLoad) {

@@ -1,5 +1,7 @@
 #include "timing/mem/l1d.h"
 
+#include <algorithm>
+
 #include <bit>
 #include <cassert>
 
@@ -12,7 +14,8 @@ using config::Param;
 // QV100: 28-cycle hit latency, 128 KB unified array seen as 4 sets x 256 ways,
 // 512 MSHRs merging up to 8 requests (gpu-facts).
 const Param<int64_t> kLatency{"l1d.latency", 28, "cycles", "L1D hit latency (load to use)", {1, 4096}};
-const Param<int64_t> kSizeKb{"l1d.size_kb", 128, "KB", "L1D capacity before any shared-memory carve-out", {0, 65536}};
+const Param<int64_t> kSizeKb{"l1d.size_kb", 128, "KB",
+                             "largest L1D capacity; a kernel's shared-memory carve-out can only shrink it", {0, 65536}};
 const Param<int64_t> kSets{"l1d.sets", 4, "sets", "L1D sets; ways = capacity / (sets * 128 B)", {1, 65536}};
 const Param<int64_t> kMshrs{"l1d.mshr_entries", 512, "entries", "L1D miss status holding registers", {1, 65536}};
 const Param<int64_t> kMaxMerge{"l1d.mshr_max_merge", 8, "requests", "requests merged into one MSHR", {1, 1024}};
@@ -43,6 +46,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       max_merge_(static_cast<uint32_t>(kMaxMerge.get(cfg))),
       mshr_count_(static_cast<uint32_t>(kMshrs.get(cfg))),
       miss_queue_(static_cast<uint32_t>(kMissQueue.get(cfg))),
+      max_bytes_(static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024),
       tags_(l1_shape(cfg)),
       done_(size_t{mshr_count_} + 4096),
       from_icnt_(static_cast<size_t>(kFillQueue.get(cfg))),
@@ -61,6 +65,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
 }
 
 void L1D::set_capacity_bytes(uint64_t bytes) {
+  bytes = std::min(bytes, max_bytes_);
   uint64_t per_way = uint64_t{tags_.sets()} * kLineBytes;
   if (bytes % per_way != 0)
     throw ConfigError(kSizeKb.name(), "L1 size " + std::to_string(bytes) + " B is not a multiple of " +

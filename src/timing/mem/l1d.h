@@ -84,6 +84,7 @@ class L1D : public Clocked {
   const ClockDomain& clk_;
   uint16_t sm_id_;
   uint32_t latency_, max_merge_, mshr_count_, miss_queue_;
+  uint64_t max_bytes_;  // l1d.size_kb: the carve-out never grows the L1 beyond it
   SectorCache tags_;
   Port<uint32_t> done_;
   Port<MemRequest> from_icnt_;
