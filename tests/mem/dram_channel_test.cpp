@@ -229,6 +229,26 @@ TEST(DramChannel, WritesDrainAndNeedNoReply) {
   EXPECT_EQ(b.replies.size(), 1u);
 }
 
+// With one shared queue, four queued row-conflicting writes keep a later read
+// out of the queue until one of them completes; a separate write queue lets
+// the read in at once, and reads go before writes outside a write drain.
+TEST(DramChannel, SeparateWriteQueueLetsReadsPass) {
+  Tick read_done[2];
+  int k = 0;
+  for (const char* wq : {"dram.write_queue_size=0", "dram.write_queue_size=4"}) {
+    DramBench b({"dram.queue_size=4", wq, "dram.write_high=8", "dram.write_low=1", "dram.tREFI=0"});
+    for (uint32_t i = 0; i < 4; ++i) b.add(AccessType::Write, DramBench::addr_of(0, i));
+    b.add(AccessType::Read, DramBench::addr_of(9, 0));
+    b.finish(1);
+    EXPECT_EQ(b.stat("writes"), 4u);
+    read_done[k++] = b.replies.next_ready();
+  }
+  // Separate queues: ACT at once, RD after tRCD, data after CL + a burst.
+  EXPECT_LE(read_done[1], (2 + 12 + 12 + 1) * kPs);
+  // Shared queue: the read enters only when the first write issues (after its tRCD).
+  EXPECT_GE(read_done[0], read_done[1] + 12 * kPs);
+}
+
 TEST(DramChannel, TimingTableHasHbm2Rows) {
   DramTimingParams p;
   auto table = dram_timing_table(p);

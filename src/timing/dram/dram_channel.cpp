@@ -9,7 +9,11 @@ namespace ws::timing {
 namespace {
 
 using config::Param;
-const Param<int64_t> kQueue{"dram.queue_size", 64, "requests", "channel request queue (reads and writes)", {1, 65536}};
+const Param<int64_t> kQueue{"dram.queue_size", 64, "requests",
+                            "read queue entries (reads and writes together when dram.write_queue_size is 0)", {1, 65536}};
+const Param<int64_t> kWriteQueue{"dram.write_queue_size", 0, "requests",
+                                 "separate write queue entries, as HBM controllers have (0: one shared queue)",
+                                 {0, 65536}};
 const Param<int64_t> kInput{"dram.input_queue", 8, "requests", "requests buffered from the L2 slices", {1, 65536}};
 const Param<std::string> kScheduler{"dram.scheduler", "frfcfs", "", "request scheduler (fcfs, frfcfs)"};
 const Param<int64_t> kWriteHigh{"dram.write_high", 32, "requests", "queued writes that start a write drain",
@@ -32,6 +36,7 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       tracker_(dram_timing_table(timing_), timing_.banks, timing_.bank_groups),
       scheduler_(DramSchedulerRegistry::instance().create(kScheduler.name(), kScheduler.get(cfg))),
       queue_cap_(u32(kQueue.get(cfg))),
+      write_queue_cap_(u32(kWriteQueue.get(cfg))),
       write_high_(u32(kWriteHigh.get(cfg))),
       write_low_(u32(kWriteLow.get(cfg))),
       row_lines_bits_(log2_exact(static_cast<uint64_t>(kRowBytes.get(cfg)) / 128)),
@@ -167,9 +172,16 @@ void DramChannel::record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at) {
   if (record_) log_.push_back(DramCommandRecord{at, cmd, bank, row});
 }
 
+// Arrivals wait in the input port (in order) while their queue is full.
+bool DramChannel::has_room(const MemRequest& r) const {
+  if (write_queue_cap_ == 0) return queued_ < queue_cap_;
+  if (r.type == AccessType::Write) return queued_writes_ < write_queue_cap_;
+  return queued_ - queued_writes_ < queue_cap_;
+}
+
 void DramChannel::enqueue_arrivals() {
   Tick now = clk_.now_tick();
-  while (from_l2_.ready(now) && queued_ < queue_cap_) {
+  while (from_l2_.ready(now) && has_room(from_l2_.front())) {
     const MemRequest& r = from_l2_.front();
     uint32_t slot;
     if (free_slots_.empty()) {
@@ -306,7 +318,7 @@ void DramChannel::issue(uint32_t b, bool hit) {
 }
 
 Tick DramChannel::next_event() const {
-  Tick t = queued_ < queue_cap_ ? from_l2_.next_ready() : kNever;
+  Tick t = !from_l2_.empty() && has_room(from_l2_.front()) ? from_l2_.next_ready() : kNever;
   if (queued_ > 0) t = std::min(t, clk_.tick_of(next_issue_));
   // Busy channels wake for a due refresh; idle ones catch up when next ticked.
   if (queued_ > 0 && timing_.tREFI > 0) t = std::min(t, clk_.tick_of(std::max(next_ref_, next_issue_)));

@@ -74,6 +74,7 @@ class DramChannel : public Clocked {
     MemRequest req;
   };
 
+  bool has_room(const MemRequest& r) const;
   void enqueue_arrivals();
   void deliver_replies();
   void update_drain_mode();
@@ -91,7 +92,7 @@ class DramChannel : public Clocked {
   DramTimingParams timing_;
   DramTimingTracker tracker_;
   std::unique_ptr<DramScheduler> scheduler_;
-  uint32_t queue_cap_, write_high_, write_low_;
+  uint32_t queue_cap_, write_queue_cap_, write_high_, write_low_;
   uint32_t row_lines_bits_, total_slices_, per_channel_;
   bool bank_xor_;
   bool dual_bus_;
