@@ -140,7 +140,7 @@ TEST(L1D, MergeLimitStalls) {
 }
 
 TEST(L1D, StoreIsWriteThroughWithoutAllocation) {
-  L1Bench b;
+  L1Bench b({"l1d.write_policy=no-allocate"});
   b.to_cycle(1);
   b.access(AccessType::Write, 0x4000, 0x3, 1, 0xF0);
   b.to_cycle(10);
@@ -159,6 +159,42 @@ TEST(L1D, StoreIsWriteThroughWithoutAllocation) {
   b.to_cycle(b.core.now() + 5);
   EXPECT_EQ(b.stat("write_hits"), 1u);
   EXPECT_EQ(b.mem.seen.size(), 4u);
+}
+
+TEST(L1D, WriteAllocateInstallsOnlyFullyWrittenSectors) {
+  L1Bench b;  // default: write-allocate, as on Volta and later
+  b.to_cycle(1);
+  b.access(AccessType::Write, 0x6000, 0x3, 1, 0xFFFFFFFF);  // sectors 0 and 1, fully written
+  b.to_cycle(3);
+  b.access(AccessType::Write, 0x6000, 0x4, 2, 0x0000FFFF);  // sector 2, half written
+  b.to_cycle(6);
+  EXPECT_EQ(b.mem.seen.size(), 3u);  // still written through
+  b.access(AccessType::Read, 0x6000, 0x7, 3);
+  b.wait_done(3);
+  EXPECT_EQ(b.stat("read_hits"), 2u);    // the fully written sectors
+  EXPECT_EQ(b.stat("read_misses"), 1u);  // the partly written one is fetched
+}
+
+TEST(L1D, WriteEvictInvalidatesOnHit) {
+  L1Bench b({"l1d.write_policy=write-evict"});
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x7000, 0x1, 1);
+  b.wait_done(1);
+  b.to_cycle(b.core.now() + 1);
+  b.access(AccessType::Write, 0x7000, 0x1, 2, 0xFFFFFFFF);
+  b.to_cycle(b.core.now() + 2);
+  EXPECT_EQ(b.stat("write_hits"), 1u);
+  b.access(AccessType::Read, 0x7000, 0x1, 3);
+  b.wait_done(3);
+  EXPECT_EQ(b.stat("read_misses"), 2u);  // the first load and the one after the store
+}
+
+TEST(L1D, UnknownWritePolicyIsNamed) {
+  config::Config cfg;
+  cfg.set_assignment("l1d.write_policy=write-back");
+  stats::Registry reg;
+  ClockDomain core{"core", ClockPeriod{kPs}};
+  EXPECT_THROW(L1D(cfg, stats::Scope(reg, "l1"), core, 0), ConfigError);
 }
 
 TEST(L1D, AtomicGoesToL2AndInvalidatesLocalCopy) {

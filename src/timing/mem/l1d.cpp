@@ -22,8 +22,28 @@ const Param<int64_t> kMaxMerge{"l1d.mshr_max_merge", 8, "requests", "requests me
 const Param<int64_t> kMissQueue{"l1d.miss_queue", 8, "requests", "requests waiting to enter the interconnect",
                                 {1, 4096}};
 const Param<int64_t> kFillQueue{"l1d.fill_queue", 16, "replies", "reply buffer from the interconnect", {1, 4096}};
+const Param<std::string> kWritePolicy{"l1d.write_policy", "write-allocate", "",
+                                     "how stores (always written through to L2) treat the L1: write-allocate, "
+                                     "no-allocate or write-evict"};
 const Param<std::string> kReplacement{"l1d.replacement", "lru", "", "L1D replacement policy (lru, fifo)"};
 const Param<std::string> kSetIndex{"l1d.set_index", "linear", "", "L1D set-index function (linear, xor, ipoly)"};
+
+// Store policies as data: allocate on a miss (fully written sectors become
+// valid, as on Volta and later) or leave misses alone; invalidate on a hit.
+constexpr L1WritePolicy kWritePolicies[] = {
+    {"write-allocate", true, false},
+    {"no-allocate", false, false},
+    {"write-evict", false, true},
+};
+
+const L1WritePolicy& write_policy(const config::Config& cfg) {
+  std::string name = kWritePolicy.get(cfg), known;
+  for (const L1WritePolicy& p : kWritePolicies) {
+    if (name == p.name) return p;
+    known += (known.empty() ? "" : ", ") + std::string(p.name);
+  }
+  throw ConfigError(kWritePolicy.name(), "unknown choice '" + name + "' (known: " + known + ")");
+}
 
 SectorCacheShape l1_shape(const config::Config& cfg) {
   SectorCacheShape s;
@@ -47,6 +67,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       mshr_count_(static_cast<uint32_t>(kMshrs.get(cfg))),
       miss_queue_(static_cast<uint32_t>(kMissQueue.get(cfg))),
       max_bytes_(static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024),
+      write_policy_(write_policy(cfg)),
       tags_(l1_shape(cfg)),
       done_(size_t{mshr_count_} + 4096),
       from_icnt_(static_cast<size_t>(kFillQueue.get(cfg))),
@@ -153,7 +174,16 @@ bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
   CacheLine* line = tags_.find(a.line_addr);
   bool hit = line && (line->valid >> s & 1);
   (hit ? write_hits_ : write_misses_).inc();
-  if (hit) tags_.touch(*line);
+  if (hit && write_policy_.evict_on_hit) {
+    line->valid &= static_cast<uint8_t>(~(1u << s));
+  } else if (hit) {
+    tags_.touch(*line);
+  } else if (write_policy_.allocate_on_miss && a.byte_masks[s] == 0xffffffffu && tags_.enabled()) {
+    // Only a fully written sector is known: a partial one would need a fetch.
+    if (!line) line = &tags_.insert(a.line_addr, nullptr);
+    line->valid |= static_cast<uint8_t>(1u << s);
+    tags_.touch(*line);
+  }
   send(sector, a.byte_masks[s], AccessType::Write, 0);
   return true;
 }

@@ -28,6 +28,12 @@ struct L1Access {
   uint32_t token = 0;  // returned through done() when every sector of a Read/Atomic is available
 };
 
+struct L1WritePolicy {
+  const char* name;
+  bool allocate_on_miss;  // a store miss installs the fully written sectors
+  bool evict_on_hit;      // a store hit invalidates the sector
+};
+
 class L1D : public Clocked {
  public:
   L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t sm_id);
@@ -85,6 +91,7 @@ class L1D : public Clocked {
   uint16_t sm_id_;
   uint32_t latency_, max_merge_, mshr_count_, miss_queue_;
   uint64_t max_bytes_;  // l1d.size_kb: the carve-out never grows the L1 beyond it
+  const L1WritePolicy& write_policy_;
   SectorCache tags_;
   Port<uint32_t> done_;
   Port<MemRequest> from_icnt_;
