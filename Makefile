@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test bench fuzz clean
+.PHONY: all deps build demo test bench sanitize clean
 
 all: build
 
@@ -27,5 +27,13 @@ test: build
 bench: build
 	$(BUILD)/bin/warpsim_bench
 
+# The unit and end-to-end tests under AddressSanitizer and UBSan (slow build;
+# not part of `make test`).
+sanitize: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWARPSIM_BENCH=OFF \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1"
+	cmake --build build-asan -j $(JOBS)
+	build-asan/bin/warpsim_tests --gtest_filter='-TraceSpeed*'
+
 clean:
-	rm -rf $(BUILD) build-fuzz
+	rm -rf $(BUILD) build-fuzz build-asan
