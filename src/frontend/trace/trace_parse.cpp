@@ -43,7 +43,8 @@ class Tokens {
   }
 
  private:
-  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+  // Trace lines hold printable text; every control character separates tokens.
+  static bool is_space(char c) { return static_cast<unsigned char>(c) <= ' '; }
   std::string_view s_;
   size_t pos_ = 0;
 };
@@ -55,11 +56,21 @@ bool parse_num(std::string_view t, T& v, int base) {
   return r.ec == std::errc{} && r.ptr == t.data() + t.size();
 }
 
+// Hand-rolled: hex fields (PCs, masks, addresses) are most of a trace's text.
 uint64_t need_hex(std::string_view t, const LineCtx& ctx, std::string_view field) {
   std::string_view d = t;
   if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) d.remove_prefix(2);
+  while (d.size() > 16 && d[0] == '0') d.remove_prefix(1);  // more than 64 bits only if not zeros
+  if (d.empty() || d.size() > 16) fail(ctx, field, "expected a hex number (64 bits at most), got " + quoted(t));
   uint64_t v = 0;
-  if (!parse_num(d, v, 16)) fail(ctx, field, "expected a hex number, got " + quoted(t));
+  for (char c : d) {
+    unsigned digit;
+    if (c >= '0' && c <= '9') digit = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f') digit = static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') digit = static_cast<unsigned>(c - 'A' + 10);
+    else fail(ctx, field, "expected a hex number, got " + quoted(t));
+    v = v << 4 | digit;
+  }
   return v;
 }
 
