@@ -63,7 +63,8 @@ void ParamRegistry::declare(ParamInfo info) {
     // The same declaration may be seen twice (a header included in several
     // translation units); a conflicting one is a programming error.
     if (p.name == info.name) {
-      if (p.type != info.type) throw ConfigError(info.name, "declared twice with different types");
+      if (p.type != info.type || p.def != info.def)
+        throw ConfigError(info.name, "declared twice with different types or defaults");
       return;
     }
   }
