@@ -166,6 +166,39 @@ TEST(DramChannel, RefreshRunsOnScheduleWhenBusy) {
   EXPECT_GT(b.stat("precharges"), 0u);
 }
 
+// Per-bank refresh: each REF names one bank, which must be closed; only that
+// bank is kept from activating for tRFCpb, the others keep their rows open.
+TEST(DramChannel, PerBankRefreshClosesOnlyItsBank) {
+  DramBench b({"dram.tREFI=320", "dram.refresh_per_bank=true", "dram.tRFCpb=30"});
+  std::mt19937 rng(5);
+  for (int i = 0; i < 2000; ++i) b.add(AccessType::Read, DramBench::addr_of(rng() % 16, rng() % 4, rng() % 16));
+  Cycle end = b.finish(2000);
+  const auto& log = b.ch->command_log();
+  std::vector<bool> open(16, false);
+  std::vector<Cycle> last_ref(16, 0);
+  std::vector<bool> refreshed(16, false);
+  size_t refs = 0, refs_with_other_bank_open = 0;
+  for (const auto& c : log) {
+    if (c.cmd == DramCmd::Act) {
+      if (refreshed[c.bank]) {
+        EXPECT_GE(c.at, last_ref[c.bank] + 30) << "ACT of bank " << c.bank << " inside tRFCpb";
+      }
+      open[c.bank] = true;
+    } else if (c.cmd == DramCmd::Pre) {
+      open[c.bank] = false;
+    } else if (c.cmd == DramCmd::Ref) {
+      EXPECT_FALSE(open[c.bank]) << "REF of an open bank at " << c.at;
+      refs_with_other_bank_open += std::count(open.begin(), open.end(), true) > 0;
+      last_ref[c.bank] = c.at;
+      refreshed[c.bank] = true;
+      ++refs;
+    }
+  }
+  EXPECT_NEAR(double(refs), double(end) / (320 / 16), 2.0);  // one bank every tREFI / banks
+  EXPECT_GT(refs_with_other_bank_open, 0u);
+  EXPECT_EQ(std::count(refreshed.begin(), refreshed.end(), true), 16);  // every bank in turn
+}
+
 TEST(DramChannel, NoRefreshWhenDisabled) {
   DramBench b;
   for (uint32_t i = 0; i < 200; ++i) b.add(AccessType::Read, DramBench::addr_of(i % 16, i % 5));

@@ -61,7 +61,8 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
   // Channels refresh independently; staggering their first refresh keeps them
   // from all stalling at the same instant.
   uint64_t channels = std::max<int64_t>(1, cfg.get<int64_t>("l2.channels"));
-  next_ref_ = timing_.tREFI + timing_.tREFI * (id_ % channels) / channels;
+  Cycle interval = timing_.per_bank_refresh ? timing_.tREFI / timing_.banks : timing_.tREFI;
+  next_ref_ = interval + interval * (id_ % channels) / channels;
 }
 
 void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {
@@ -139,11 +140,16 @@ bool DramChannel::issue_dual(std::vector<DramBankView>& views) {
 bool DramChannel::service_refresh() {
   Cycle now = clk_.now();
   while (timing_.tREFI > 0 && next_ref_ <= now) {
+    // All-bank: close every open bank; per-bank: only the bank whose turn it is.
     int32_t open = -1;
-    for (uint32_t b = 0; b < banks_.size() && open < 0; ++b)
-      if (banks_[b].open) open = static_cast<int32_t>(b);
+    if (timing_.per_bank_refresh) {
+      if (banks_[ref_bank_].open) open = static_cast<int32_t>(ref_bank_);
+    } else {
+      for (uint32_t b = 0; b < banks_.size() && open < 0; ++b)
+        if (banks_[b].open) open = static_cast<int32_t>(b);
+    }
     DramCmd cmd = open >= 0 ? DramCmd::Pre : DramCmd::Ref;
-    uint32_t bank = open >= 0 ? static_cast<uint32_t>(open) : 0;
+    uint32_t bank = open >= 0 ? static_cast<uint32_t>(open) : timing_.per_bank_refresh ? ref_bank_ : 0;
     Cycle t = std::max({next_ref_, last_cmd_ + 1, tracker_.earliest(cmd, bank)});
     if (t > now) {
       next_issue_ = t;
@@ -156,7 +162,12 @@ bool DramChannel::service_refresh() {
       precharges_.inc();
     } else {
       refreshes_.inc();
-      next_ref_ += timing_.tREFI;
+      if (timing_.per_bank_refresh) {
+        next_ref_ += timing_.tREFI / timing_.banks;
+        ref_bank_ = (ref_bank_ + 1) % timing_.banks;
+      } else {
+        next_ref_ += timing_.tREFI;
+      }
     }
     if (t == now) {
       next_issue_ = now + 1;

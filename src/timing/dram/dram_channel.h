@@ -99,6 +99,7 @@ class DramChannel : public Clocked {
   Port<MemRequest> from_l2_;
   Cycle next_issue_ = 0;  // no queued command can issue before this cycle
   Cycle next_ref_ = 0;    // when the next refresh is due (tREFI > 0)
+  uint32_t ref_bank_ = 0;  // per-bank refresh: the bank whose turn is next
   Cycle last_cmd_ = 0;    // cycle of the last command issued
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
   std::vector<Entry> pool_;                   // queued requests, by slot

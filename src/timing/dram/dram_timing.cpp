@@ -31,6 +31,11 @@ const P kRTP{"dram.tRTP", 3, "cycles", "read to precharge", {1, 1000}};
 // All-bank refresh; the parts set them (HBM2: tREFI 3.9 us, tRFC 350 ns).
 const P kREFI{"dram.tREFI", 0, "cycles", "average interval between all-bank refreshes (0 = no refresh)", {0, 10000000}};
 const P kRFC{"dram.tRFC", 0, "cycles", "refresh to activate (all banks busy refreshing)", {0, 1000000}};
+// Per-bank refresh (HBM REFSB): one bank at a time, every tREFI / banks, that
+// bank alone unavailable for tRFCpb while the others keep serving.
+const config::Param<bool> kPerBank{"dram.refresh_per_bank", false, "",
+                                   "refresh one bank at a time (HBM single-bank refresh) instead of all banks"};
+const P kRFCpb{"dram.tRFCpb", 0, "cycles", "single-bank refresh to activate of that bank", {0, 1000000}};
 // 128-bit bus, double data rate: 32 B per clock, so a sector is one clock and a
 // channel moves 27.2 GB/s at 850 MHz (x32 channels ~= 870 GB/s).
 const P kBusBytes{"dram.bus_bytes", 16, "bytes", "data bus width", {1, 1024}};
@@ -55,8 +60,11 @@ DramTimingParams dram_timing_params(const config::Config& cfg) {
   p.CL = u32(kCL.get(cfg)), p.WL = u32(kWL.get(cfg)), p.tWTR = u32(kWTR.get(cfg)), p.tWR = u32(kWR.get(cfg));
   p.tRTP = u32(kRTP.get(cfg));
   p.tREFI = u32(kREFI.get(cfg)), p.tRFC = u32(kRFC.get(cfg));
-  if (p.tREFI > 0 && (p.tRFC == 0 || p.tRFC >= p.tREFI))
+  p.per_bank_refresh = kPerBank.get(cfg), p.tRFCpb = u32(kRFCpb.get(cfg));
+  if (p.tREFI > 0 && !p.per_bank_refresh && (p.tRFC == 0 || p.tRFC >= p.tREFI))
     throw ConfigError(kRFC.name(), "must be above 0 and below dram.tREFI when refresh is on");
+  if (p.tREFI > 0 && p.per_bank_refresh && (p.tRFCpb == 0 || p.tREFI / p.banks == 0))
+    throw ConfigError(kRFCpb.name(), "must be above 0, and dram.tREFI at least dram.banks, for per-bank refresh");
   uint32_t bytes_per_clock = u32(kBusBytes.get(cfg)) * 2;
   uint32_t burst_bytes = u32(kBusBytes.get(cfg) * kBurst.get(cfg));
   // A sector takes whole bursts; each burst takes burst_length / 2 clocks.
@@ -90,7 +98,12 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
   };
   // REF needs every bank precharged (the channel closes them first); these
   // rows add the precharge time and keep activates out for tRFC.
-  if (p.tREFI > 0) {
+  if (p.tREFI > 0 && p.per_bank_refresh) {
+    // REF here is a single-bank refresh of the bank it names.
+    rows.push_back({C::Pre, C::Ref, S::Bank, p.tRP});
+    rows.push_back({C::Ref, C::Act, S::Bank, p.tRFCpb});
+    rows.push_back({C::Ref, C::Ref, S::Channel, p.tRRD});
+  } else if (p.tREFI > 0) {
     rows.push_back({C::Pre, C::Ref, S::Channel, p.tRP});
     rows.push_back({C::Ref, C::Act, S::Channel, p.tRFC});
     rows.push_back({C::Ref, C::Ref, S::Channel, p.tRFC});

@@ -33,6 +33,8 @@ struct DramTimingParams {
   uint32_t tCCD = 1, tCCDL = 2, tRRD = 3, tRCD = 12, tRAS = 28, tRP = 12, tRC = 40;
   uint32_t CL = 12, WL = 2, tWTR = 3, tWR = 10, tRTP = 3;
   uint32_t tREFI = 0, tRFC = 0;  // all-bank refresh interval and duration; 0 = no refresh
+  bool per_bank_refresh = false;   // REF refreshes one bank, each bank once per tREFI
+  uint32_t tRFCpb = 0;             // single-bank refresh duration
   uint32_t burst_cycles = 1;     // data-bus cycles one 32 B sector occupies
 };
 DramTimingParams dram_timing_params(const config::Config& cfg);
