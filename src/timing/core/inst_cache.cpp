@@ -35,14 +35,18 @@ Cycle InstCache::fetch(uint64_t pc, Cycle now) {
   accesses_.inc();
   if (perfect_) return now;
   Addr line = pc & ~Addr{kLineBytes - 1};
+  // The most recently used line needs no lookup and no LRU update.
+  if (line == mru_line_) return now;
   if (CacheLine* l = tags_.find(line)) {
     tags_.touch(*l);
+    mru_line_ = line;
     return now;
   }
   if (Cycle* fill = in_flight_.find(line)) {
     if (*fill > now) return *fill;
     in_flight_.erase(line);  // filled: install it
-    tags_.insert(line, nullptr);
+    tags_.touch(tags_.insert(line, nullptr));
+    mru_line_ = line;
     return now;
   }
   misses_.inc();
@@ -54,6 +58,7 @@ Cycle InstCache::fetch(uint64_t pc, Cycle now) {
 void InstCache::flush() {
   tags_.resize(sets_, ways_);
   in_flight_.clear();
+  mru_line_ = kNoLine;
 }
 
 }  // namespace ws::timing

@@ -26,6 +26,8 @@ class InstCache {
   uint32_t miss_latency_, sets_, ways_;
   SectorCache tags_;
   FlatMap<Cycle> in_flight_;  // line -> fill cycle, for misses not yet filled
+  static constexpr Addr kNoLine = ~Addr{0};
+  Addr mru_line_ = kNoLine;   // last line looked up and present
   stats::Counter &accesses_, &misses_;
 };
 
