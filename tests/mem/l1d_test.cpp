@@ -189,6 +189,23 @@ TEST(L1D, WriteEvictInvalidatesOnHit) {
   EXPECT_EQ(b.stat("read_misses"), 2u);  // the first load and the one after the store
 }
 
+// Kepler/Fermi-style L1: a one-sector miss fetches the whole 128 B line, and
+// the other sectors then hit.
+TEST(L1D, NonSectoredMissFetchesTheWholeLine) {
+  for (bool sectored : {true, false}) {
+    L1Bench b({sectored ? "l1d.sectored=true" : "l1d.sectored=false"});
+    b.to_cycle(1);
+    b.access(AccessType::Read, 0x8000, 0x2, 1);  // sector 1 only
+    b.wait_done(1);
+    EXPECT_EQ(b.mem.seen.size(), sectored ? 1u : 4u);
+    b.to_cycle(b.core.now() + 10);  // the other fills (one reply per cycle) are in too
+    b.access(AccessType::Read, 0x8000, 0xD, 2);  // sectors 0, 2, 3
+    b.wait_done(2);
+    EXPECT_EQ(b.stat("read_hits"), sectored ? 0u : 3u);
+    EXPECT_EQ(b.mem.seen.size(), 4u);  // either way the line was fetched once in all
+  }
+}
+
 TEST(L1D, UnknownWritePolicyIsNamed) {
   config::Config cfg;
   cfg.set_assignment("l1d.write_policy=write-back");

@@ -25,6 +25,9 @@ const Param<int64_t> kFillQueue{"l1d.fill_queue", 16, "replies", "reply buffer f
 const Param<std::string> kWritePolicy{"l1d.write_policy", "write-allocate", "",
                                      "how stores (always written through to L2) treat the L1: write-allocate, "
                                      "no-allocate or write-evict"};
+const Param<bool> kSectored{"l1d.sectored", true, "",
+                            "false: a read miss fetches the whole 128 B line, as the non-sectored L1s of Kepler and "
+                            "Fermi did (hits and misses are still counted per sector)"};
 const Param<std::string> kReplacement{"l1d.replacement", "lru", "", "L1D replacement policy (lru, fifo)"};
 const Param<std::string> kSetIndex{"l1d.set_index", "linear", "", "L1D set-index function (linear, xor, ipoly)"};
 
@@ -68,6 +71,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       miss_queue_(static_cast<uint32_t>(kMissQueue.get(cfg))),
       max_bytes_(static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024),
       write_policy_(write_policy(cfg)),
+      sectored_(kSectored.get(cfg)),
       tags_(l1_shape(cfg)),
       done_(size_t{mshr_count_} + 4096),
       from_icnt_(static_cast<size_t>(kFillQueue.get(cfg))),
@@ -83,6 +87,8 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       mshr_stalls_(scope.counter("mshr_stalls", "accesses that had to wait for an MSHR or miss-queue slot")),
       stall_cycles_(scope.counter("stall_cycles", "cycles accesses spent waiting for an MSHR or miss-queue slot")) {
   for (uint32_t i = mshr_count_; i-- > 0;) free_mshrs_.push_back(i);
+  if (!sectored_ && (miss_queue_ < kSectorsPerLine || mshr_count_ < kSectorsPerLine))
+    throw ConfigError(kSectored.name(), "a non-sectored L1 needs l1d.miss_queue and l1d.mshr_entries of at least 4");
 }
 
 void L1D::set_capacity_bytes(uint64_t bytes) {
@@ -156,16 +162,38 @@ bool L1D::issue_read(const L1Access& a, Addr sector) {
     m.tokens.push_back(a.token);
     mshr_merges_.inc();
   } else {
-    if (out_.size() >= miss_queue_) return blocked(false);
+    uint8_t extra = sectored_ ? 0 : line_fill_sectors(a.line_addr, line, sector);
+    uint32_t needed = 1 + static_cast<uint32_t>(std::popcount(extra));
+    if (out_.size() + needed > miss_queue_) return blocked(false);
+    if (free_mshrs_.size() < needed) return blocked(true);
     auto slot = alloc_mshr(sector, AccessType::Read, a.token);
-    if (!slot) return blocked(true);
     mshr_of_sector_[sector] = *slot;
     send(sector, 0, AccessType::Read, *slot);
+    for (uint32_t s = 0; s < kSectorsPerLine; ++s) {  // the rest of the line, waited for by nobody
+      if (!(extra >> s & 1)) continue;
+      Addr other = a.line_addr + Addr{s} * kSectorBytes;
+      auto fill = alloc_mshr(other, AccessType::Read, 0);
+      mshrs_[*fill].tokens.clear();
+      mshr_of_sector_[other] = *fill;
+      send(other, 0, AccessType::Read, *fill);
+    }
   }
   reads_.inc();
   read_misses_.inc();
   pending_[a.token].misses_left++;
   return true;
+}
+
+// Non-sectored mode: the other sectors of the line that are neither valid
+// nor already being fetched.
+uint8_t L1D::line_fill_sectors(Addr line_addr, const CacheLine* line, Addr missed) const {
+  uint8_t mask = 0;
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    Addr other = line_addr + Addr{s} * kSectorBytes;
+    if (other == missed || (line && (line->valid >> s & 1)) || mshr_of_sector_.find(other)) continue;
+    mask |= static_cast<uint8_t>(1u << s);
+  }
+  return mask;
 }
 
 bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {

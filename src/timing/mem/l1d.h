@@ -83,6 +83,7 @@ class L1D : public Clocked {
   std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
   void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag);
   void handle_fill();
+  uint8_t line_fill_sectors(Addr line_addr, const CacheLine* line, Addr missed) const;
   bool blocked(bool on_fill);  // records why an access stalls; returns false
   void finish_if_ready(uint32_t token);
   void complete(uint32_t token, Tick at);
@@ -92,6 +93,7 @@ class L1D : public Clocked {
   uint32_t latency_, max_merge_, mshr_count_, miss_queue_;
   uint64_t max_bytes_;  // l1d.size_kb: the carve-out never grows the L1 beyond it
   const L1WritePolicy& write_policy_;
+  bool sectored_;  // false: a read miss fetches the whole line
   SectorCache tags_;
   Port<uint32_t> done_;
   Port<MemRequest> from_icnt_;
