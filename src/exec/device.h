@@ -1,0 +1,84 @@
+// One simulated GPU as a CUDA runtime sees it: device memory, loaded PTX,
+// kernel launches (functional, or through the detailed timing model), the
+// simulated clock, and the facts cudaGetDeviceProperties reports. The
+// runtime library (src/cudart) is a thin C ABI over this class.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/types.h"
+#include "exec/device_memory.h"
+#include "exec/emulator.h"
+#include "exec/program.h"
+
+namespace ws::config { class Config; }
+
+namespace ws::exec {
+
+// Figures of the simulated GPU preset, for device properties and attributes.
+struct DeviceFacts {
+  std::string name;                 // e.g. "Tesla V100-SXM2-32GB (warpsim qv100)"
+  int cc_major = 7, cc_minor = 0;   // compute capability
+  int sms = 80;
+  double core_mhz = 1132, dram_mhz = 850;
+  int dram_bus_bits = 4096;
+  uint64_t global_mem_bytes = 32ull << 30;
+  uint64_t l2_bytes = 6ull << 20;
+  int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int max_ctas_per_sm = 32;
+  int regs_per_sm = 65536, regs_per_block = 65536;
+  uint64_t shmem_per_block = 48 << 10;         // without opt-in
+  uint64_t shmem_per_block_optin = 96 << 10;
+  uint64_t shmem_per_sm = 96 << 10;
+  uint64_t const_mem_bytes = 64 << 10;
+  int warp_size = 32;
+};
+
+struct DeviceOptions {
+  std::string preset = "qv100";     // GPU preset (configs/gpus/<preset>.toml)
+  std::vector<std::string> sets;    // "key=value" overrides
+  bool timing = false;              // run kernels through the cycle-level model
+  std::string out_dir;              // stats.json/config.toml when timing ("" = none)
+  std::string trace_out;            // Accel-Sim trace folder to write ("" = none)
+};
+
+class Device {
+ public:
+  explicit Device(const DeviceOptions& opts);
+  ~Device();
+
+  DeviceMemory& memory() { return memory_; }
+  Program& program() { return program_; }
+  const DeviceFacts& facts() const { return facts_; }
+
+  // Runs a kernel to completion (functionally, and timed when enabled).
+  LaunchResult launch(const Launch& launch);
+  // Host<->device copies and memsets as the runtime performs them; the
+  // device records them for timing (copy engine) and for trace-out.
+  void copy_to_device(Addr dst, const void* src, uint64_t bytes);
+  void copy_to_host(void* dst, Addr src, uint64_t bytes);
+  void copy_on_device(Addr dst, Addr src, uint64_t bytes);
+  void set(Addr dst, uint8_t value, uint64_t bytes);
+
+  // Simulated time since the device was created, in nanoseconds (timing
+  // mode: from simulated cycles; functional mode: an estimate from
+  // instruction counts, documented in docs/exec.md).
+  double now_ns() const { return now_ns_; }
+  // Writes the results (stats.json, trace kernelslist) so far; called at exit.
+  void finish();
+
+ private:
+  struct Timing;
+  DeviceOptions opts_;
+  DeviceMemory memory_;
+  Program program_;
+  Emulator emulator_;
+  DeviceFacts facts_;
+  double now_ns_ = 0;
+  std::unique_ptr<Timing> timing_;
+};
+
+}  // namespace ws::exec

@@ -1,0 +1,52 @@
+// The simulated device's global memory: sparse (pages materialise on first
+// touch), with an allocator whose addresses look like a real GPU's and a
+// record of live allocations so that stray accesses are caught.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/types.h"
+
+namespace ws::exec {
+
+class DeviceMemory {
+ public:
+  DeviceMemory();
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  // Allocates `bytes` (rounded up to 256 B alignment, as cudaMalloc); contents zero.
+  // nullopt when the configured capacity would be exceeded.
+  std::optional<Addr> allocate(uint64_t bytes);
+  // false when `addr` is not the start of a live allocation.
+  bool release(Addr addr);
+  // The live allocation containing [addr, addr+bytes), as {start, size}; nullopt if none.
+  std::optional<std::pair<Addr, uint64_t>> find(Addr addr, uint64_t bytes = 1) const;
+  uint64_t capacity() const { return capacity_; }
+  void set_capacity(uint64_t bytes) { capacity_ = bytes; }
+  uint64_t used() const { return used_; }
+
+  // Raw access; callers check validity with find() first (the emulator does
+  // so per access). Unwritten bytes read as zero.
+  void read(Addr addr, void* dst, uint64_t bytes) const;
+  void write(Addr addr, const void* src, uint64_t bytes);
+  void fill(Addr addr, uint8_t value, uint64_t bytes);
+  // Direct pointer to the byte at `addr` (materialising its page), valid up to
+  // the end of that page (kPageBytes aligned). For fast paths.
+  uint8_t* host_ptr(Addr addr);
+  static constexpr uint64_t kPageBytes = 1 << 16;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::map<Addr, uint64_t> live_;  // start -> size
+  Addr next_ = 0;
+  uint64_t capacity_ = 0, used_ = 0;
+};
+
+}  // namespace ws::exec

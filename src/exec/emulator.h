@@ -1,0 +1,72 @@
+// Functional execution of PTX kernels: SIMT warps with divergence and
+// reconvergence, over a sparse device memory. Timing models observe the
+// execution through WarpObserver; they never change what is computed.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/types.h"
+#include "exec/program.h"
+#include "frontend/ptx/ast.h"
+
+namespace ws::exec {
+
+class DeviceMemory;  // exec/device_memory.h
+
+// A kernel launch as the runtime hands it over.
+struct Launch {
+  const LoadedModule* module = nullptr;  // where `kernel` and the symbols it names live
+  const ptx::Function* kernel = nullptr;
+  Dim3 grid, block;
+  uint32_t dynamic_shmem = 0;
+  std::vector<uint8_t> params;  // the parameter buffer, laid out per kernel->params
+};
+
+// What a launch did. On a fault the kernel stops; `error` says where:
+// kernel, block, thread, PTX line, address.
+struct LaunchResult {
+  bool ok = true;
+  std::string error;
+  uint64_t warp_insts = 0;
+  uint64_t thread_insts = 0;
+};
+
+// One executed warp instruction, for timing models and trace writers.
+struct WarpStep {
+  uint32_t warp = 0;                    // warp index within the CTA
+  const ptx::Instruction* inst = nullptr;
+  uint32_t pc = 0;                      // index of `inst` in its function's body
+  const ptx::Function* function = nullptr;
+  uint32_t active_mask = 0;             // lanes that executed (guard applied)
+  // Memory instructions: the state space actually accessed (generic resolved
+  // to global/shared/local), bytes per lane, and 32 lane addresses (only active
+  // lanes meaningful; shared addresses are offsets in the CTA's window).
+  ptx::StateSpace space = ptx::StateSpace::None;
+  uint32_t access_bytes = 0;
+  const uint64_t* addrs = nullptr;
+};
+
+class WarpObserver {
+ public:
+  virtual ~WarpObserver() = default;
+  virtual void on_step(const WarpStep& step) = 0;
+};
+
+class Emulator {
+ public:
+  Emulator(DeviceMemory& mem, uint32_t num_sms);
+  ~Emulator();
+  // Runs every CTA of the launch in order.
+  LaunchResult run(const Launch& launch);
+  // Runs one CTA (for timing models that pull CTAs as they dispatch them);
+  // `observer` (may be null) sees every warp instruction.
+  LaunchResult run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ws::exec

@@ -1,0 +1,40 @@
+// PTX modules loaded onto the device: their global and constant variables get
+// device addresses, kernels are looked up by name.
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/types.h"
+#include "frontend/ptx/ast.h"
+
+namespace ws::exec {
+
+class DeviceMemory;
+
+struct LoadedModule {
+  ptx::Module ast;
+  std::map<std::string, Addr> symbols;  // .global/.const variables -> device address
+  std::map<std::string, uint64_t> symbol_sizes;
+};
+
+class Program {
+ public:
+  explicit Program(DeviceMemory& mem) : mem_(mem) {}
+  // Allocates and initialises the module's variables. Throws InputError
+  // (naming the module and variable) when that is impossible.
+  LoadedModule& load(ptx::Module module);
+  // The module defining kernel/function `name`, or nullptr.
+  const LoadedModule* module_of(const std::string& function_name) const;
+  // Device address of a module-scope variable, searching every module.
+  std::optional<std::pair<Addr, uint64_t>> symbol(const std::string& name) const;
+  const std::vector<std::unique_ptr<LoadedModule>>& modules() const { return modules_; }
+
+ private:
+  DeviceMemory& mem_;
+  std::vector<std::unique_ptr<LoadedModule>> modules_;
+};
+
+}  // namespace ws::exec
