@@ -12,6 +12,7 @@
 #include "exec/device_memory.h"
 #include "exec/emulator.h"
 #include "exec/program.h"
+#include "ir/source.h"
 
 namespace ws::config { class Config; }
 
@@ -43,6 +44,7 @@ struct DeviceOptions {
   bool timing = false;              // run kernels through the cycle-level model
   std::string out_dir;              // stats.json/config.toml when timing ("" = none)
   std::string trace_out;            // Accel-Sim trace folder to write ("" = none)
+  bool print_summary = true;        // timing: a summary table on stderr at finish()
 };
 
 class Device {
@@ -72,13 +74,18 @@ class Device {
 
  private:
   struct Timing;
+  ir::KernelInfo kernel_info(const Launch& l) const;
+  double estimated_ns(const LaunchResult& r) const;
+  void record_copy(Addr dst, uint64_t bytes);
+  void write_stats();
+
   DeviceOptions opts_;
+  std::unique_ptr<Timing> timing_;  // config, and the timing model / trace writer when asked for
+  DeviceFacts facts_;
   DeviceMemory memory_;
   Program program_;
   Emulator emulator_;
-  DeviceFacts facts_;
   double now_ns_ = 0;
-  std::unique_ptr<Timing> timing_;
 };
 
 }  // namespace ws::exec

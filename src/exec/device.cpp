@@ -1,0 +1,225 @@
+#include "exec/device.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "exec/emulated_kernel.h"
+#include "frontend/trace/trace_writer.h"
+#include "tools/report.h"
+
+namespace ws::exec {
+
+namespace {
+
+const config::Param<std::string> kProduct{"gpu.product_name", "Quadro GV100", "",
+                                          "device name reported by the CUDA runtime (warpsim exec)"};
+const config::Param<int64_t> kComputeCapability{"gpu.compute_capability", 70, "",
+                                                "compute capability as major*10+minor (selects PTX and SASS tables)",
+                                                {10, 200}};
+const config::Param<double> kMemoryGb{"gpu.memory_gb", 32.0, "GiB", "device memory capacity", {0.001, 1 << 20}};
+const config::Param<int64_t> kBusBits{"gpu.memory_bus_bits", 4096, "bits", "DRAM bus width (device properties)",
+                                      {8, 1 << 16}};
+const config::Param<int64_t> kRegsPerThread{
+    "exec.regs_per_thread", 32, "registers",
+    "registers per thread assumed for emulated PTX kernels (PTX has no allocation; .maxnreg caps it)", {1, 255}};
+
+using Clock = std::chrono::steady_clock;
+
+config::Config load_config(const DeviceOptions& o) {
+  config::Config cfg;
+  cfg.load_file(config::find_preset(o.preset));
+  for (const std::string& s : o.sets) cfg.set_assignment(s);
+  return cfg;
+}
+
+DeviceFacts facts_from(const config::Config& cfg) {
+  DeviceFacts f;
+  int64_t cc = kComputeCapability.get(cfg);
+  f.name = kProduct.get(cfg) + " (warpsim)";
+  f.cc_major = static_cast<int>(cc / 10);
+  f.cc_minor = static_cast<int>(cc % 10);
+  f.sms = static_cast<int>(cfg.get<int64_t>("gpu.sms"));
+  f.core_mhz = cfg.get<double>("clock.core_mhz");
+  f.dram_mhz = cfg.get<double>("clock.dram_mhz");
+  f.dram_bus_bits = static_cast<int>(kBusBits.get(cfg));
+  f.global_mem_bytes = static_cast<uint64_t>(kMemoryGb.get(cfg) * double(1ull << 30));
+  f.l2_bytes = static_cast<uint64_t>(cfg.get<int64_t>("l2.size_kb")) << 10;
+  f.max_threads_per_sm = static_cast<int>(cfg.get<int64_t>("core.max_threads"));
+  f.max_threads_per_block = std::min(1024, f.max_threads_per_sm);
+  f.max_ctas_per_sm = static_cast<int>(cfg.get<int64_t>("core.max_ctas"));
+  f.regs_per_sm = static_cast<int>(cfg.get<int64_t>("core.registers"));
+  f.regs_per_block = std::min(f.regs_per_sm, 65536);
+  auto carve = cfg.get<std::vector<int64_t>>("core.shared_carveout_kb");
+  int64_t max_shared = carve.empty() ? 48 : *std::max_element(carve.begin(), carve.end());
+  f.shmem_per_sm = static_cast<uint64_t>(max_shared) << 10;
+  f.shmem_per_block_optin = std::max<uint64_t>(f.shmem_per_sm - (1 << 10), 48 << 10);
+  f.shmem_per_block = std::min<uint64_t>(48 << 10, f.shmem_per_sm);
+  return f;
+}
+
+// The newest SASS table not newer than the device (sm_70 for cc 7.0, sm_86 for 8.6).
+std::shared_ptr<const frontend::IsaTable> isa_for(int cc) {
+  static const int kVersions[] = {90, 89, 86, 80, 75, 70, 61};
+  for (int v : kVersions)
+    if (v <= cc) return std::make_shared<const frontend::IsaTable>(frontend::IsaTable::load(static_cast<uint32_t>(v)));
+  return std::make_shared<const frontend::IsaTable>(frontend::IsaTable::load(61));
+}
+
+// Bytes of static shared memory a kernel uses: its own .shared variables and
+// the module's (PTX does not say which module-scope ones a kernel touches).
+uint64_t static_shared_bytes(const LoadedModule& m, const ptx::Function& k) {
+  uint64_t bytes = 0;
+  auto add = [&](const ptx::Variable& v) {
+    if (v.space != ptx::StateSpace::Shared || v.is_unsized_array) return;
+    uint64_t a = std::max<uint64_t>(v.align, 1);
+    bytes = (bytes + a - 1) / a * a + v.size;
+  };
+  for (const ptx::Variable& v : m.ast.globals) add(v);
+  for (const ptx::Variable& v : k.locals) add(v);
+  return bytes;
+}
+
+}  // namespace
+
+// The cycle-level model and trace writer, present only when asked for.
+struct Device::Timing {
+  explicit Timing(config::Config c) : cfg(std::move(c)) {}
+  config::Config cfg;
+  std::unique_ptr<timing::Gpu> gpu;
+  tools::RunReport report;
+  std::unique_ptr<frontend::TraceWriter> trace;
+  std::shared_ptr<const frontend::IsaTable> isa;
+  PtxOpNames names = PtxOpNames::load();
+  double wall_seconds = 0;
+};
+
+Device::Device(const DeviceOptions& opts)
+    : opts_(opts),
+      timing_(std::make_unique<Timing>(load_config(opts))),
+      facts_(facts_from(timing_->cfg)),
+      program_(memory_),
+      emulator_(memory_, static_cast<uint32_t>(facts_.sms)) {
+  Timing& t = *timing_;
+  memory_.set_capacity(facts_.global_mem_bytes);
+  t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);
+  if (opts.timing) {
+    t.gpu = std::make_unique<timing::Gpu>(t.cfg);
+    t.report.workload = "warpsim exec";
+    t.report.preset = opts.preset;
+    t.report.sms = t.gpu->num_sms();
+    t.report.core_mhz = t.gpu->core_mhz();
+    t.report.max_warps_per_sm = t.gpu->max_warps_per_sm();
+    if (!opts.out_dir.empty()) {
+      std::filesystem::create_directories(opts.out_dir);
+      tools::write_file_atomic(opts.out_dir + "/config.toml", t.cfg.to_toml());
+    }
+  }
+  if (!opts.trace_out.empty()) t.trace = std::make_unique<frontend::TraceWriter>(opts.trace_out);
+}
+
+Device::~Device() = default;
+
+ir::KernelInfo Device::kernel_info(const Launch& l) const {
+  ir::KernelInfo info;
+  info.name = l.kernel->name;
+  info.grid = l.grid;
+  info.block = l.block;
+  info.shmem_bytes = static_cast<uint32_t>(static_shared_bytes(*l.module, *l.kernel) + l.dynamic_shmem);
+  int64_t regs = kRegsPerThread.get(timing_->cfg);
+  if (l.kernel->maxnreg) regs = std::min<int64_t>(regs, l.kernel->maxnreg);
+  info.nregs = static_cast<uint32_t>(regs);
+  info.binary_version = timing_->isa->binary_version();
+  return info;
+}
+
+LaunchResult Device::launch(const Launch& l) {
+  Timing& t = *timing_;
+  auto start = Clock::now();
+  LaunchResult r;
+  if (t.gpu || t.trace) {
+    StepTranslator tr(t.names, t.isa, l);
+    ir::KernelInfo info = kernel_info(l);
+    if (t.trace) t.trace->begin_kernel(info);
+    EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get());
+    if (t.gpu) {
+      try {
+        t.report.kernels.push_back(t.gpu->run_kernel(kernel));
+        now_ns_ += static_cast<double>(t.report.kernels.back().cycles) * 1e3 / t.gpu->core_mhz();
+      } catch (const Error& e) {
+        if (kernel.result().ok) throw;  // a model error, not a fault of the program
+      }
+    } else {
+      while (kernel.next_cta()) {
+      }
+    }
+    if (t.trace) t.trace->end_kernel();
+    r = kernel.result();
+  } else {
+    r = emulator_.run(l);
+  }
+  if (!t.gpu) now_ns_ += estimated_ns(r);
+  t.wall_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  if (!r.ok && t.gpu) t.report.error = r.error;
+  if (t.gpu && !opts_.out_dir.empty()) write_stats();
+  return r;
+}
+
+// Functional mode has no cycles: assume the SMs issue two warp instructions
+// per cycle each, plus a 5 us launch overhead (docs/exec.md).
+double Device::estimated_ns(const LaunchResult& r) const {
+  double cycles = static_cast<double>(r.warp_insts) / (2.0 * facts_.sms);
+  return 5000.0 + cycles * 1e3 / facts_.core_mhz;
+}
+
+void Device::record_copy(Addr dst, uint64_t bytes) {
+  Timing& t = *timing_;
+  if (t.gpu) t.gpu->memcpy_htod(ir::MemcpyHtoD{dst, bytes});
+  if (t.trace) t.trace->memcpy(dst, bytes);
+  // PCIe-class copy time for events around copies (12 GB/s plus 10 us).
+  now_ns_ += 10000.0 + static_cast<double>(bytes) / 12.0;
+}
+
+void Device::copy_to_device(Addr dst, const void* src, uint64_t bytes) {
+  memory_.write(dst, src, bytes);
+  record_copy(dst, bytes);
+}
+
+void Device::copy_to_host(void* dst, Addr src, uint64_t bytes) {
+  memory_.read(src, dst, bytes);
+  now_ns_ += 10000.0 + static_cast<double>(bytes) / 12.0;
+}
+
+void Device::copy_on_device(Addr dst, Addr src, uint64_t bytes) {
+  std::vector<uint8_t> tmp(bytes);
+  memory_.read(src, tmp.data(), bytes);
+  memory_.write(dst, tmp.data(), bytes);
+  now_ns_ += static_cast<double>(bytes) / 400.0;
+}
+
+void Device::set(Addr dst, uint8_t value, uint64_t bytes) {
+  memory_.fill(dst, value, bytes);
+  now_ns_ += static_cast<double>(bytes) / 400.0;
+}
+
+void Device::write_stats() {
+  Timing& t = *timing_;
+  t.report.wall_seconds = t.wall_seconds;
+  tools::write_file_atomic(opts_.out_dir + "/stats.json", tools::stats_json(t.report, t.gpu->stats()));
+}
+
+void Device::finish() {
+  Timing& t = *timing_;
+  if (t.gpu) {
+    if (!opts_.out_dir.empty()) write_stats();
+    if (opts_.print_summary) tools::print_summary(std::cerr, t.report, t.gpu->stats());
+  }
+  if (t.trace) t.trace->close();
+}
+
+}  // namespace ws::exec

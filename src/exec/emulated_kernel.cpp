@@ -1,0 +1,214 @@
+#include "exec/emulated_kernel.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "frontend/trace/trace_parse.h"
+
+namespace ws::exec {
+
+namespace {
+
+// Opcodes whose first operand is not a register they write.
+bool writes_first_operand(const std::string& op) {
+  static const char* const kNoDst[] = {"st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit",
+                                       "membar", "fence", "prefetch", "prefetchu", "cp", "trap", "nanosleep",
+                                       "pmevent", "discard", "applypriority", "stmatrix", "wmma"};
+  return std::none_of(std::begin(kNoDst), std::end(kNoDst), [&](const char* s) { return op == s; });
+}
+
+// Register operands as trace register numbers R0..R254 (predicates, which
+// traces do not list, are skipped; PTX's unbounded virtual registers fold
+// onto the 255 names, which can add a rare false dependence).
+void add_regs(const ptx::Operand& o, const ptx::Function& fn, std::vector<uint16_t>& out) {
+  auto add = [&](int32_t r) {
+    if (r < 0 || fn.regs[static_cast<size_t>(r)].type == ptx::Type::Pred) return;
+    auto id = static_cast<uint16_t>(r % 255);
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  };
+  switch (o.kind) {
+    case ptx::Operand::Kind::Reg:
+    case ptx::Operand::Kind::Address: add(o.reg); break;
+    case ptx::Operand::Kind::Vector:
+      for (const ptx::Operand& e : o.elems) add_regs(e, fn, out);
+      break;
+    default: break;
+  }
+}
+
+std::string width_suffix(uint32_t bytes) {
+  switch (bytes) {
+    case 1: return ".U8";
+    case 2: return ".U16";
+    case 4: return "";
+    case 8: return ".64";
+    default: return ".128";  // wider vectors issue as 128-bit accesses
+  }
+}
+
+ir::MemSpace mem_space(frontend::IsaSpace s) {
+  switch (s) {
+    case frontend::IsaSpace::Shared: return ir::MemSpace::Shared;
+    case frontend::IsaSpace::Local: return ir::MemSpace::Local;
+    case frontend::IsaSpace::Const: return ir::MemSpace::Const;
+    case frontend::IsaSpace::Tex: return ir::MemSpace::Tex;
+    default: return ir::MemSpace::Global;
+  }
+}
+
+uint64_t function_index(const LoadedModule& m, const ptx::Function* f) {
+  const auto& fs = m.ast.functions;
+  for (size_t i = 0; i < fs.size(); ++i)
+    if (&fs[i] == f) return i;
+  return 0;
+}
+
+}  // namespace
+
+Dim3 cta_at(Dim3 grid, uint64_t i) {
+  Dim3 c;
+  c.x = static_cast<uint32_t>(i % grid.x);
+  c.y = static_cast<uint32_t>(i / grid.x % grid.y);
+  c.z = static_cast<uint32_t>(i / (uint64_t{grid.x} * grid.y));
+  return c;
+}
+
+StepTranslator::StepTranslator(const PtxOpNames& names, std::shared_ptr<const frontend::IsaTable> isa,
+                               const Launch& launch)
+    : names_(names), isa_(std::move(isa)), launch_(launch) {}
+
+const StepTranslator::Entry& StepTranslator::entry(const WarpStep& step) {
+  uint64_t key = reinterpret_cast<uintptr_t>(step.inst) * 16 + static_cast<uint64_t>(step.space);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(key, make(step)).first;
+  return it->second;
+}
+
+StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
+  const ptx::Instruction& in = *step.inst;
+  const ptx::Function& fn = *step.function;
+  Entry e;
+  bool accessed = step.space != ptx::StateSpace::None && step.space != ptx::StateSpace::Param;
+  std::string base = names_.sass_name(in, step.space, step.function == launch_.kernel, launch_.module->ast.filename);
+  const frontend::OpInfo* op = isa_->find(base);
+  if (!op)
+    throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
+                     "isa/ptx.toml names " + base + " for `" + in.text + "`, which isa/sm_" +
+                         std::to_string(isa_->binary_version()) + ".toml does not define");
+  ir::WarpInst& w = e.inst;
+  w.pc = (function_index(*launch_.module, step.function) << 20) + uint64_t{step.pc} * 16;
+  w.kind = op->kind;
+  w.unit = op->unit;
+  bool memory = w.is_memory() && accessed;
+  e.sass = memory ? base + width_suffix(step.access_bytes) : base;
+  if (w.is_memory() && !memory) w.kind = ir::OpKind::Alu;
+  if (memory) {
+    w.space = mem_space(op->space);
+    w.access_bytes = frontend::access_bytes_of(e.sass);
+  }
+  std::vector<uint16_t> dst, src;
+  for (size_t i = 0; i < in.ops.size(); ++i) {
+    bool is_dst = i == 0 && writes_first_operand(in.opcode) && in.ops[0].kind != ptx::Operand::Kind::Address;
+    add_regs(in.ops[i], fn, is_dst ? dst : src);
+  }
+  w.n_dst = static_cast<uint8_t>(std::min<size_t>(dst.size(), ir::kMaxDst));
+  w.n_src = static_cast<uint8_t>(std::min<size_t>(src.size(), ir::kMaxSrc));
+  std::copy_n(dst.begin(), w.n_dst, w.dst.begin());
+  std::copy_n(src.begin(), w.n_src, w.src.begin());
+  return e;
+}
+
+void StepTranslator::timing_addrs(const WarpStep& step, uint64_t warp_uid, Addr* out) const {
+  bool local = step.space == ptx::StateSpace::Local;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(step.active_mask >> lane & 1)) {
+      out[lane] = 0;
+      continue;
+    }
+    Addr a = step.addrs[lane];
+    if (local) {
+      uint64_t off = a % kLocalBytesPerThread;
+      a = kLocalTimingBase + warp_uid * 32 * kLocalBytesPerThread + off / 4 * 128 + lane * 4 + off % 4;
+    }
+    out[lane] = a;
+  }
+}
+
+CtaRecording::CtaRecording(StepTranslator& tr, Dim3 cta, uint64_t first_warp_uid, uint32_t num_warps,
+                           bool keep_trace)
+    : tr_(tr), cta_(cta), first_warp_uid_(first_warp_uid), keep_trace_(keep_trace), warps_(num_warps) {}
+
+void CtaRecording::on_step(const WarpStep& step) {
+  const StepTranslator::Entry& e = tr_.entry(step);
+  Warp& w = warps_[step.warp];
+  w.insts.push_back(e.inst);
+  w.insts.back().active_mask = step.active_mask;
+  uint32_t index = ~0u;
+  if (e.inst.is_memory()) {
+    index = static_cast<uint32_t>(addrs_.size());
+    addrs_.resize(addrs_.size() + 32);
+    tr_.timing_addrs(step, first_warp_uid_ + step.warp, &addrs_[index]);
+  }
+  w.addr_index.push_back(index);
+  if (keep_trace_) w.sass.push_back(&e.sass);
+}
+
+void CtaRecording::finish() {
+  for (Warp& w : warps_)
+    for (size_t i = 0; i < w.insts.size(); ++i)
+      if (w.addr_index[i] != ~0u) w.insts[i].addrs = &addrs_[w.addr_index[i]];
+}
+
+const ir::WarpInst* CtaRecording::next(uint32_t w) {
+  Warp& warp = warps_[w];
+  return warp.pos < warp.insts.size() ? &warp.insts[warp.pos++] : nullptr;
+}
+
+void CtaRecording::write_trace(frontend::TraceWriter& tw) const {
+  tw.begin_cta(cta_);
+  for (uint32_t wi = 0; wi < warps_.size(); ++wi) {
+    const Warp& w = warps_[wi];
+    tw.begin_warp(wi, static_cast<uint32_t>(w.insts.size()));
+    for (size_t i = 0; i < w.insts.size(); ++i) {
+      const ir::WarpInst& in = w.insts[i];
+      frontend::TraceInst t;
+      t.pc = in.pc;
+      t.mask = in.active_mask;
+      t.opcode = *w.sass[i];
+      t.dst.assign(in.dst.begin(), in.dst.begin() + in.n_dst);
+      t.src.assign(in.src.begin(), in.src.begin() + in.n_src);
+      if (in.is_memory()) {
+        t.mem_width = in.access_bytes;
+        std::copy_n(in.addrs, 32, t.addrs.begin());
+      }
+      tw.add(t);
+    }
+  }
+  tw.end_cta();
+}
+
+EmulatedKernel::EmulatedKernel(Emulator& emu, const Launch& launch, ir::KernelInfo info, StepTranslator& tr,
+                               frontend::TraceWriter* trace)
+    : emu_(emu), launch_(launch), info_(std::move(info)), tr_(tr), trace_(trace) {}
+
+const std::vector<std::string>& EmulatedKernel::unit_names() const { return tr_.isa().unit_names(); }
+
+std::unique_ptr<ir::CtaSource> EmulatedKernel::next_cta() {
+  if (next_ >= info_.grid.count() || !result_.ok) return nullptr;
+  uint64_t index = next_++;
+  uint32_t warps = info_.warps_per_cta();
+  auto rec = std::make_unique<CtaRecording>(tr_, cta_at(info_.grid, index), index * warps, warps, trace_ != nullptr);
+  LaunchResult r = emu_.run_cta(launch_, rec->cta_id(), rec.get());
+  result_.warp_insts += r.warp_insts;
+  result_.thread_insts += r.thread_insts;
+  if (!r.ok) {
+    result_.ok = false;
+    result_.error = r.error;
+    throw Error(r.error);  // stops the timing run; the device reports the fault
+  }
+  rec->finish();
+  if (trace_) rec->write_trace(*trace_);
+  return rec;
+}
+
+}  // namespace ws::exec

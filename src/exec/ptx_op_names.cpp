@@ -1,0 +1,96 @@
+#include "exec/ptx_op_names.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <toml++/toml.h>
+
+#include "common/error.h"
+#include "common/paths.h"
+
+namespace ws::exec {
+
+namespace {
+
+bool is_space_mod(const std::string& m) {
+  return m == "global" || m == "shared" || m == "local" || m == "const" || m == "param" || m == "generic" ||
+         m == "tex" || m == "cta" || m == "cluster";
+}
+
+// f32, f64, f16, pred or int; "" when `m` is not a type.
+const char* type_class(const std::string& m) {
+  using ptx::Type;
+  switch (ptx::type_from_name(m)) {
+    case Type::None: return "";
+    case Type::F32: case Type::TF32: return "f32";
+    case Type::F64: return "f64";
+    case Type::F16: case Type::F16x2: case Type::BF16: case Type::BF16x2: return "f16";
+    case Type::Pred: return "pred";
+    default: return "int";
+  }
+}
+
+// The modifiers with the source's space dropped and the accessed one first.
+std::vector<std::string> effective_mods(const ptx::Instruction& inst, ptx::StateSpace space) {
+  std::vector<std::string> mods;
+  if (space != ptx::StateSpace::None) mods.push_back(ptx::space_name(space));
+  for (const std::string& m : inst.mods) {
+    // cp.async keeps its sub-operation ("async") ahead of the space.
+    if (space != ptx::StateSpace::None && is_space_mod(m)) continue;
+    mods.push_back(m);
+  }
+  if (inst.opcode == "cp" && !mods.empty() && mods[0] != "async") {
+    auto it = std::find(mods.begin(), mods.end(), "async");
+    if (it != mods.end()) std::rotate(mods.begin(), it, it + 1);
+  }
+  return mods;
+}
+
+}  // namespace
+
+PtxOpNames PtxOpNames::load() { return load_from((std::filesystem::path(data_dir()) / "isa" / "ptx.toml").string()); }
+
+PtxOpNames PtxOpNames::load_from(const std::string& path) {
+  PtxOpNames names;
+  names.path_ = path;
+  toml::table t;
+  try {
+    t = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw InputError(path, e.source().begin.line, "", std::string(e.description()));
+  }
+  const toml::table* map = t["map"].as_table();
+  if (!map) throw InputError(path, 0, "map", "missing [map] table");
+  for (const auto& [key, node] : *map) {
+    auto v = node.value<std::string>();
+    if (!v) throw InputError(path, node.source().begin.line, std::string(key.str()), "expected a SASS opcode string");
+    names.map_.emplace(std::string(key.str()), *v);
+  }
+  return names;
+}
+
+std::string PtxOpNames::sass_name(const ptx::Instruction& inst, ptx::StateSpace space, bool in_kernel,
+                                  const std::string& ptx_file) const {
+  if (in_kernel && inst.opcode == "ret") return "EXIT";
+  std::vector<std::string> mods = effective_mods(inst, space);
+  auto find = [&](const std::string& key) -> const std::string* {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second;
+  };
+  std::string key = inst.opcode;
+  std::vector<std::string> prefixes;
+  for (const std::string& m : mods) prefixes.push_back(key += "." + m);
+  for (auto it = prefixes.rbegin(); it != prefixes.rend(); ++it)
+    if (const std::string* s = find(*it)) return *s;
+  std::vector<std::string> classes;
+  for (const std::string& m : mods)
+    if (*type_class(m)) classes.push_back(type_class(m));
+  if (classes.size() >= 2)
+    if (const std::string* s = find(inst.opcode + "." + classes[0] + "." + classes[1])) return *s;
+  if (!classes.empty())
+    if (const std::string* s = find(inst.opcode + "." + classes.back())) return *s;
+  if (const std::string* s = find(inst.opcode)) return *s;
+  throw InputError(ptx_file, static_cast<uint64_t>(inst.line), inst.opcode,
+                   "no SASS class for PTX instruction `" + inst.text + "` (add it to " + path_ + ")");
+}
+
+}  // namespace ws::exec

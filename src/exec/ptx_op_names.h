@@ -1,0 +1,30 @@
+// Names each emulated PTX instruction by the SASS opcode it mostly becomes
+// (data: isa/ptx.toml), so that timing and trace-out reuse the preset's SASS
+// opcode table: the same kind/unit/space as an NVBit trace of the program.
+#pragma once
+#include <string>
+#include <unordered_map>
+
+#include "frontend/ptx/ast.h"
+
+namespace ws::exec {
+
+class PtxOpNames {
+ public:
+  // <data_dir>/isa/ptx.toml
+  static PtxOpNames load();
+  static PtxOpNames load_from(const std::string& path);
+
+  // SASS opcode for `inst` when it accessed `space` (the resolved space of a
+  // memory instruction; None otherwise). `in_kernel`: a `ret` from the
+  // kernel's own body ends the thread (EXIT). Throws InputError naming the
+  // PTX line when the table has no entry.
+  std::string sass_name(const ptx::Instruction& inst, ptx::StateSpace space, bool in_kernel,
+                        const std::string& ptx_file) const;
+
+ private:
+  std::string path_;
+  std::unordered_map<std::string, std::string> map_;
+};
+
+}  // namespace ws::exec
