@@ -188,14 +188,13 @@ void Parser::init_element(Variable& v, std::vector<uint8_t>& bytes) {
   }
   next();
   std::string_view name = at.text;
-  bool generic = name == "generic" && peek().is('(');
-  if (generic) {
-    next();
+  int64_t addend = 0;
+  if (name == "generic" && accept('(')) {  // generic(sym), generic(sym+4), generic(sym)+4
     name = expect_ident("inside generic( )").text;
+    if (accept('+')) addend = signed_int("after '+'");
     expect(')', "after generic(");
   }
-  int64_t addend = 0;
-  if (accept('+')) addend = signed_int("after '+'");
+  if (accept('+')) addend += signed_int("after '+'");
   if (!module_names_.count(name)) fail(at, "initialiser names an undeclared symbol");
   v.init_symbols.emplace_back(bytes.size(), std::string(name));
   Constant c;
