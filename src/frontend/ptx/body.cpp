@@ -98,7 +98,7 @@ void Parser::function_body(Function& f) {
 
 // Returns false after the '}' that closes the function.
 bool Parser::body_statement() {
-  const Token& t = peek();
+  Token t = peek();
   switch (t.kind) {
     case TokKind::Ident:
       if (peek(1).is(':')) label_statement();
@@ -154,19 +154,19 @@ void Parser::reg_decl() {
   Type type = Type::None;
   unsigned vec = 1;
   while (peek().kind == TokKind::Directive) {
-    const Token& d = next();
+    Token d = next();
     if (d.text == ".v2" || d.text == ".v4" || d.text == ".v8") vec = static_cast<unsigned>(d.text[2] - '0');
     else if (Type t = type_from_name(std::string(d.text)); t != Type::None) type = t;
     else fail(d, "unexpected attribute in a .reg declaration");
   }
   if (type == Type::None) fail(peek(), "register declaration without a type");
   do {
-    const Token& name = expect_ident("for the register");
+    Token name = expect_ident("for the register");
     if (name.text.find('.') != std::string_view::npos) fail(name, "register names contain no '.'");
     int32_t count = -1;
     if (accept('<')) {
       uint64_t n = int_literal(next());
-      if (n == 0 || n > (1u << 24)) fail(toks_[pos_ - 1], "register count out of range");
+      if (n == 0 || n > (1u << 24)) fail(lex_.prev(), "register count out of range");
       count = static_cast<int32_t>(n);
       expect('>', "after the register count");
     }
@@ -194,7 +194,7 @@ void Parser::add_register(const Token& name, Type type, unsigned vec, int32_t co
 // `name:`; `name: .callprototype ...;` and `name: .branchtargets ...;` declare
 // names that call / brx.idx refer to rather than positions in the body.
 void Parser::label_statement() {
-  const Token& name = next();
+  Token name = next();
   next();
   if (peek().is_dir(".callprototype") || peek().is_dir(".branchtargets")) {
     prototypes_.insert(name.text);
@@ -209,20 +209,20 @@ void Parser::label_statement() {
 
 void Parser::instruction() {
   Instruction inst;
-  const Token& first = peek();
+  Token first = peek();
   inst.line = first.line;
   if (accept('@')) {
     inst.guard_negated = accept('!');
-    const Token& g = expect_ident("after '@'");
+    Token g = expect_ident("after '@'");
     inst.guard = find_reg(g.text);
     if (inst.guard < 0) fail(g, "undeclared predicate register");
   }
-  const Token& opcode = peek();
+  Token opcode = peek();
   if (opcode.kind != TokKind::Ident) fail(opcode, "expected an instruction");
   next();
   split_opcode(opcode.text, inst);
   operand_list(inst);
-  const Token& last = toks_[pos_ - 1];
+  Token last = lex_.prev();
   expect(';', "after the instruction");
   const char* end = last.text.data() + last.text.size();
   inst.text = squeeze_spaces(std::string_view(first.text.data(), static_cast<size_t>(end - first.text.data())));
@@ -270,7 +270,7 @@ void Parser::normalise_call(Instruction& inst) const {
 // ---------------------------------------------------------------- operands
 
 Operand Parser::operand() {
-  const Token& t = peek();
+  Token t = peek();
   if (t.kind == TokKind::Ident) return name_operand(next());
   if (t.kind == TokKind::Int || t.kind == TokKind::Float || t.is('-')) return number_operand();
   if (t.is('[')) return address_operand();
@@ -278,7 +278,7 @@ Operand Parser::operand() {
   if (t.is('(')) return list_operand('(', ')');
   if (t.is('!')) {
     next();
-    const Token& p = peek();
+    Token p = peek();
     Operand o = operand();
     if (o.kind != Operand::Kind::Reg) fail(p, "'!' applies to a predicate register");
     o.negate = true;
@@ -339,7 +339,7 @@ Operand Parser::list_operand(char open, char close) {
   v.kind = Operand::Kind::Vector;
   if (accept(close)) return v;
   do {
-    const Token& at = peek();
+    Token at = peek();
     Operand e = operand();
     if (e.kind == Operand::Kind::Vector || e.kind == Operand::Kind::Address) fail(at, "lists hold registers, names or numbers");
     v.elems.push_back(std::move(e));
@@ -353,7 +353,7 @@ Operand Parser::address_operand() {
   next();
   Operand a;
   a.kind = Operand::Kind::Address;
-  const Token& t = peek();
+  Token t = peek();
   if (t.kind == TokKind::Ident) {
     next();
     a.reg = find_reg(t.text);
@@ -368,7 +368,7 @@ Operand Parser::address_operand() {
     a.imm = signed_int("as an address");
   }
   while (accept(',')) {
-    const Token& at = peek();
+    Token at = peek();
     a.elems.push_back(operand());
     if (a.elems.back().kind == Operand::Kind::Address) fail(at, "nested address");
   }

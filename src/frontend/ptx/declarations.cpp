@@ -49,7 +49,7 @@ int64_t Parser::signed_int(const char* context) {
 Constant Parser::constant(const char* context) {
   Constant c;
   bool neg = accept('-');
-  const Token& t = peek();
+  Token t = peek();
   if (t.kind == TokKind::Int) {
     uint64_t v = int_literal(next());
     c.i = static_cast<int64_t>(neg ? 0 - v : v);
@@ -120,11 +120,11 @@ std::vector<std::string_view> Parser::variable_decl(const Linkage& link, std::ve
 void Parser::variable_attrs(Variable& v) {
   bool typed = false;
   while (peek().kind == TokKind::Directive) {
-    const Token& d = next();
+    Token d = next();
     std::string_view s = d.text;
     if (s == ".align") {
       v.align = static_cast<uint32_t>(int_literal(next()));
-      if (v.align == 0 || (v.align & (v.align - 1)) != 0) fail(toks_[pos_ - 1], "alignment must be a power of two");
+      if (v.align == 0 || (v.align & (v.align - 1)) != 0) fail(lex_.prev(), "alignment must be a power of two");
     } else if (s == ".v2" || s == ".v4" || s == ".v8") {
       v.vec = static_cast<unsigned>(s[2] - '0');
     } else if (s == ".texref" || s == ".samplerref" || s == ".surfref") {
@@ -156,7 +156,7 @@ void Parser::array_dims(Variable& v, bool& unsized, uint64_t& count) {
 // ---------------------------------------------------------------- initialisers
 
 void Parser::initialiser(Variable& v, bool unsized) {
-  const Token& at = peek();
+  Token at = peek();
   std::vector<uint8_t> bytes;
   bytes.reserve(v.size);
   init_elements(v, bytes);
@@ -181,7 +181,7 @@ void Parser::init_elements(Variable& v, std::vector<uint8_t>& bytes) {
 // A number, a symbol (`gvar`, `fn`), `generic(gvar)`, optionally `+ offset`.
 // A symbol's slot keeps the offset; the loader adds the symbol's address.
 void Parser::init_element(Variable& v, std::vector<uint8_t>& bytes) {
-  const Token& at = peek();
+  Token at = peek();
   if (at.kind != TokKind::Ident) {
     encode_constant(v.type, constant("in the initialiser"), at, bytes);
     return;

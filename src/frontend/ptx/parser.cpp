@@ -14,8 +14,7 @@ Module parse_module(std::string_view text, const std::string& filename) {
 
 namespace detail {
 
-Parser::Parser(std::string_view text, const std::string& filename) : file_(filename) {
-  toks_ = tokenize(text, filename);
+Parser::Parser(std::string_view text, const std::string& filename) : file_(filename), lex_(text, file_) {
   mod_.filename = filename;
 }
 
@@ -28,22 +27,22 @@ Module Parser::run() {
 
 bool Parser::accept(char c) {
   if (!peek().is(c)) return false;
-  ++pos_;
+  next();
   return true;
 }
 
 bool Parser::accept_dir(std::string_view d) {
   if (!peek().is_dir(d)) return false;
-  ++pos_;
+  next();
   return true;
 }
 
-const Token& Parser::expect(char c, const char* context) {
+Token Parser::expect(char c, const char* context) {
   if (!peek().is(c)) fail(peek(), std::string("expected '") + c + "' " + context);
   return next();
 }
 
-const Token& Parser::expect_ident(const char* context) {
+Token Parser::expect_ident(const char* context) {
   if (peek().kind != TokKind::Ident) fail(peek(), std::string("expected a name ") + context);
   return next();
 }
@@ -56,22 +55,22 @@ void Parser::fail_at(int line, std::string_view field, const std::string& what) 
 
 void Parser::skip_line() {
   int line = next().line;
-  while (peek().kind != TokKind::End && peek().line == line) ++pos_;
+  while (peek().kind != TokKind::End && peek().line == line) next();
 }
 
 void Parser::skip_to_semicolon() {
-  const Token& start = peek();
+  Token start = peek();
   while (!peek().is(';')) {
     if (peek().kind == TokKind::End) fail(start, "missing ';' after this statement");
-    ++pos_;
+    next();
   }
-  ++pos_;
+  next();
 }
 
 // ---------------------------------------------------------------- module level
 
 void Parser::module_statement() {
-  const Token& t = peek();
+  Token t = peek();
   if (t.kind != TokKind::Directive) fail(t, "unexpected token at module scope");
   std::string_view d = t.text;
   if (d == ".version") return parse_version();
@@ -79,7 +78,7 @@ void Parser::module_statement() {
   if (d == ".address_size") {
     next();
     mod_.address_size = static_cast<unsigned>(int_literal(next()));
-    if (mod_.address_size != 32 && mod_.address_size != 64) fail(toks_[pos_ - 1], "address size must be 32 or 64");
+    if (mod_.address_size != 32 && mod_.address_size != 64) fail(lex_.prev(), "address size must be 32 or 64");
     return;
   }
   if (d == ".file" || d == ".loc") return skip_line();
@@ -88,7 +87,9 @@ void Parser::module_statement() {
   Linkage link = parse_linkage();
   if (peek().is_dir(".entry") || peek().is_dir(".func")) return parse_function(link);
   if (peek().kind == TokKind::Directive && is_space_directive(peek().text)) {
-    for (std::string_view name : variable_decl(link, mod_.globals)) module_names_.insert(name);
+    int line = peek().line;
+    for (std::string_view name : variable_decl(link, mod_.globals))
+      if (!module_names_.insert(name).second) fail_at(line, name, "symbol declared twice");
     return;
   }
   fail(peek(), "unexpected directive at module scope");
@@ -96,7 +97,7 @@ void Parser::module_statement() {
 
 void Parser::parse_version() {
   next();
-  const Token& v = next();
+  Token v = next();
   std::string_view s = v.text;
   size_t dot = s.find('.');
   if (v.kind != TokKind::Float || dot == std::string_view::npos) fail(v, "expected a version like 9.0");
@@ -122,10 +123,10 @@ void Parser::skip_section() {
   if (peek().kind != TokKind::Directive) fail(peek(), "expected a section name");
   next();
   if (!peek().is('{')) return;
-  const Token& open = next();
+  Token open = next();
   int depth = 1;
   while (depth > 0) {
-    const Token& t = next();
+    Token t = next();
     if (t.kind == TokKind::End) fail_at(open.line, "{", "unterminated .section block");
     depth += t.is('{') ? 1 : t.is('}') ? -1 : 0;
   }
@@ -158,25 +159,23 @@ void Parser::parse_function(const Linkage& link) {
   perf_directives(f);
   if (accept(';')) {
     f.is_extern = true;
-    return add_function(std::move(f));
+    add_function(std::move(f), name);
+    return;
   }
   if (!peek().is('{')) fail(peek(), "expected '{' or ';' after the function header of " + f.name);
   if (link.is_extern) fail(peek(), "an .extern function has no body");
-  add_function(std::move(f));
-  for (Function& g : mod_.functions)
-    if (g.name == name && !g.is_extern) return function_body(g);
+  function_body(add_function(std::move(f), name));
 }
 
 // A declaration followed by the definition keeps one entry, in the place of
 // the first declaration.
-void Parser::add_function(Function f) {
-  for (Function& g : mod_.functions) {
-    if (g.name != f.name) continue;
-    if (!g.is_extern && !f.is_extern) fail_at(f.line, f.name, "function defined twice");
-    if (g.is_extern) g = std::move(f);
-    return;
-  }
-  mod_.functions.push_back(std::move(f));
+Function& Parser::add_function(Function f, std::string_view name) {
+  auto [it, added] = function_index_.emplace(name, mod_.functions.size());
+  if (added) return mod_.functions.emplace_back(std::move(f));
+  Function& g = mod_.functions[it->second];
+  if (!g.is_extern && !f.is_extern) fail_at(f.line, f.name, "function defined twice");
+  if (g.is_extern) g = std::move(f);
+  return g;
 }
 
 std::vector<Param> Parser::param_list(const char* context) {
@@ -196,7 +195,7 @@ Param Parser::param_decl() {
   if (!accept_dir(".param") && !accept_dir(".reg")) fail(peek(), "expected .param in a parameter list");
   unsigned vec = 1;
   while (peek().kind == TokKind::Directive) {
-    const Token& d = next();
+    Token d = next();
     if (d.text == ".align") {
       uint64_t a = int_literal(next());
       if (!p.is_pointer) p.align = static_cast<uint32_t>(a);  // after .ptr it is the pointee's alignment
@@ -242,7 +241,7 @@ void Parser::perf_directives(Function& f) {
       ".reqnctapercluster", ".explicitcluster", ".blocksareclusters", ".abi_preserve", ".abi_preserve_control"};
   while (peek().kind == TokKind::Directive) {
     if (!kKnown.count(peek().text)) fail(peek(), "unexpected directive after the parameter list");
-    const Token& d = next();
+    Token d = next();
     if (d.text == ".pragma") {
       skip_to_semicolon();
       continue;

@@ -49,10 +49,10 @@ class Parser {
 
  private:
   std::string file_;
-  std::vector<Token> toks_;
-  size_t pos_ = 0;
+  Lexer lex_;
   Module mod_;
   std::unordered_set<std::string_view> module_names_;  // globals and functions so far
+  std::unordered_map<std::string_view, size_t> function_index_;  // name -> index in mod_.functions
 
   // Per-function state while a body is parsed.
   Function* fn_ = nullptr;
@@ -60,12 +60,12 @@ class Parser {
   std::unordered_set<std::string_view> prototypes_;  // callprototype / branchtargets labels
 
   // --- cursor (parser.cpp)
-  const Token& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
-  const Token& next() { return toks_[pos_ < toks_.size() - 1 ? pos_++ : pos_]; }
+  const Token& peek(size_t k = 0) { return lex_.peek(k); }
+  Token next() { return lex_.next(); }
   bool accept(char c);
   bool accept_dir(std::string_view d);
-  const Token& expect(char c, const char* context);
-  const Token& expect_ident(const char* context);
+  Token expect(char c, const char* context);
+  Token expect_ident(const char* context);
   [[noreturn]] void fail(const Token& t, const std::string& what) const;
   [[noreturn]] void fail_at(int line, std::string_view field, const std::string& what) const;
   void skip_line();
@@ -82,7 +82,7 @@ class Parser {
   Param param_decl();
   static uint64_t lay_out(std::vector<Param>& params);
   void perf_directives(Function& f);
-  void add_function(Function f);
+  Function& add_function(Function f, std::string_view name);
 
   // --- constants and declarations (declarations.cpp)
   uint64_t int_literal(const Token& t) const;
