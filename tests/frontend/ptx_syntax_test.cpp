@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "common/error.h"
 #include "frontend/ptx_test_util.h"
 
 namespace ws::ptx {
@@ -234,6 +235,26 @@ TEST(PtxSyntax, UnterminatedBlocksNameTheOpeningLine) {
   EXPECT_EQ(parse_error(text), "bad.ptx:5: field '{': unterminated block: no '}' before .visible at line 10");
   EXPECT_EQ(parse_error(std::string(kHeader) + "/* never closed\n\n"), "bad.ptx:4: field '/*': unterminated comment");
   EXPECT_EQ(parse_error(std::string(kHeader) + ".pragma \"abc\n"), "bad.ptx:4: field '\"': unterminated string");
+}
+
+// Every prefix of a real module either parses or throws one InputError: never
+// another exception, never a crash.
+TEST(PtxSyntax, TruncatedModulesFailCleanly) {
+  for (const char* f : {"calls.ptx", "memory.ptx", "warp.ptx"}) {
+    std::string text = test::read_file(test::fixture_dir() + f);
+    for (size_t cut = 0; cut < text.size(); cut += 3) {
+      try {
+        parse_module(std::string_view(text).substr(0, cut), f);
+      } catch (const InputError&) {
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << f << " cut at " << cut << ": " << e.what();
+      }
+    }
+  }
+  EXPECT_EQ(parse_error(body("mov.b32 %r1, {{{{%r2}}}};\n")), "bad.ptx:7: field '{': lists hold registers, names or numbers");
+  EXPECT_EQ(parse_error(body("and.pred %r1, !!%r2;\n")), "bad.ptx:7: field '!': '!' applies to a predicate register");
+  EXPECT_EQ(parse_error(std::string(kHeader) + ".global .u8 big[4294967296][4294967296];\n"),
+            "bad.ptx:4: field '4294967296': array size out of range");
 }
 
 // Parse rate on a large module made of renamed copies of the fixtures; disabled

@@ -279,7 +279,8 @@ Operand Parser::operand() {
   if (t.is('!')) {
     next();
     Token p = peek();
-    Operand o = operand();
+    if (p.kind != TokKind::Ident) fail(p, "'!' applies to a predicate register");
+    Operand o = name_operand(next());
     if (o.kind != Operand::Kind::Reg) fail(p, "'!' applies to a predicate register");
     o.negate = true;
     return o;
@@ -340,9 +341,8 @@ Operand Parser::list_operand(char open, char close) {
   if (accept(close)) return v;
   do {
     Token at = peek();
-    Operand e = operand();
-    if (e.kind == Operand::Kind::Vector || e.kind == Operand::Kind::Address) fail(at, "lists hold registers, names or numbers");
-    v.elems.push_back(std::move(e));
+    if (at.is('{') || at.is('(') || at.is('[')) fail(at, "lists hold registers, names or numbers");
+    v.elems.push_back(operand());
   } while (accept(','));
   expect(close, open == '{' ? "to close the vector operand" : "to close the list");
   return v;
@@ -368,9 +368,8 @@ Operand Parser::address_operand() {
     a.imm = signed_int("as an address");
   }
   while (accept(',')) {
-    Token at = peek();
+    if (peek().is('[')) fail(peek(), "nested address");
     a.elems.push_back(operand());
-    if (a.elems.back().kind == Operand::Kind::Address) fail(at, "nested address");
   }
   expect(']', "to close the address");
   return a;

@@ -145,7 +145,9 @@ void Parser::array_dims(Variable& v, bool& unsized, uint64_t& count) {
     if (first && accept(']')) {
       unsized = true;
     } else {
-      uint64_t n = int_literal(next());
+      uint64_t n = int_literal(lex_.peek());
+      if (n == 0 || n > (uint64_t{1} << 32) || count > (uint64_t{1} << 40) / n) fail(peek(), "array size out of range");
+      next();
       count *= n;
       expect(']', "after the array size");
     }
@@ -157,9 +159,10 @@ void Parser::array_dims(Variable& v, bool& unsized, uint64_t& count) {
 
 void Parser::initialiser(Variable& v, bool unsized) {
   Token at = peek();
+  if (v.size > (uint64_t{1} << 30)) fail(at, "initialised variable larger than 1 GiB");
   std::vector<uint8_t> bytes;
   bytes.reserve(v.size);
-  init_elements(v, bytes);
+  init_elements(v, bytes, 0);
   if (unsized) {
     uint64_t elem = uint64_t{type_size(v.type)} * v.vec;
     v.size = elem ? (bytes.size() + elem - 1) / elem * elem : bytes.size();
@@ -169,11 +172,13 @@ void Parser::initialiser(Variable& v, bool unsized) {
   v.init = std::move(bytes);
 }
 
-void Parser::init_elements(Variable& v, std::vector<uint8_t>& bytes) {
-  if (!accept('{')) return init_element(v, bytes);
+void Parser::init_elements(Variable& v, std::vector<uint8_t>& bytes, int depth) {
+  if (!peek().is('{')) return init_element(v, bytes);
+  if (depth == 8) fail(peek(), "initialiser nested too deeply");
+  next();
   if (accept('}')) return;
   do {
-    init_elements(v, bytes);
+    init_elements(v, bytes, depth + 1);
   } while (accept(','));
   expect('}', "to close the initialiser list");
 }

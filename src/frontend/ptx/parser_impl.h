@@ -95,7 +95,7 @@ class Parser {
   void variable_attrs(Variable& v);
   void array_dims(Variable& v, bool& unsized, uint64_t& count);
   void initialiser(Variable& v, bool unsized);
-  void init_elements(Variable& v, std::vector<uint8_t>& bytes);
+  void init_elements(Variable& v, std::vector<uint8_t>& bytes, int depth);
   void init_element(Variable& v, std::vector<uint8_t>& bytes);
   void encode_constant(Type type, const Constant& c, const Token& at, std::vector<uint8_t>& bytes) const;
 
