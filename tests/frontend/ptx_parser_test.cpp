@@ -27,7 +27,7 @@ TEST(PtxParser, EveryFixtureParses) {
     EXPECT_EQ(m.address_size, 64u);
     ASSERT_FALSE(m.functions.empty());
     for (const Function& f : m.functions) {
-      EXPECT_FALSE(f.body.empty()) << f.name;
+      EXPECT_EQ(f.body.empty(), f.is_extern) << f.name;
       for (const Instruction& i : f.body) {
         EXPECT_GT(i.line, 0);
         EXPECT_FALSE(i.text.empty());
@@ -271,6 +271,36 @@ TEST(PtxParser, DoubleAndHalfPrecision) {
   EXPECT_EQ(pack.ops[1].kind, K::Vector);
   EXPECT_EQ(pack.ops[1].elems[1].reg, reg(h, "%rs9"));
   EXPECT_EQ(inst(h, "fma.rn.f16x2").mods, (std::vector<std::string>{"rn", "f16x2"}));
+}
+
+TEST(PtxParser, FunctionPointersRecursionAndPrintf) {
+  Module m = parse_fixture("indirect.ptx");
+  const Variable* table = m.find_global("table");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->size, 16u);
+  EXPECT_EQ(table->init_symbols, (std::vector<std::pair<uint64_t, std::string>>{{0, "_Z6add_opii"}, {8, "_Z6max_opii"}}));
+  EXPECT_EQ(table->init, std::vector<uint8_t>(16, 0));
+  const Variable* str = m.find_global("$str");
+  ASSERT_NE(str, nullptr);
+  EXPECT_EQ(str->init.size(), 25u);
+  EXPECT_EQ(str->init[0], 'b');
+  EXPECT_EQ(str->init[24], 0);
+  const Function* vprintf = m.find_function("vprintf");
+  ASSERT_NE(vprintf, nullptr);
+  EXPECT_TRUE(vprintf->is_extern);
+  EXPECT_TRUE(vprintf->body.empty());
+
+  const Function& fib = function(m, "_Z3fibi");
+  EXPECT_EQ(inst(fib, "call.uni (retval0), _Z3fibi").ops[1].symbol, "_Z3fibi");
+
+  const Function& k = function(m, "_Z5applyPKiPii");
+  const Instruction& indirect = inst(k, "call (retval0)");
+  ASSERT_EQ(indirect.ops.size(), 4u);
+  EXPECT_EQ(indirect.ops[1].kind, K::Reg);
+  EXPECT_EQ(indirect.ops[2].elems.size(), 2u);
+  EXPECT_EQ(indirect.ops[3].kind, K::Symbol);
+  EXPECT_EQ(indirect.ops[3].symbol, "prototype_2");
+  EXPECT_EQ(inst(k, "call.uni (retval0), vprintf").ops[2].elems.size(), 2u);
 }
 
 }  // namespace
