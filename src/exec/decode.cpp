@@ -287,7 +287,7 @@ uint32_t Decoder::src_operand(const ptx::Operand& o, ptx::Type t) {
     case K::Symbol: {
       ptx::StateSpace sp = ptx::StateSpace::None;
       uint16_t flags = 0;
-      uint64_t a = symbol_address(o.symbol, sp, flags);
+      uint64_t a = symbol_address(o.symbol, sp, flags, o.local) + static_cast<uint64_t>(o.imm);
       if (flags & kFrameLocal) fail("local variable address used outside mov");
       return constant(a);
     }
@@ -307,7 +307,12 @@ uint32_t Decoder::dst_operand(const ptx::Operand& o) {
 
 uint32_t Decoder::dst(size_t i) { return dst_operand(op(i)); }
 
-uint64_t Decoder::symbol_address(const std::string& name, ptx::StateSpace& space, uint16_t& flags) {
+uint64_t Decoder::symbol_address(const std::string& name, ptx::StateSpace& space, uint16_t& flags, int32_t local) {
+  if (local >= 0 && static_cast<size_t>(local) < fn_->locals.size()) {
+    ptx::StateSpace sp = fn_->locals[local].space;
+    if (sp == ptx::StateSpace::Param) return space = sp, frame_.local_offsets[local];
+    if (sp == ptx::StateSpace::Local) return space = sp, flags |= kFrameLocal, frame_.local_offsets[local];
+  }
   if (auto it = frame_.params.find(name); it != frame_.params.end()) return space = ptx::StateSpace::Param, it->second;
   if (auto it = frame_.locals.find(name); it != frame_.locals.end()) {
     flags |= kFrameLocal;
@@ -337,7 +342,7 @@ void Decoder::address(size_t i, DecodedInst& out, unsigned slot) {
     out.s[slot] = constant(0);
     if (!o.symbol.empty()) {
       ptx::StateSpace sp = ptx::StateSpace::None;
-      out.imm += static_cast<int64_t>(symbol_address(o.symbol, sp, out.flags));
+      out.imm += static_cast<int64_t>(symbol_address(o.symbol, sp, out.flags, o.local));
     }
   }
 }

@@ -44,6 +44,7 @@ struct FrameLayout {
   std::vector<uint32_t> inputs, returns;    // offsets in declaration order
   uint32_t param_bytes = 0;
   std::map<std::string, uint32_t> locals;   // .local variables -> offset in the local frame
+  std::vector<uint32_t> local_offsets;      // per Function::locals entry: its param or local frame offset
   uint32_t local_bytes = 0;
 };
 
@@ -78,7 +79,8 @@ class Decoder {
   // [base + offset] into out.s[slot] and out.imm; param/local symbols set flags.
   void address(size_t i, DecodedInst& out, unsigned slot);
   // Value of a symbol operand as an address in `space` (None: the symbol's own).
-  uint64_t symbol_address(const std::string& name, ptx::StateSpace& space, uint16_t& flags);
+  // `local`: the operand's index into Function::locals (-1: look the name up).
+  uint64_t symbol_address(const std::string& name, ptx::StateSpace& space, uint16_t& flags, int32_t local = -1);
   ptx::Type type(size_t i = 0);
   uint32_t label(size_t i);
   CallSite& new_call_site(uint32_t& index);

@@ -67,15 +67,17 @@ FrameLayout frame_layout(const ptx::Function& f) {
   }
   uint64_t local = 0;
   for (const ptx::Variable& v : f.locals) {
+    uint32_t at = 0;
     if (v.space == ptx::StateSpace::Param) {
       off = align_up(off, alignment_of(v));
-      l.params[v.name] = static_cast<uint32_t>(off);
+      at = l.params[v.name] = static_cast<uint32_t>(off);
       off += v.size;
     } else if (v.space == ptx::StateSpace::Local) {
       local = align_up(local, alignment_of(v));
-      l.locals[v.name] = static_cast<uint32_t>(local);
+      at = l.locals[v.name] = static_cast<uint32_t>(local);
       local += v.size;
     }
+    l.local_offsets.push_back(at);
   }
   l.param_bytes = align_up(off, 8);
   l.local_bytes = align_up(local, 16);

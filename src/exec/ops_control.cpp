@@ -104,7 +104,7 @@ void decode_call(Decoder& dc, DecodedInst& out) {
   size_t at = flat.size();
   for (size_t i = 0; i < flat.size() && at == flat.size(); ++i)
     if (flat[i]->kind == ptx::Operand::Kind::Symbol && index.count(flat[i]->symbol)) at = i;
-  if (at == flat.size()) dc.fail("call target is not a function with a body (indirect calls are unsupported)");
+  if (at == flat.size()) dc.fail("unsupported call: indirect, or to a function without a body");
   uint32_t callee = index.at(flat[at]->symbol);
   const ptx::Function& fn = *dc.layout().functions[callee];
   const FrameLayout& callee_frame = dc.layout().frames.at(&fn);
@@ -114,7 +114,7 @@ void decode_call(Decoder& dc, DecodedInst& out) {
     if (o->kind != ptx::Operand::Kind::Symbol) dc.fail("call arguments must be .param variables");
     ptx::StateSpace sp = ptx::StateSpace::None;
     uint16_t flags = 0;
-    uint64_t off = dc.symbol_address(o->symbol, sp, flags);
+    uint64_t off = dc.symbol_address(o->symbol, sp, flags, o->local);
     if (sp != ptx::StateSpace::Param) dc.fail("call argument '" + o->symbol + "' is not a .param variable");
     return static_cast<uint32_t>(off);
   };

@@ -237,10 +237,10 @@ void decode_mov(Decoder& dc, DecodedInst& out) {
   out.nd = 1;
   if (src.kind == K::Symbol) {
     ptx::StateSpace sp;
-    uint64_t a = dc.symbol_address(src.symbol, sp, out.flags);
+    uint64_t a = dc.symbol_address(src.symbol, sp, out.flags, src.local);
     if (out.flags & kFrameLocal) {
       out.fn = run_mov_local_symbol;
-      out.imm = static_cast<int64_t>(a);
+      out.imm = static_cast<int64_t>(a) + src.imm;
       return;
     }
   }

@@ -56,7 +56,10 @@ LoadedModule& Program::load(ptx::Module module) {
       if (!target) throw InputError(file, v.line, "", "initialiser of '" + v.name + "' names unknown symbol '" + name + "'");
       unsigned bytes = lm->ast.address_size == 32 ? 4 : 8;
       if (offset + bytes > v.size) throw InputError(file, v.line, "", "initialiser of '" + v.name + "' is out of range");
-      uint64_t value = *target;
+      // The slot holds the addend (`gvar+8`); the address is added to it.
+      uint64_t value = 0;
+      mem_.read(lm->symbols[v.name] + offset, &value, bytes);
+      value += *target;
       mem_.write(lm->symbols[v.name] + offset, &value, bytes);
     }
   }
