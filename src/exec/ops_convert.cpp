@@ -117,6 +117,8 @@ void decode_compare(Decoder& dc, DecodedInst& out) {
   int cmp = -1;
   for (size_t i = 0; i < std::size(kCmpNames) && cmp < 0; ++i)
     if (m.take(kCmpNames[i])) cmp = static_cast<int>(i);
+  if (cmp < 0 && m.lo) cmp = Lo;  // .lo/.hi were taken for mul's meaning
+  if (cmp < 0 && m.hi) cmp = Hi;
   if (cmp < 0) dc.fail("missing comparison operator");
   out.sub = static_cast<uint8_t>(cmp);
   out.aux = static_cast<uint32_t>(m.take_one({"and", "or", "xor"}) + 1);
