@@ -59,9 +59,16 @@ namespace ws::exec::emu {
 // d = op(s1 ... sN) with every source read as `t`.
 void plain_operands(Decoder& dc, DecodedInst& out, ptx::Type t, unsigned nsrc);
 
+// Integer instructions take no float modifiers (rounding, .ftz, .approx, .full).
+inline void reject_float_modifiers(Decoder& dc) {
+  const Mods& m = dc.mods();
+  if (m.has_rnd || m.ftz || m.approx || m.full) dc.fail("unsupported modifier for an integer instruction");
+}
+
 // A decoder for opcodes whose handler depends only on the (integer) type.
 template <template <class, class...> class H, class Op, unsigned N>
 void decode_int_simple(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
   ptx::Type t = dc.type();
   out.fn = dc.need(int_handler<H, Op>(t));
   plain_operands(dc, out, t, N);

@@ -106,6 +106,7 @@ void decode_float(Decoder& dc, DecodedInst& out) {
   ptx::Type t = dc.type();
   const Mods& m = dc.mods();
   out.fn = dc.need(float_handler<H, Op>(t, F64));
+  if (m.lo || m.hi || m.wide || m.cc) dc.fail("unsupported modifier for a float instruction");
   if (m.ftz) out.flags |= kFtz;
   if (m.sat) out.flags |= kSat;
   plain_operands(dc, out, t, N);

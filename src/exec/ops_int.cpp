@@ -217,6 +217,7 @@ struct Carry {
 
 template <bool Subtract, bool CarryIn>
 void decode_carry(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
   ptx::Type t = dc.type();
   bool is64 = type_bytes(t) == 8;
   if (type_bytes(t) != 4 && !is64) dc.fail("unsupported type for carry arithmetic");
@@ -229,6 +230,7 @@ void decode_carry(Decoder& dc, DecodedInst& out) {
 
 template <class Plain, class Saturating, bool Subtract>
 void decode_add_sub(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
   if (dc.mods().cc) return decode_carry<Subtract, false>(dc, out);
   ptx::Type t = dc.type();
   if (dc.mods().sat) {
@@ -246,6 +248,7 @@ ExecFn narrow_int_handler(ptx::Type t) {
 }
 
 void decode_mul(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
   ptx::Type t = dc.type();
   const Mods& m = dc.mods();
   out.fn = dc.need(m.wide ? narrow_int_handler<Binary, MulWide>(t)
@@ -257,6 +260,7 @@ template <class T>
 using MadWideOf = Ternary<T, MadWide, Wide<T>>;
 
 void decode_mad(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
   ptx::Type t = dc.type();
   const Mods& m = dc.mods();
   if (m.sat) dc.fail("unsupported modifier '.sat'");
@@ -277,6 +281,7 @@ void decode_mad(Decoder& dc, DecodedInst& out) {
 
 template <class PredOp, class IntOp, unsigned N>
 void decode_logic(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
   ptx::Type t = dc.type();
   if (t == ptx::Type::Pred) {
     if constexpr (N == 1) out.fn = &Unary<uint8_t, PredOp>::run;
@@ -291,6 +296,7 @@ void decode_logic(Decoder& dc, DecodedInst& out) {
 
 template <bool Left>
 void decode_shift(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
   ptx::Type t = dc.type();
   out.fn = dc.need(Left ? int_handler<Shl>(t) : int_handler<Shr>(t));
   plain_operands(dc, out, t, 2);
