@@ -1,0 +1,274 @@
+// The emulator's driver: CTAs in linear order; within a CTA, warps in index
+// order, each running until it exits or waits at a barrier. One warp step
+// executes one decoded instruction for the lanes of the top reconvergence
+// stack entry (guard applied).
+#include "exec/emulator.h"
+
+#include <bit>
+#include <map>
+
+#include "exec/decode.h"
+#include "exec/device_memory.h"
+
+namespace ws::exec {
+
+using namespace emu;
+
+namespace {
+
+std::string dim_text(uint32_t x, uint32_t y, uint32_t z) {
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+
+Dim3 thread_of(const Launch& l, uint32_t linear) {
+  return Dim3{linear % l.block.x, (linear / l.block.x) % l.block.y, linear / (l.block.x * l.block.y)};
+}
+
+uint64_t special_value(const Ctx& c, const Warp& w, ptx::SpecialReg r, unsigned lane) {
+  using S = ptx::SpecialReg;
+  const Launch& l = *c.launch;
+  Dim3 t = thread_of(l, w.index * kLanes + lane);
+  uint64_t below = (uint64_t{1} << lane) - 1, upto = (uint64_t{2} << lane) - 1;
+  switch (r) {
+    case S::TidX: return t.x;
+    case S::TidY: return t.y;
+    case S::TidZ: return t.z;
+    case S::NtidX: return l.block.x;
+    case S::NtidY: return l.block.y;
+    case S::NtidZ: return l.block.z;
+    case S::CtaidX: return c.cta->id.x;
+    case S::CtaidY: return c.cta->id.y;
+    case S::CtaidZ: return c.cta->id.z;
+    case S::NctaidX: return l.grid.x;
+    case S::NctaidY: return l.grid.y;
+    case S::NctaidZ: return l.grid.z;
+    case S::LaneId: return lane;
+    case S::WarpId: return w.index;
+    case S::NWarpId: return 64;
+    case S::SmId: return c.cta->linear % c.num_sms;
+    case S::NSmId: return c.num_sms;
+    case S::LaneMaskEq: return uint32_t(1u << lane);
+    case S::LaneMaskLe: return uint32_t(upto);
+    case S::LaneMaskLt: return uint32_t(below);
+    case S::LaneMaskGe: return uint32_t(~below);
+    case S::LaneMaskGt: return uint32_t(~upto);
+    case S::Clock: case S::Clock64: return w.clock;
+    case S::GlobalTimer: return w.clock * 1000;
+    case S::DynamicSmemSize: return l.dynamic_shmem;
+    case S::TotalSmemSize: return c.cta->shared.size();
+    default: return 0;
+  }
+}
+
+uint32_t guard_mask(const uint64_t* p, uint32_t m, bool negated) {
+  uint32_t g = 0;
+  each_lane(m, [&](unsigned l) { g |= uint32_t(p[l] & 1) << l; });
+  return negated ? (m & ~g) : g;
+}
+
+void pop_entry(Warp& w) {
+  w.stack.pop_back();
+  while (w.frames.size() > 1 && w.stack.size() < w.frames.back().stack_depth) w.frames.pop_back();
+}
+
+void report(Ctx& c, const Warp& w, const DecodedFunction& fn, uint32_t pc, uint32_t m, WarpObserver& obs) {
+  WarpStep s;
+  s.warp = w.index;
+  s.inst = fn.code[pc].src;
+  s.pc = pc;
+  s.function = fn.fn;
+  s.active_mask = m;
+  s.space = c.step_space;
+  s.access_bytes = c.step_bytes;
+  s.addrs = c.step_space == ptx::StateSpace::None ? nullptr : c.addrs;
+  obs.on_step(s);
+  c.step_space = ptx::StateSpace::None;
+  c.step_bytes = 0;
+}
+
+void run_warp(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res) {
+  c.w = &w;
+  c.yield = false;
+  while (!c.yield) {
+    if (w.stack.empty()) {
+      w.state = WarpState::Done;
+      break;
+    }
+    StackEntry& top = w.stack.back();
+    if (top.mask == 0 || top.pc == top.rpc) {
+      pop_entry(w);
+      continue;
+    }
+    const DecodedFunction& fn = *w.frames.back().fn;
+    uint32_t pc = top.pc;
+    const DecodedInst& in = fn.code[pc < fn.code.size() ? pc : fn.code.size() - 1];
+    top.pc = pc + 1;
+    c.R = frame_registers(w);
+    uint32_t m = top.mask;
+    if (in.guard != kNoGuard) m = guard_mask(c.R + in.guard, m, in.guard_neg);
+    in.fn(c, in, m);
+    w.clock++;
+    res.warp_insts++;
+    res.thread_insts += static_cast<uint64_t>(std::popcount(m));
+    if (obs) report(c, w, fn, pc, m, *obs);
+  }
+}
+
+}  // namespace
+
+namespace emu {
+
+void fault(Ctx& c, const DecodedInst& in, unsigned lane, const std::string& what) {
+  c.yield = true;
+  if (c.faulted) return;
+  c.faulted = true;
+  const Dim3& b = c.cta->id;
+  Dim3 t = thread_of(*c.launch, c.w->index * kLanes + lane);
+  c.fault = "kernel " + c.launch->kernel->name + ": block " + dim_text(b.x, b.y, b.z) + " thread " +
+            dim_text(t.x, t.y, t.z) + ": PTX line " + std::to_string(in.src->line) + " `" + in.src->text + "`: " + what;
+}
+
+void prepare_frame(Ctx& c, const DecodedFunction& f, uint32_t reg_base, size_t depth) {
+  Warp& w = *c.w;
+  size_t need = reg_base + size_t{f.nslots} * kLanes;
+  if (w.regs.size() < need) w.regs.resize(need);
+  if (w.filled.size() <= depth) w.filled.resize(depth + 1, {nullptr, 0});
+  uint64_t* R = w.regs.data() + reg_base;
+  if (w.filled[depth] != std::make_pair(&f, reg_base)) {
+    for (auto [off, value] : f.consts) std::fill(R + off, R + off + kLanes, value);
+    w.filled[depth] = {&f, reg_base};
+  }
+  for (auto [off, reg] : f.specials)
+    for (unsigned l = 0; l < kLanes; ++l) R[off + l] = special_value(c, w, reg, l);
+}
+
+void finish_lanes(Ctx& c, uint32_t lanes) {
+  Warp& w = *c.w;
+  for (StackEntry& e : w.stack) e.mask &= ~lanes;
+  w.live &= ~lanes;
+  if (w.live == 0) {
+    w.state = WarpState::Done;
+    c.yield = true;
+    release_barriers(c);
+  }
+}
+
+void h_refresh_clock(Ctx& c, const DecodedInst& in, uint32_t m) {
+  Warp& w = *c.w;
+  for (auto [off, reg] : w.frames.back().fn->specials)
+    if (reg == ptx::SpecialReg::Clock || reg == ptx::SpecialReg::Clock64 || reg == ptx::SpecialReg::GlobalTimer)
+      for (unsigned l = 0; l < kLanes; ++l) c.R[off + l] = special_value(c, w, reg, l);
+  in.inner(c, in, m);
+}
+
+}  // namespace emu
+
+struct Emulator::Impl {
+  DeviceMemory& mem;
+  uint32_t num_sms;
+  std::map<const ptx::Function*, std::unique_ptr<DecodedKernel>> decoded;
+  std::vector<Warp> warps;  // reused from CTA to CTA
+
+  Impl(DeviceMemory& m, uint32_t sms) : mem(m), num_sms(sms ? sms : 1) {}
+
+  const DecodedKernel& kernel(const Launch& l) {
+    auto& k = decoded[l.kernel];
+    if (!k) k = decode_kernel(*l.module, *l.kernel);
+    return *k;
+  }
+
+  void init_warp(Ctx& c, Warp& w, uint32_t index) {
+    const DecodedFunction& fn = *c.kernel->funcs[0];
+    uint32_t threads = static_cast<uint32_t>(std::min<uint64_t>(kLanes, c.cta->nthreads - index * kLanes));
+    w.index = index;
+    w.nthreads = threads;
+    w.live = threads == kLanes ? kFullMask : (1u << threads) - 1;
+    w.stack.assign(1, StackEntry{0, kNoPc, w.live});
+    w.frames.assign(1, Frame{&fn, 0, 0, 0, 1, nullptr});
+    w.state = WarpState::Ready;
+    w.clock = 0;
+    size_t pb = fn.param_frame_bytes, n = std::min<size_t>(pb, c.launch->params.size());
+    w.params.assign(pb * kLanes, 0);
+    for (unsigned l = 0; l < kLanes && n; ++l) std::memcpy(&w.params[l * pb], c.launch->params.data(), n);
+    w.local.assign(size_t{c.local_stride} * kLanes, 0);
+    c.w = &w;
+    prepare_frame(c, fn, 0, 0);
+  }
+
+  LaunchResult run_one(const Launch& l, Dim3 id, WarpObserver* obs, GlobalCache& gcache) {
+    LaunchResult res;
+    const DecodedKernel& k = kernel(l);
+    Cta cta;
+    cta.id = id;
+    cta.linear = id.x + uint64_t{l.grid.x} * (id.y + uint64_t{l.grid.y} * id.z);
+    cta.nthreads = static_cast<uint32_t>(l.block.count());
+    cta.nwarps = (cta.nthreads + kLanes - 1) / kLanes;
+    cta.shared.assign(std::max<size_t>(k.static_shared, size_t{k.dynamic_shared_offset} + l.dynamic_shmem), 0);
+    if (warps.size() < cta.nwarps) warps.resize(cta.nwarps);
+    cta.warps = &warps;
+    Ctx c;
+    c.mem = &mem, c.launch = &l, c.kernel = &k, c.num_sms = num_sms, c.cta = &cta, c.gcache = gcache;
+    c.local_stride = k.funcs[0]->stack_bytes;
+    for (uint32_t i = 0; i < cta.nwarps; ++i) init_warp(c, warps[i], i);
+    for (;;) {
+      bool ran = false, done = true;
+      for (uint32_t i = 0; i < cta.nwarps && !c.faulted; ++i) {
+        Warp& w = warps[i];
+        if (w.state == WarpState::Done) continue;
+        done = false;
+        if (w.state == WarpState::Ready) ran = true, run_warp(c, w, obs, res);
+      }
+      if (c.faulted) return res.ok = false, res.error = c.fault, res;
+      if (done) break;
+      if (!ran) {
+        res.ok = false;
+        res.error = "kernel " + l.kernel->name + ": block " + dim_text(id.x, id.y, id.z) +
+                    ": deadlock: warps wait at a barrier that the other warps never reach";
+        return res;
+      }
+    }
+    gcache = c.gcache;
+    return res;
+  }
+};
+
+namespace {
+
+std::string check_launch(const Launch& l) {
+  if (!l.module || !l.kernel) return "launch names no kernel";
+  if (l.grid.count() == 0 || l.block.count() == 0) return "kernel " + l.kernel->name + ": empty grid or block";
+  if (l.block.count() > 1024) return "kernel " + l.kernel->name + ": more than 1024 threads per block";
+  return "";
+}
+
+}  // namespace
+
+Emulator::Emulator(DeviceMemory& mem, uint32_t num_sms) : impl_(std::make_unique<Impl>(mem, num_sms)) {}
+Emulator::~Emulator() = default;
+
+LaunchResult Emulator::run(const Launch& launch) {
+  LaunchResult total;
+  if (std::string e = check_launch(launch); !e.empty()) return total.ok = false, total.error = e, total;
+  impl_->kernel(launch);  // decode errors surface before anything runs
+  GlobalCache gcache;
+  for (uint32_t z = 0; z < launch.grid.z; ++z)
+    for (uint32_t y = 0; y < launch.grid.y; ++y)
+      for (uint32_t x = 0; x < launch.grid.x; ++x) {
+        LaunchResult r = impl_->run_one(launch, Dim3{x, y, z}, nullptr, gcache);
+        total.warp_insts += r.warp_insts;
+        total.thread_insts += r.thread_insts;
+        if (!r.ok) return total.ok = false, total.error = r.error, total;
+      }
+  return total;
+}
+
+LaunchResult Emulator::run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer) {
+  if (std::string e = check_launch(launch); !e.empty()) {
+    LaunchResult r;
+    return r.ok = false, r.error = e, r;
+  }
+  GlobalCache gcache;
+  return impl_->run_one(launch, cta, observer, gcache);
+}
+
+}  // namespace ws::exec

@@ -1,0 +1,324 @@
+// Loads, stores, atomics, cvta and cp.async. Every lane's address is checked:
+// global accesses must fall in a live allocation (or module variable),
+// shared/local/param ones inside their window; anything else faults.
+#include <cmath>
+#include <cstring>
+
+#include "exec/device_memory.h"
+#include "exec/memory_windows.h"
+#include "exec/ops_common.h"
+
+namespace ws::exec::emu {
+
+namespace {
+
+using Space = ptx::StateSpace;
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+uint8_t* bad_address(Ctx& c, const DecodedInst& in, unsigned lane, uint64_t addr, Space sp, unsigned bytes,
+                     const char* what = "illegal address") {
+  fault(c, in, lane, std::string(what) + " " + hex(addr) + " (" + space_text(sp) + ", " +
+                         std::to_string(bytes) + " bytes)");
+  return nullptr;
+}
+
+uint8_t* global_ptr(Ctx& c, const DecodedInst& in, unsigned lane, uint64_t addr, unsigned bytes) {
+  GlobalCache& g = c.gcache;
+  if (addr < g.lo || addr + bytes > g.hi) {
+    auto a = c.mem->find(addr, bytes);
+    if (!a) return bad_address(c, in, lane, addr, Space::Global, bytes);
+    g.lo = a->first, g.hi = a->first + a->second;
+  }
+  if (addr & (bytes - 1)) return bad_address(c, in, lane, addr, Space::Global, bytes, "misaligned address");
+  uint64_t page = addr / DeviceMemory::kPageBytes;
+  if (page != g.page) g.page = page, g.page_ptr = c.mem->host_ptr(page * DeviceMemory::kPageBytes);
+  return g.page_ptr + addr % DeviceMemory::kPageBytes;
+}
+
+// Host pointer for `bytes` at `addr` of space `sp` for `lane`; nullptr after reporting a fault.
+// `sp` is updated to the space a generic address resolves to; `addr` to the address within it.
+uint8_t* lane_ptr(Ctx& c, const DecodedInst& in, Space& sp, uint64_t& addr, unsigned bytes, unsigned lane) {
+  if (sp == Space::Generic || sp == Space::None) {
+    if (addr - kSharedWindow < kWindowBytes) sp = Space::Shared, addr -= kSharedWindow;
+    else if (addr - kLocalWindow < kWindowBytes) sp = Space::Local, addr -= kLocalWindow;
+    else sp = Space::Global;
+  }
+  switch (sp) {
+    case Space::Shared:
+      if (addr + bytes > c.cta->shared.size() || addr + bytes < addr) return bad_address(c, in, lane, addr, sp, bytes);
+      return c.cta->shared.data() + addr;
+    case Space::Local:
+      if (addr + bytes > c.local_stride || addr + bytes < addr) return bad_address(c, in, lane, addr, sp, bytes);
+      return c.w->local.data() + size_t{lane} * c.local_stride + addr;
+    case Space::Param: {
+      const Frame& f = c.w->frames.back();
+      uint32_t fb = f.fn->param_frame_bytes;
+      if (addr + bytes > fb || addr + bytes < addr) return bad_address(c, in, lane, addr, sp, bytes);
+      return c.w->params.data() + f.param_base + size_t{lane} * fb + addr;
+    }
+    default: return global_ptr(c, in, lane, addr, bytes);
+  }
+}
+
+uint64_t lane_address(Ctx& c, const DecodedInst& in, unsigned lane) {
+  uint64_t a = c.R[in.s[0] + lane] + static_cast<uint64_t>(in.imm);
+  if (in.flags & kFrameLocal) a += c.w->frames.back().local_base;
+  return a;
+}
+
+uint64_t extend(const uint8_t* p, unsigned bytes, bool sign) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, bytes);
+  if (sign && bytes < 8 && ((v >> (8 * bytes - 1)) & 1)) v |= ~uint64_t{0} << (8 * bytes);
+  return v;
+}
+
+// ld: s[0] address; d[0..vec) destinations. st: s[0] address; s[1..vec] values.
+template <bool Store>
+void run_access(Ctx& c, const DecodedInst& in, uint32_t m) {
+  unsigned bytes = in.bytes, total = bytes * in.vec;
+  bool sign = in.flags & kSigned;
+  c.step_bytes = total;
+  c.step_space = in.space;
+  each_lane(m, [&](unsigned l) {
+    if (c.faulted) return;
+    Space sp = in.space;
+    uint64_t addr = lane_address(c, in, l);
+    uint8_t* p = lane_ptr(c, in, sp, addr, total, l);
+    if (!p) return;
+    c.addrs[l] = addr, c.step_space = sp;
+    for (unsigned v = 0; v < in.vec; ++v, p += bytes) {
+      if constexpr (Store) std::memcpy(p, &c.R[in.s[1 + v] + l], bytes);
+      else c.R[in.d[v] + l] = extend(p, bytes, sign);
+    }
+  });
+}
+
+Space access_space(Decoder& dc) {
+  Space sp = dc.mods().space;
+  return sp == Space::None ? Space::Generic : sp == Space::Const ? Space::Global : sp;
+}
+
+template <bool Store>
+void decode_access(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  ptx::Type t = dc.type();
+  out.bytes = static_cast<uint8_t>(type_bytes(t));
+  out.vec = static_cast<uint8_t>(m.vec);
+  if (out.bytes == 0 || out.bytes > 8 || m.vec > 4) dc.fail("unsupported access type");
+  if (is_signed_int(t)) out.flags |= kSigned;
+  out.space = access_space(dc);
+  if (dc.nops() != 2) dc.fail("expected two operands");
+  dc.address(Store ? 0 : 1, out, 0);
+  const ptx::Operand& data = dc.op(Store ? 1 : 0);
+  std::vector<ptx::Operand> elems = data.kind == ptx::Operand::Kind::Vector ? data.elems : std::vector{data};
+  if (elems.size() != m.vec) dc.fail("vector size does not match the operand");
+  for (unsigned v = 0; v < m.vec; ++v) {
+    if (Store) out.s[1 + v] = dc.src_operand(elems[v], t);
+    else out.d[v] = dc.dst_operand(elems[v]);
+  }
+  out.ns = static_cast<uint8_t>(Store ? 1 + m.vec : 1);
+  out.nd = static_cast<uint8_t>(Store ? 0 : m.vec);
+  out.fn = run_access<Store>;
+}
+
+// --- atomics ---
+
+enum AtomOp : uint8_t { AAdd, AExch, ACas, AMin, AMax, AInc, ADec, AAnd, AOr, AXor };
+
+template <class T>
+T atomic_result(uint8_t op, T old, T b, T c) {
+  switch (op) {
+    case AAdd: if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b)); else return old + b;
+    case AExch: return b;
+    case ACas: return old == b ? c : old;
+    case AMin: return b < old ? b : old;
+    case AMax: return old < b ? b : old;
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case AInc: return old >= b ? T(0) : T(old + 1);
+      case ADec: return (old == 0 || old > b) ? b : T(old - 1);
+      case AAnd: return old & b;
+      case AOr: return old | b;
+      case AXor: return old ^ b;
+      default: break;
+    }
+  }
+  return old;
+}
+
+// Lanes apply one after another in lane order, so conflicting lanes see each other's updates.
+template <class T>
+void run_atomic(Ctx& c, const DecodedInst& in, uint32_t m) {
+  c.step_bytes = sizeof(T);
+  c.step_space = in.space;
+  each_lane(m, [&](unsigned l) {
+    if (c.faulted) return;
+    Space sp = in.space;
+    uint64_t addr = lane_address(c, in, l);
+    uint8_t* p = lane_ptr(c, in, sp, addr, sizeof(T), l);
+    if (!p) return;
+    c.addrs[l] = addr, c.step_space = sp;
+    T old, b = get<T>(c.R + in.s[1], l), k = get<T>(c.R + in.s[2], l);
+    std::memcpy(&old, p, sizeof(T));
+    T v = atomic_result<T>(in.sub, old, b, k);
+    std::memcpy(p, &v, sizeof(T));
+    put(c.R + in.d[0], l, old);
+  });
+}
+
+ExecFn atomic_handler(ptx::Type t) {
+  switch (t) {
+    case ptx::Type::B32: case ptx::Type::U32: return run_atomic<uint32_t>;
+    case ptx::Type::S32: return run_atomic<int32_t>;
+    case ptx::Type::B64: case ptx::Type::U64: return run_atomic<uint64_t>;
+    case ptx::Type::S64: return run_atomic<int64_t>;
+    case ptx::Type::F32: return run_atomic<float>;
+    case ptx::Type::F64: return run_atomic<double>;
+    default: return nullptr;
+  }
+}
+
+template <bool Reduce>
+void decode_atomic(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  int op = m.take_one({"add", "exch", "cas", "min", "max", "inc", "dec", "and", "or", "xor"});
+  if (op < 0) dc.fail("missing atomic operation");
+  ptx::Type t = dc.type();
+  out.sub = static_cast<uint8_t>(op);
+  out.fn = dc.need(atomic_handler(t));
+  bool float_ok = op == AAdd || op == AExch || op == ACas || op == AMin || op == AMax;
+  if (is_float(t) && (!float_ok || op == AMin || op == AMax)) dc.fail("unsupported atomic type");
+  if ((op == AInc || op == ADec) && type_bytes(t) != 4) dc.fail("inc/dec need 32-bit types");
+  out.space = access_space(dc);
+  if (out.space != Space::Global && out.space != Space::Shared && out.space != Space::Generic)
+    dc.fail("unsupported state space for atomics");
+  size_t base = Reduce ? 0 : 1;
+  size_t nsrc = op == ACas ? 2 : 1;
+  if (dc.nops() != base + 1 + nsrc) dc.fail("wrong number of operands");
+  out.d[0] = Reduce ? dc.private_slot(kSinkSlot) : dc.dst(0);
+  out.nd = 1;
+  dc.address(base, out, 0);
+  out.s[1] = dc.src(base + 1, t);
+  out.s[2] = op == ACas ? dc.src(base + 2, t) : dc.constant(0);
+  out.ns = 3;
+  out.bytes = static_cast<uint8_t>(type_bytes(t));
+}
+
+// --- cvta, isspacep ---
+
+template <bool ToGeneric>
+void run_cvta(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t *d = c.R + in.d[0], *a = c.R + in.s[0];
+  uint64_t base = static_cast<uint64_t>(in.imm), mask = in.bytes == 4 ? 0xffffffffull : ~0ull;
+  each_lane(m, [&](unsigned l) { d[l] = (ToGeneric ? a[l] + base : a[l] - base) & mask; });
+}
+
+uint64_t window_of(Decoder& dc) {
+  switch (dc.mods().space) {
+    case Space::Shared: return kSharedWindow;
+    case Space::Local: return kLocalWindow;
+    case Space::Global: case Space::Const: return 0;
+    default: dc.fail("unsupported state space for cvta");
+  }
+}
+
+void decode_cvta(Decoder& dc, DecodedInst& out) {
+  bool to = dc.mods().take("to");
+  ptx::Type t = dc.type();
+  out.imm = static_cast<int64_t>(window_of(dc));
+  out.bytes = static_cast<uint8_t>(type_bytes(t));
+  out.fn = to ? run_cvta<false> : run_cvta<true>;
+  plain_operands(dc, out, t, 1);
+}
+
+void run_isspacep(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t *d = c.R + in.d[0], *a = c.R + in.s[0];
+  auto sp = static_cast<Space>(in.sub);
+  each_lane(m, [&](unsigned l) {
+    bool shared = a[l] - kSharedWindow < kWindowBytes, local = a[l] - kLocalWindow < kWindowBytes;
+    d[l] = sp == Space::Shared ? shared : sp == Space::Local ? local : !shared && !local;
+  });
+}
+
+void decode_isspacep(Decoder& dc, DecodedInst& out) {
+  out.sub = static_cast<uint8_t>(dc.mods().space);
+  out.fn = run_isspacep;
+  plain_operands(dc, out, ptx::Type::U64, 1);
+}
+
+// --- cp.async (a plain copy) and prefetches ---
+
+// s[0]: destination shared address, s[1]: source global address (imm2 in aux), in.bytes copied,
+// s[2]: bytes read from the source (the rest zero-filled).
+void run_cp_async(Ctx& c, const DecodedInst& in, uint32_t m) {
+  each_lane(m, [&](unsigned l) {
+    if (c.faulted) return;
+    uint64_t src_bytes = std::min<uint64_t>(c.R[in.s[2] + l], in.bytes);
+    Space gs = Space::Global, ss = Space::Shared;
+    uint64_t saddr = c.R[in.s[1] + l] + static_cast<int32_t>(in.aux), daddr = lane_address(c, in, l);
+    uint8_t* dst = lane_ptr(c, in, ss, daddr, in.bytes, l);
+    const uint8_t* src = dst && src_bytes ? lane_ptr(c, in, gs, saddr, in.bytes, l) : nullptr;
+    if (!dst || (src_bytes && !src)) return;
+    uint8_t buf[16] = {};
+    if (src) std::memcpy(buf, src, src_bytes);
+    std::memcpy(dst, buf, in.bytes);
+    c.addrs[l] = saddr;
+  });
+  c.step_space = Space::Global;
+  c.step_bytes = in.bytes;
+}
+
+void run_nothing(Ctx&, const DecodedInst&, uint32_t) {}
+
+void decode_cp(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  if (!m.take("async")) dc.fail("unsupported cp form");
+  if (m.take_one({"commit_group", "wait_group", "wait_all"}) >= 0) {
+    out.fn = run_nothing;
+    return;
+  }
+  m.take("global");
+  if (dc.nops() < 3) dc.fail("cp.async needs destination, source and size");
+  dc.address(0, out, 0);
+  DecodedInst src;
+  dc.address(1, src, 1);
+  out.s[1] = src.s[1];
+  out.aux = static_cast<uint32_t>(src.imm);
+  const ptx::Operand& size = dc.op(2);
+  if (size.kind != ptx::Operand::Kind::Imm || (size.imm != 4 && size.imm != 8 && size.imm != 16))
+    dc.fail("cp.async size must be 4, 8 or 16");
+  out.bytes = static_cast<uint8_t>(size.imm);
+  out.s[2] = dc.nops() > 3 ? dc.src(3, ptx::Type::U32) : dc.constant(static_cast<uint64_t>(size.imm));
+  out.space = Space::Shared;
+  out.fn = run_cp_async;
+}
+
+void decode_nothing(Decoder& dc, DecodedInst& out) {
+  dc.mods().take("tensormap");
+  out.fn = run_nothing;
+}
+
+}  // namespace
+
+void register_memory_ops(DecodeTable& t) {
+  t["ld"] = decode_access<false>;
+  t["ldu"] = decode_access<false>;
+  t["st"] = decode_access<true>;
+  t["atom"] = decode_atomic<false>;
+  t["red"] = decode_atomic<true>;
+  t["cvta"] = decode_cvta;
+  t["isspacep"] = decode_isspacep;
+  t["cp"] = decode_cp;
+  t["prefetch"] = decode_nothing;
+  t["prefetchu"] = decode_nothing;
+}
+
+}  // namespace ws::exec::emu

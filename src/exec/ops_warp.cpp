@@ -1,0 +1,172 @@
+// Warp-wide operations: shfl.sync, vote.sync, match.sync, redux.sync, activemask.
+// The participating lanes are the executing ones (membermask is accepted as given).
+#include <bit>
+
+#include "exec/ops_common.h"
+
+namespace ws::exec::emu {
+
+namespace {
+
+enum ShflMode : uint8_t { kUp, kDown, kBfly, kIdx };
+
+// PTX ISA shfl: c packs the clamp value (bits 4:0) and the segment mask (bits 12:8).
+void run_shfl(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t* R = c.R;
+  uint64_t src[kLanes];
+  for (unsigned l = 0; l < kLanes; ++l) src[l] = R[in.s[0] + l];
+  uint64_t *d = R + in.d[0], *p = R + in.d[1];
+  each_lane(m, [&](unsigned l) {
+    uint32_t b = static_cast<uint32_t>(R[in.s[1] + l]) & 0x1f, cv = static_cast<uint32_t>(R[in.s[2] + l]);
+    uint32_t clamp = cv & 0x1f, seg = (cv >> 8) & 0x1f;
+    int32_t max_lane = static_cast<int32_t>((l & seg) | (clamp & ~seg));
+    int32_t min_lane = static_cast<int32_t>(l & seg);
+    int32_t j;
+    bool ok;
+    switch (in.sub) {
+      case kUp: j = static_cast<int32_t>(l) - static_cast<int32_t>(b), ok = j >= max_lane; break;
+      case kDown: j = static_cast<int32_t>(l + b), ok = j <= max_lane; break;
+      case kBfly: j = static_cast<int32_t>(l ^ b), ok = j <= max_lane; break;
+      default: j = min_lane | static_cast<int32_t>(b & ~seg), ok = j <= max_lane; break;
+    }
+    if (!ok) j = static_cast<int32_t>(l);
+    d[l] = src[j] & 0xffffffffu;
+    if (in.nd == 2) p[l] = ok;
+  });
+}
+
+void decode_shfl(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  bool sync = m.take("sync");
+  int mode = m.take_one({"up", "down", "bfly", "idx"});
+  if (mode < 0) dc.fail("shfl needs a mode");
+  if (type_bytes(dc.type()) != 4) dc.fail("shfl needs .b32");
+  out.sub = static_cast<uint8_t>(mode);
+  size_t nsrc = sync ? 4 : 3;
+  size_t ndst = dc.nops() - nsrc;
+  if (ndst < 1 || ndst > 2) dc.fail("wrong number of shfl operands");
+  out.d[0] = dc.dst(0);
+  out.nd = static_cast<uint8_t>(ndst);
+  out.d[1] = ndst == 2 ? dc.dst(1) : dc.private_slot(kSinkSlot);
+  for (size_t i = 0; i < 3; ++i) out.s[i] = dc.src(ndst + i, ptx::Type::B32);
+  out.fn = run_shfl;
+}
+
+enum VoteMode : uint8_t { kAll, kAny, kUni, kBallot };
+
+void run_vote(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t* a = c.R + in.s[0];
+  bool neg = in.flags & kNeg;
+  uint32_t ballot = 0;
+  each_lane(m, [&](unsigned l) { ballot |= uint32_t(((a[l] & 1) != 0) != neg) << l; });
+  uint64_t v = in.sub == kBallot ? ballot
+             : in.sub == kAll    ? ballot == m
+             : in.sub == kAny    ? ballot != 0
+                                 : (ballot == 0 || ballot == m);
+  uint64_t* d = c.R + in.d[0];
+  each_lane(m, [&](unsigned l) { d[l] = v; });
+}
+
+void decode_vote(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  m.take("sync");
+  int mode = m.take_one({"all", "any", "uni", "ballot"});
+  if (mode < 0) dc.fail("vote needs a mode");
+  out.sub = static_cast<uint8_t>(mode);
+  out.d[0] = dc.dst(0);
+  out.nd = 1;
+  const ptx::Operand& p = dc.op(1);
+  ptx::Operand plain = p;
+  plain.negate = false;
+  out.s[0] = dc.src_operand(plain, ptx::Type::Pred);
+  if (p.negate) out.flags |= kNeg;
+  out.fn = run_vote;
+}
+
+// match.any: lanes holding my value; match.all: every lane if all values agree (p: whether they do).
+template <class T>
+void run_match(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t *a = c.R + in.s[0], *d = c.R + in.d[0], *p = c.R + in.d[1];
+  uint32_t same[kLanes] = {};
+  each_lane(m, [&](unsigned l) {
+    each_lane(m, [&](unsigned k) { same[l] |= uint32_t(get<T>(a, k) == get<T>(a, l)) << k; });
+  });
+  bool all = true;
+  each_lane(m, [&](unsigned l) { all = all && same[l] == m; });
+  each_lane(m, [&](unsigned l) {
+    d[l] = in.sub ? (all ? m : 0) : same[l];
+    if (in.sub) p[l] = all;
+  });
+}
+
+void decode_match(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  m.take("sync");
+  int mode = m.take_one({"any", "all"});
+  if (mode < 0) dc.fail("match needs .any or .all");
+  ptx::Type t = dc.type();
+  out.fn = type_bytes(t) == 8 ? run_match<uint64_t> : run_match<uint32_t>;
+  out.sub = static_cast<uint8_t>(mode);
+  size_t ndst = dc.nops() - 2;
+  out.d[0] = dc.dst(0);
+  out.d[1] = ndst == 2 ? dc.dst(1) : dc.private_slot(kSinkSlot);
+  out.nd = static_cast<uint8_t>(ndst);
+  out.s[0] = dc.src(ndst, t);
+}
+
+void run_activemask(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t* d = c.R + in.d[0];
+  each_lane(m, [&](unsigned l) { d[l] = m; });
+}
+
+enum ReduxOp : uint8_t { kRAdd, kRMin, kRMax, kRAnd, kROr, kRXor };
+
+template <class T>
+void run_redux(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t *a = c.R + in.s[0], *d = c.R + in.d[0];
+  bool first = true;
+  T acc = 0;
+  each_lane(m, [&](unsigned l) {
+    T v = get<T>(a, l);
+    if (first) acc = v, first = false;
+    else switch (in.sub) {
+      case kRAdd: acc = T(uint32_t(acc) + uint32_t(v)); break;
+      case kRMin: acc = v < acc ? v : acc; break;
+      case kRMax: acc = v > acc ? v : acc; break;
+      case kRAnd: acc &= v; break;
+      case kROr: acc |= v; break;
+      default: acc ^= v; break;
+    }
+  });
+  each_lane(m, [&](unsigned l) { put(d, l, acc); });
+}
+
+void decode_redux(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  m.take("sync");
+  int op = m.take_one({"add", "min", "max", "and", "or", "xor"});
+  if (op < 0) dc.fail("redux needs an operation");
+  ptx::Type t = dc.type();
+  if (type_bytes(t) != 4 || is_float(t)) dc.fail("unsupported redux type");
+  out.sub = static_cast<uint8_t>(op);
+  out.fn = t == ptx::Type::S32 ? run_redux<int32_t> : run_redux<uint32_t>;
+  out.d[0] = dc.dst(0);
+  out.nd = 1;
+  out.s[0] = dc.src(1, t);
+}
+
+}  // namespace
+
+void register_warp_ops(DecodeTable& t) {
+  t["shfl"] = decode_shfl;
+  t["vote"] = decode_vote;
+  t["match"] = decode_match;
+  t["redux"] = decode_redux;
+  t["activemask"] = [](Decoder& dc, DecodedInst& out) {
+    out.fn = run_activemask;
+    out.d[0] = dc.dst(0);
+    out.nd = 1;
+  };
+}
+
+}  // namespace ws::exec::emu

@@ -1,0 +1,249 @@
+// Instruction semantics on edge cases, each value reasoned from the PTX ISA.
+#include <cmath>
+
+#include "exec/emu_test_util.h"
+#include "exec/half.h"
+
+namespace ws::exec::test {
+namespace {
+
+// Runs `body` in one thread; the body stores results with `st.global.b64 [%rd0+8*k]`.
+std::vector<uint64_t> run1(const std::string& body, size_t n = 16, uint32_t threads = 1) {
+  Harness h;
+  h.load(kernel_ptx("k", ".param .u64 out", "ld.param.u64 %rd0, [out];\n" + body));
+  Addr out = h.buffer(std::vector<uint64_t>(n * threads, 0xdeadbeefdeadbeefull));
+  LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{threads, 1, 1}, out);
+  EXPECT_TRUE(r.ok) << r.error;
+  return h.read<uint64_t>(out, n * threads);
+}
+
+uint32_t f2u(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+float u2f(uint64_t u) { uint32_t b = uint32_t(u); float f; std::memcpy(&f, &b, 4); return f; }
+double u2d(uint64_t u) { double d; std::memcpy(&d, &u, 8); return d; }
+
+TEST(EmuOps, IntegerEdgeCases) {
+  auto v = run1(R"(
+    mov.u32 %r1, 0x80000000;
+    mov.u32 %r2, -1;
+    mul.hi.s32 %r3, %r1, %r2;          st.global.b32 [%rd0], %r3;
+    mul.hi.u32 %r3, %r2, %r2;          st.global.b32 [%rd0+8], %r3;
+    mul.wide.s32 %rd1, %r2, 7;         st.global.b64 [%rd0+16], %rd1;
+    mul.wide.u32 %rd1, %r2, 7;         st.global.b64 [%rd0+24], %rd1;
+    shl.b32 %r3, %r2, 33;              st.global.b32 [%rd0+32], %r3;
+    shr.s32 %r3, %r1, 40;              st.global.b32 [%rd0+40], %r3;
+    shr.u32 %r3, %r1, 31;              st.global.b32 [%rd0+48], %r3;
+    div.s32 %r3, %r1, %r2;             st.global.b32 [%rd0+56], %r3;
+    div.u32 %r3, 5, 0;                 st.global.b32 [%rd0+64], %r3;
+    rem.s32 %r3, -7, 3;                st.global.b32 [%rd0+72], %r3;
+    add.sat.s32 %r3, 0x7fffffff, 5;    st.global.b32 [%rd0+80], %r3;
+    bfe.s32 %r3, 0x0000f000, 12, 4;    st.global.b32 [%rd0+88], %r3;
+    bfi.b32 %r3, 0xff, 0, 8, 4;        st.global.b32 [%rd0+96], %r3;
+    prmt.b32 %r3, 0x11223344, 0x55667788, 0x0123; st.global.b32 [%rd0+104], %r3;
+    bfind.u32 %r3, 0;                  st.global.b32 [%rd0+112], %r3;
+    mad.hi.u64 %rd2, -1, -1, 5;        st.global.b64 [%rd0+120], %rd2;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 0u);                 // (-2^31 * -1) = 2^31: high word 0
+  EXPECT_EQ(uint32_t(v[1]), 0xfffffffeu);        // (2^32-1)^2 >> 32
+  EXPECT_EQ(v[2], uint64_t(-7));                 // signed widening
+  EXPECT_EQ(v[3], 0xffffffffull * 7);            // unsigned widening
+  EXPECT_EQ(uint32_t(v[4]), 0u);                 // shift beyond the width clamps
+  EXPECT_EQ(uint32_t(v[5]), 0xffffffffu);        // arithmetic shift fills with the sign
+  EXPECT_EQ(uint32_t(v[6]), 1u);
+  EXPECT_EQ(uint32_t(v[7]), 0x80000000u);        // INT_MIN / -1 defined as INT_MIN
+  EXPECT_EQ(uint32_t(v[8]), 0xffffffffu);        // x / 0 defined as all ones
+  EXPECT_EQ(int32_t(v[9]), -1);                  // remainder takes the dividend's sign
+  EXPECT_EQ(uint32_t(v[10]), 0x7fffffffu);
+  EXPECT_EQ(uint32_t(v[11]), 0xffffffffu);       // 4-bit field 0xf sign-extended
+  EXPECT_EQ(uint32_t(v[12]), 0xf00u);
+  EXPECT_EQ(uint32_t(v[13]), 0x44332211u);       // selector nibbles 3,2,1,0 reverse the bytes of a
+  EXPECT_EQ(uint32_t(v[14]), 0xffffffffu);
+  EXPECT_EQ(v[15], uint64_t(0xfffffffffffffffeull + 5));
+}
+
+TEST(EmuOps, CarryChainAdds128Bits) {
+  auto v = run1(R"(
+    mov.u32 %r1, 0xffffffff;
+    add.cc.u32 %r2, %r1, 1;
+    addc.cc.u32 %r3, %r1, 0;
+    addc.u32 %r4, 0, 0;
+    st.global.b32 [%rd0], %r2; st.global.b32 [%rd0+8], %r3; st.global.b32 [%rd0+16], %r4;
+    sub.cc.u32 %r5, 0, 1;
+    subc.u32 %r6, 5, 0;
+    st.global.b32 [%rd0+24], %r5; st.global.b32 [%rd0+32], %r6;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 0u);
+  EXPECT_EQ(uint32_t(v[1]), 0u);
+  EXPECT_EQ(uint32_t(v[2]), 1u);
+  EXPECT_EQ(uint32_t(v[3]), 0xffffffffu);
+  EXPECT_EQ(uint32_t(v[4]), 4u);  // the borrow propagates
+}
+
+TEST(EmuOps, ConversionsRoundAndSaturate) {
+  auto v = run1(R"(
+    cvt.rni.s32.f32 %r1, 0f40200000;   st.global.b32 [%rd0], %r1;
+    cvt.rni.s32.f32 %r1, 0f40600000;   st.global.b32 [%rd0+8], %r1;
+    cvt.rmi.s32.f32 %r1, 0fBFC00000;   st.global.b32 [%rd0+16], %r1;
+    cvt.rpi.s32.f32 %r1, 0f3FC00000;   st.global.b32 [%rd0+24], %r1;
+    cvt.rzi.s32.f32 %r1, 0f7F800000;   st.global.b32 [%rd0+32], %r1;
+    cvt.rzi.u32.f32 %r1, 0fC0000000;   st.global.b32 [%rd0+40], %r1;
+    cvt.rzi.s32.f32 %r1, 0f7FC00000;   st.global.b32 [%rd0+48], %r1;
+    cvt.sat.u8.s32 %r1, 300;           st.global.b32 [%rd0+56], %r1;
+    cvt.s32.s8 %r1, 0xf0;              st.global.b32 [%rd0+64], %r1;
+    cvt.u16.u32 %rs1, 0x12345;         cvt.u32.u16 %r1, %rs1; st.global.b32 [%rd0+72], %r1;
+    cvt.rz.f32.f64 %f1, 0d3FF0000000000001; st.global.f32 [%rd0+80], %f1;
+    cvt.rp.f32.f64 %f1, 0d3FF0000000000001; st.global.f32 [%rd0+88], %f1;
+    cvt.rm.f32.s32 %f1, 16777217;      st.global.f32 [%rd0+96], %f1;
+    cvt.rp.f32.s32 %f1, 16777217;      st.global.f32 [%rd0+104], %f1;
+    cvt.sat.f32.f32 %f1, 0f40000000;   st.global.f32 [%rd0+112], %f1;
+    cvt.rni.f32.f32 %f1, 0f40200000;   st.global.f32 [%rd0+120], %f1;
+  )");
+  EXPECT_EQ(int32_t(v[0]), 2);     // 2.5 -> even
+  EXPECT_EQ(int32_t(v[1]), 4);     // 3.5 -> even
+  EXPECT_EQ(int32_t(v[2]), -2);
+  EXPECT_EQ(int32_t(v[3]), 2);
+  EXPECT_EQ(int32_t(v[4]), INT32_MAX);  // float -> int saturates
+  EXPECT_EQ(uint32_t(v[5]), 0u);
+  EXPECT_EQ(uint32_t(v[6]), 0u);        // NaN -> 0
+  EXPECT_EQ(uint32_t(v[7]), 255u);
+  EXPECT_EQ(int32_t(v[8]), -16);        // sign extension from 8 bits
+  EXPECT_EQ(uint32_t(v[9]), 0x2345u);
+  EXPECT_EQ(u2f(v[10]), 1.0f);
+  EXPECT_EQ(u2f(v[11]), std::nextafter(1.0f, 2.0f));
+  EXPECT_EQ(u2f(v[12]), 16777216.0f);
+  EXPECT_EQ(u2f(v[13]), 16777218.0f);
+  EXPECT_EQ(u2f(v[14]), 1.0f);
+  EXPECT_EQ(u2f(v[15]), 2.0f);
+}
+
+TEST(EmuOps, FloatRoundingModesAndSpecialCases) {
+  auto v = run1(R"(
+    add.rz.f32 %f1, 0f3F800000, 0f33800000;   st.global.f32 [%rd0], %f1;
+    add.rp.f32 %f1, 0f3F800000, 0f33800000;   st.global.f32 [%rd0+8], %f1;
+    add.rn.f32 %f1, 0f3F800000, 0f33800000;   st.global.f32 [%rd0+16], %f1;
+    mul.rm.f32 %f1, 0fBF800001, 0f3F800001;   st.global.f32 [%rd0+24], %f1;
+    min.f32 %f1, 0f7FC00000, 0f40000000;      st.global.f32 [%rd0+32], %f1;
+    max.f32 %f1, 0f80000000, 0f00000000;      st.global.f32 [%rd0+40], %f1;
+    add.sat.f32 %f1, 0f3F000000, 0f3F400000;  st.global.f32 [%rd0+48], %f1;
+    mul.ftz.f32 %f1, 0f00800000, 0f3F000000;  st.global.f32 [%rd0+56], %f1;
+    div.rn.f64 %fd1, 0d3FF0000000000000, 0d4008000000000000; st.global.f64 [%rd0+64], %fd1;
+    copysign.f32 %f1, 0fBF800000, 0f40400000; st.global.f32 [%rd0+72], %f1;
+    sqrt.rn.f32 %f1, 0fBF800000;              st.global.f32 [%rd0+80], %f1;
+    fma.rn.f32 %f1, 0f3F800001, 0f3F800001, 0fBF800002; st.global.f32 [%rd0+88], %f1;
+  )");
+  EXPECT_EQ(u2f(v[0]), 1.0f);                              // 1 + 2^-24 truncated
+  EXPECT_EQ(u2f(v[1]), std::nextafter(1.0f, 2.0f));        // rounded up
+  EXPECT_EQ(u2f(v[2]), 1.0f);                              // tie to even
+  EXPECT_EQ(u2f(v[3]), -(1.0f + 3 * std::ldexp(1.0f, -23)));  // -(1 + 2^-22 + 2^-46) toward -inf
+  EXPECT_EQ(u2f(v[4]), 2.0f);                              // NaN operand ignored
+  EXPECT_FALSE(std::signbit(u2f(v[5])));                   // max(-0, +0) = +0
+  EXPECT_EQ(u2f(v[6]), 1.0f);
+  EXPECT_EQ(u2f(v[7]), 0.0f);                              // subnormal result flushed
+  EXPECT_EQ(u2d(v[8]), 1.0 / 3.0);
+  EXPECT_EQ(u2f(v[9]), -3.0f);
+  EXPECT_TRUE(std::isnan(u2f(v[10])));
+  EXPECT_EQ(u2f(v[11]), std::ldexp(1.0f, -46));            // fused: the product is not rounded
+}
+
+TEST(EmuOps, SetpUnorderedAndPredicateCombining) {
+  auto v = run1(R"(
+    mov.f32 %f1, 0f7FC00000;
+    setp.lt.f32 %p1, %f1, 0f3F800000;   selp.u32 %r1, 1, 0, %p1; st.global.b32 [%rd0], %r1;
+    setp.ltu.f32 %p1, %f1, 0f3F800000;  selp.u32 %r1, 1, 0, %p1; st.global.b32 [%rd0+8], %r1;
+    setp.ne.f32 %p1, %f1, %f1;          selp.u32 %r1, 1, 0, %p1; st.global.b32 [%rd0+16], %r1;
+    setp.neu.f32 %p1, %f1, %f1;         selp.u32 %r1, 1, 0, %p1; st.global.b32 [%rd0+24], %r1;
+    setp.nan.f32 %p1, %f1, 0f00000000;  selp.u32 %r1, 1, 0, %p1; st.global.b32 [%rd0+32], %r1;
+    setp.lt.s32 %p2, -1, 1;             selp.u32 %r1, 1, 0, %p2; st.global.b32 [%rd0+40], %r1;
+    setp.lo.u32 %p2, -1, 1;             selp.u32 %r1, 1, 0, %p2; st.global.b32 [%rd0+48], %r1;
+    setp.gt.and.s32 %p3|%p4, 5, 3, %p2; selp.u32 %r1, 1, 0, %p3; selp.u32 %r2, 1, 0, %p4;
+    st.global.b32 [%rd0+56], %r1; st.global.b32 [%rd0+64], %r2;
+    setp.gt.or.s32 %p3|%p4, 5, 3, !%p2; selp.u32 %r1, 1, 0, %p4; st.global.b32 [%rd0+72], %r1;
+    set.gt.u32.f32 %r1, 0f40000000, 0f3F800000; st.global.b32 [%rd0+80], %r1;
+  )");
+  EXPECT_EQ(v[0] & 0xffffffff, 0u);
+  EXPECT_EQ(v[1] & 0xffffffff, 1u);
+  EXPECT_EQ(v[2] & 0xffffffff, 0u);
+  EXPECT_EQ(v[3] & 0xffffffff, 1u);
+  EXPECT_EQ(v[4] & 0xffffffff, 1u);
+  EXPECT_EQ(v[5] & 0xffffffff, 1u);
+  EXPECT_EQ(v[6] & 0xffffffff, 0u);
+  EXPECT_EQ(v[7] & 0xffffffff, 0u);  // true AND false
+  EXPECT_EQ(v[8] & 0xffffffff, 0u);  // !true AND false
+  EXPECT_EQ(v[9] & 0xffffffff, 1u);  // !true OR !false
+  EXPECT_EQ(v[10] & 0xffffffff, 0xffffffffu);
+}
+
+TEST(EmuOps, HalfConversions) {
+  using emu::Rounding;
+  EXPECT_EQ(emu::f64_to_f16(65504.0, Rounding::Rn), 0x7bff);
+  EXPECT_EQ(emu::f64_to_f16(65520.0, Rounding::Rn), 0x7c00);   // halfway past max rounds to inf
+  EXPECT_EQ(emu::f64_to_f16(65520.0, Rounding::Rz), 0x7bff);
+  EXPECT_EQ(emu::f64_to_f16(std::ldexp(1.0, -24), Rounding::Rn), 0x0001);  // smallest subnormal
+  EXPECT_EQ(emu::f64_to_f16(std::ldexp(1.0, -25), Rounding::Rn), 0x0000);  // tie to even: 0
+  EXPECT_EQ(emu::f64_to_f16(std::ldexp(3.0, -26), Rounding::Rn), 0x0001);
+  EXPECT_EQ(emu::f64_to_f16(-2.0, Rounding::Rn), 0xc000);
+  EXPECT_EQ(emu::f64_to_f16(NAN, Rounding::Rn), 0x7fff);
+  EXPECT_EQ(emu::f16_to_f32(0x0001), std::ldexp(1.0f, -24));
+  EXPECT_EQ(emu::f16_to_f32(0x7bff), 65504.0f);
+  EXPECT_TRUE(std::isnan(emu::f16_to_f32(0x7e00)));
+  EXPECT_EQ(emu::f64_to_bf16(1.00390625, Rounding::Rn), 0x3f80);  // 1 + 2^-8: tie to even
+  EXPECT_EQ(emu::bf16_to_f32(0x3f81), 1.0078125f);
+
+  auto v = run1(R"(
+    cvt.rn.f16.f32 %rs1, 0f477FE000;  cvt.u32.u16 %r1, %rs1; st.global.b32 [%rd0], %r1;
+    cvt.f32.f16 %f1, %rs1;            st.global.f32 [%rd0+8], %f1;
+    mov.b16 %rs2, 0x3C00;
+    add.f16 %rs3, %rs2, %rs2;         cvt.u32.u16 %r1, %rs3; st.global.b32 [%rd0+16], %r1;
+    mov.b32 %r2, 0x40003C00;
+    mul.f16x2 %r3, %r2, %r2;          st.global.b32 [%rd0+24], %r3;
+    cvt.rn.f16x2.f32 %r4, 0f40400000, 0f3F800000; st.global.b32 [%rd0+32], %r4;
+    neg.bf16x2 %r5, %r2;              st.global.b32 [%rd0+40], %r5;
+  )");
+  EXPECT_EQ(v[0] & 0xffff, 0x7bffu);  // 65504
+  EXPECT_EQ(u2f(v[1]), 65504.0f);
+  EXPECT_EQ(v[2] & 0xffff, 0x4000u);  // 1 + 1 = 2
+  EXPECT_EQ(v[3] & 0xffffffff, 0x44003c00u);  // {1*1, 2*2}
+  EXPECT_EQ(v[4] & 0xffffffff, 0x42003c00u);  // high <- 3.0, low <- 1.0
+  EXPECT_EQ(v[5] & 0xffffffff, 0xc000bc00u);
+}
+
+// Per lane: down-shuffle by 3 with clamp 31, bfly 5, idx from lane (31 - l), and the
+// valid predicate; a ballot and vote.any/all over lane parity.
+TEST(EmuOps, ShufflesAndVotes) {
+  auto v = run1(R"(
+    mov.u32 %r1, %laneid;
+    mul.lo.u32 %r2, %r1, 10;
+    shfl.sync.down.b32 %r3|%p1, %r2, 3, 31, -1;
+    shfl.sync.bfly.b32 %r4, %r2, 5, 31, -1;
+    sub.u32 %r9, 31, %r1;
+    shfl.sync.idx.b32 %r5, %r2, %r9, 31, -1;
+    shfl.sync.up.b32 %r6|%p2, %r2, 1, 0, -1;
+    and.b32 %r7, %r1, 1;
+    setp.eq.u32 %p3, %r7, 1;
+    vote.sync.ballot.b32 %r8, %p3, -1;
+    vote.sync.any.pred %p4, %p3, -1;
+    vote.sync.all.pred %p5, %p3, -1;
+    selp.u32 %r10, 1, 0, %p1;
+    selp.u32 %r11, 2, 0, %p4;
+    selp.u32 %r12, 4, 0, %p5;
+    selp.u32 %r13, 8, 0, %p2;
+    or.b32 %r10, %r10, %r11; or.b32 %r10, %r10, %r12; or.b32 %r10, %r10, %r13;
+    mul.wide.u32 %rd1, %r1, 48;
+    add.s64 %rd2, %rd0, %rd1;
+    st.global.v4.u32 [%rd2], {%r3, %r4, %r5, %r6};
+    st.global.v2.u32 [%rd2+16], {%r8, %r10};
+  )", 6, 32);
+  for (uint32_t l = 0; l < 32; ++l) {
+    const uint64_t* e = &v[l * 6];
+    uint32_t w[12];
+    std::memcpy(w, e, sizeof w);
+    EXPECT_EQ(w[0], (l + 3 <= 31 ? l + 3 : l) * 10) << l;
+    EXPECT_EQ(w[1], (l ^ 5) * 10) << l;
+    EXPECT_EQ(w[2], (31 - l) * 10) << l;
+    EXPECT_EQ(w[3], (l >= 1 ? l - 1 : l) * 10) << l;
+    EXPECT_EQ(w[4], 0xaaaaaaaau);
+    EXPECT_EQ(w[5], (l + 3 <= 31 ? 1u : 0u) | 2u | (l >= 1 ? 8u : 0u)) << l;
+  }
+}
+
+}  // namespace
+}  // namespace ws::exec::test
