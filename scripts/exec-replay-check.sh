@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs a CUDA program under `warpsim exec --timing --trace-out`, replays the
+# written trace with `warpsim run`, and checks that every kernel simulates to
+# the same cycles and instruction counts both ways.
+#   usage: exec-replay-check.sh WARPSIM_BIN WORK_DIR PROGRAM [ARGS...]
+set -euo pipefail
+bin=$1 work=$2
+shift 2
+rm -rf "$work"
+mkdir -p "$work"
+"$bin" exec --gpu qv100 --timing --out "$work/exec" --trace-out "$work/trace" -- "$@" > "$work/program.out"
+"$bin" run "$work/trace" --gpu qv100 --out "$work/replay" --format none --no-progress
+python3 - "$work/exec/stats.json" "$work/replay/stats.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ka, kb = a["kernels"], b["kernels"]
+if len(ka) != len(kb) or not ka:
+    sys.exit(f"kernel count differs or is zero: exec {len(ka)}, replay {len(kb)}")
+bad = 0
+for x, y in zip(ka, kb):
+    for f in ("name", "cycles", "warp_insts", "thread_insts"):
+        if x[f] != y[f]:
+            print(f"kernel {x['id']} {x['name']}: {f} exec {x[f]} replay {y[f]}")
+            bad += 1
+    print(f"kernel {x['id']} {x['name'][:40]}: {x['cycles']} cycles, {x['warp_insts']} warp insts (exec == replay)" if not bad else "")
+sys.exit(1 if bad else 0)
+PY

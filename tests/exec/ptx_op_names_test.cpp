@@ -1,0 +1,106 @@
+// isa/ptx.toml lookups: each PTX instruction gets the SASS class an NVBit
+// trace of the same program would show.
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "exec/ptx_op_names.h"
+#include "frontend/ptx/parser.h"
+
+namespace ws::exec {
+namespace {
+
+constexpr const char* kPtx = R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<8>;
+  .reg .f64 %fd<2>;
+  .reg .b64 %rd<4>;
+  fma.rn.f32 %f1, %f2, %f3, %f4;
+  ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];
+  ld.u32 %r1, [%rd2];
+  cvt.rn.f32.s32 %f5, %r2;
+  cvt.u64.u32 %rd3, %r3;
+  cvt.rn.f32.f64 %f6, %fd1;
+  setp.lt.f32 %p1, %f1, %f2;
+  setp.ge.s32 %p1, %r1, %r2;
+  mul.wide.s32 %rd1, %r1, 4;
+  atom.add.u32 %r4, [%rd2], 1;
+  bar.sync 0;
+  ex2.approx.ftz.f32 %f7, %f1;
+  ld.param.u64 %rd1, [p];
+  ret;
+}
+)";
+
+class PtxOpNamesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    mod = ptx::parse_module(kPtx, "t.ptx");
+    names = PtxOpNames::load_from(std::string(WARPSIM_SOURCE_DIR) + "/isa/ptx.toml");
+  }
+  std::string name(size_t i, ptx::StateSpace s = ptx::StateSpace::None, bool in_kernel = true) {
+    return names.sass_name(mod.functions[0].body.at(i), s, in_kernel, "t.ptx");
+  }
+  ptx::Module mod;
+  PtxOpNames names;
+};
+
+TEST_F(PtxOpNamesTest, ArithmeticByTypeClass) {
+  EXPECT_EQ(name(0), "FFMA");
+  EXPECT_EQ(name(6), "FSETP");
+  EXPECT_EQ(name(7), "ISETP");
+  EXPECT_EQ(name(8), "IMAD");
+  EXPECT_EQ(name(11), "MUFU");
+}
+
+TEST_F(PtxOpNamesTest, ConversionsByBothTypes) {
+  EXPECT_EQ(name(3), "I2F");
+  EXPECT_EQ(name(4), "PRMT");  // integer widening is a register move, not a conversion unit op
+  EXPECT_EQ(name(5), "F2F");
+}
+
+TEST_F(PtxOpNamesTest, MemoryByTheSpaceActuallyAccessed) {
+  EXPECT_EQ(name(1, ptx::StateSpace::Global), "LDG");
+  EXPECT_EQ(name(2, ptx::StateSpace::Shared), "LDS");  // a generic load that hit shared memory
+  EXPECT_EQ(name(2, ptx::StateSpace::Local), "LDL");
+  EXPECT_EQ(name(9, ptx::StateSpace::Global), "ATOMG");
+  EXPECT_EQ(name(9, ptx::StateSpace::Shared), "ATOMS");
+  EXPECT_EQ(name(12, ptx::StateSpace::Param), "MOV");  // kernel parameters are constant-bank operands
+}
+
+TEST_F(PtxOpNamesTest, ControlAndReturn) {
+  EXPECT_EQ(name(10), "BAR");
+  EXPECT_EQ(name(13, ptx::StateSpace::None, true), "EXIT");
+  EXPECT_EQ(name(13, ptx::StateSpace::None, false), "RET");
+}
+
+TEST(PtxOpNames, UnknownInstructionNamesLineAndTable) {
+  ptx::Module m = ptx::parse_module(R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+  frobnicate.b32 1;
+  ret;
+}
+)", "u.ptx");
+  PtxOpNames names = PtxOpNames::load_from(std::string(WARPSIM_SOURCE_DIR) + "/isa/ptx.toml");
+  try {
+    names.sass_name(m.functions[0].body[0], ptx::StateSpace::None, true, "u.ptx");
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("u.ptx:7"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("frobnicate"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("ptx.toml"), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+}  // namespace ws::exec
