@@ -43,8 +43,10 @@ struct Operand {
     Imm,      // integer immediate in `imm` (two's complement in 64 bits)
     FImm,     // float immediate: `fbits` holds the raw bits, `fwidth` is 32 or 64 (0f.../0d... or decimal)
     Symbol,   // a variable, function or label name: `symbol`, resolved in `label` when a label
-    Address,  // [base + offset]: base is `reg` (>= 0) or `symbol` (non-empty) or neither (absolute); `imm` offset
-    Vector,   // {a, b, c, d}: `elems` (each Reg, Imm, FImm or Sink)
+              // (`sym+4` keeps 4 in `imm`)
+    Address,  // [base + offset]: base is `reg` (>= 0) or `symbol` (non-empty) or neither (absolute); `imm` offset.
+              // Texture/surface forms `[tex, {x, y}]` list the operands after the first in `elems`.
+    Vector,   // {a, b, c, d}: `elems` (each Reg, Imm, FImm or Sink); also the ( ) lists of `call`
     Sink,     // `_`
   };
   Kind kind = Kind::Imm;
@@ -56,6 +58,9 @@ struct Operand {
   uint8_t fwidth = 0;
   std::string symbol;
   int32_t label = -1;               // Symbol naming a label: index of the instruction it precedes
+  int32_t local = -1;               // Symbol or Address naming a body variable (.param/.shared/.local
+                                    // declared in the function): index into Function::locals, innermost
+                                    // scope first; -1 for parameters and module-scope symbols
   std::vector<Operand> elems;
 };
 
@@ -67,6 +72,10 @@ struct Instruction {
   std::vector<std::string> mods;  // modifiers in source order without dots: {"global","nc","f32"}
   // Instructions with a second destination written `d|p` (shfl.sync, setp with
   // two outputs) list it as a separate operand right after the first.
+  // `call` always has ops = {returns, callee, args[, prototype]}: returns and
+  // args are Vectors (empty when absent) of Symbols naming .param variables
+  // (or registers); callee is a Symbol (direct) or Reg (indirect); the optional
+  // fourth is the Symbol of a .callprototype label or a target list.
   std::vector<Operand> ops;
   // The text of the instruction for error messages ("ld.global.nc.f32 %f12, [%rd5]").
   std::string text;
