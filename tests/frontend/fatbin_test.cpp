@@ -121,3 +121,40 @@ TEST(Fatbin, MalformedContainersAreRejectedClearly) {
 
 }  // namespace
 }  // namespace ws::fatbin
+
+// The extracted PTX goes straight into the parser, and the kernel's
+// parameter list drives the launch's parameter buffer.
+#include "exec/runtime/kernel_params.h"
+#include "frontend/ptx/parser.h"
+
+namespace ws::fatbin {
+namespace {
+
+TEST(Fatbin, ExtractedPtxParsesAndLaysOutKernelParameters) {
+  auto bytes = fixture("default.bin");
+  auto entries = parse_container(registered(bytes), "default.bin");
+  ptx::Module m = ptx::parse_module(entry_text(entries[0], "default.bin"), "default.bin");
+  const ptx::Function* k = m.find_function("_Z4axpbPfPKffi");  // axpb(float* y, const float* x, float a, int n)
+  ASSERT_NE(k, nullptr);
+  ASSERT_EQ(k->params.size(), 4u);
+  EXPECT_EQ(k->params[1].offset, 8u);
+  EXPECT_EQ(k->params[2].offset, 16u);
+  EXPECT_EQ(k->params[3].offset, 20u);
+  ASSERT_NE(m.find_global("coeff"), nullptr);
+  ASSERT_NE(m.find_global("hits"), nullptr);
+  uint64_t y = 0x1000, x = 0x2000;
+  float a = 1.5f;
+  int n = 77;
+  void* args[] = {&y, &x, &a, &n};
+  std::vector<uint8_t> buf = runtime::pack_kernel_params(*k, args);
+  ASSERT_EQ(buf.size(), 24u);
+  float got_a;
+  int got_n;
+  std::memcpy(&got_a, buf.data() + 16, 4);
+  std::memcpy(&got_n, buf.data() + 20, 4);
+  EXPECT_EQ(got_a, 1.5f);
+  EXPECT_EQ(got_n, 77);
+}
+
+}  // namespace
+}  // namespace ws::fatbin
