@@ -62,25 +62,16 @@ cudaError_t symbol_range(Runtime& rt, const void* symbol, size_t bytes, size_t o
   return cudaSuccess;
 }
 
-cudaError_t to_symbol(const char* name, const void* symbol, const void* src, size_t bytes, size_t offset,
-                      cudaMemcpyKind kind) {
+// Copies between a registered variable and `other` (host or device memory).
+cudaError_t symbol_copy(const char* name, const void* symbol, bool to_symbol, void* other, size_t bytes,
+                        size_t offset, cudaMemcpyKind kind) {
   return api_call(name, [&](Runtime& rt) {
-    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    cudaMemcpyKind across = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (kind != across && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
       return cudaErrorInvalidMemcpyDirection;
-    void* dst;
-    if (cudaError_t e = symbol_range(rt, symbol, bytes, offset, &dst); e != cudaSuccess) return e;
-    return copy(rt, dst, src, bytes, kind);
-  });
-}
-
-cudaError_t from_symbol(const char* name, void* dst, const void* symbol, size_t bytes, size_t offset,
-                        cudaMemcpyKind kind) {
-  return api_call(name, [&](Runtime& rt) {
-    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-      return cudaErrorInvalidMemcpyDirection;
-    void* src;
-    if (cudaError_t e = symbol_range(rt, symbol, bytes, offset, &src); e != cudaSuccess) return e;
-    return copy(rt, dst, src, bytes, kind);
+    void* var;
+    if (cudaError_t e = symbol_range(rt, symbol, bytes, offset, &var); e != cudaSuccess) return e;
+    return to_symbol ? copy(rt, var, other, bytes, kind) : copy(rt, other, var, bytes, kind);
   });
 }
 
@@ -163,21 +154,21 @@ cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t str
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset,
                                cudaMemcpyKind kind) {
-  return to_symbol("cudaMemcpyToSymbol", symbol, src, bytes, offset, kind);
+  return symbol_copy("cudaMemcpyToSymbol", symbol, true, const_cast<void*>(src), bytes, offset, kind);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t bytes, size_t offset,
                                     cudaMemcpyKind kind, cudaStream_t stream) {
-  return to_symbol("cudaMemcpyToSymbolAsync", symbol, src, bytes, offset, kind);
+  return symbol_copy("cudaMemcpyToSymbolAsync", symbol, true, const_cast<void*>(src), bytes, offset, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset, cudaMemcpyKind kind) {
-  return from_symbol("cudaMemcpyFromSymbol", dst, symbol, bytes, offset, kind);
+  return symbol_copy("cudaMemcpyFromSymbol", symbol, false, dst, bytes, offset, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t bytes, size_t offset,
                                       cudaMemcpyKind kind, cudaStream_t stream) {
-  return from_symbol("cudaMemcpyFromSymbolAsync", dst, symbol, bytes, offset, kind);
+  return symbol_copy("cudaMemcpyFromSymbolAsync", symbol, false, dst, bytes, offset, kind);
 }
 
 cudaError_t cudaGetSymbolAddress(void** ptr, const void* symbol) {
