@@ -1,6 +1,7 @@
 // Registration of fatbins, kernels and variables; kernel launches; kernel
 // attributes and occupancy.
 #include <algorithm>
+#include <cstdlib>
 
 #include "cudart/properties.h"
 #include "cudart/runtime.h"
@@ -155,11 +156,12 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
                                          : static_cast<uint32_t>(f.max_threads_per_block);
     attr->maxThreadsPerBlock = static_cast<int>(std::min<uint32_t>(max_threads, f.max_threads_per_block));
     attr->numRegs = fn.maxnreg ? static_cast<int>(fn.maxnreg) : ws::cudart::kAssumedRegsPerThread;
-    attr->ptxVersion = static_cast<int>(k->module->ast.version_major * 10 + k->module->ast.version_minor);
+    // The virtual architecture the PTX targets (".target sm_80" -> 80).
+    attr->ptxVersion = std::atoi(k->module->ast.target.c_str() + std::min<size_t>(3, k->module->ast.target.size()));
     attr->binaryVersion = f.cc_major * 10 + f.cc_minor;
     int dyn = rt.kernel_settings()[func].max_dynamic_shmem;
-    attr->maxDynamicSharedSizeBytes =
-        dyn >= 0 ? dyn : static_cast<int>(f.shmem_per_block - std::min<uint64_t>(f.shmem_per_block, attr->sharedSizeBytes));
+    uint64_t static_bytes = std::min<uint64_t>(f.shmem_per_block, attr->sharedSizeBytes);
+    attr->maxDynamicSharedSizeBytes = dyn >= 0 ? dyn : static_cast<int>(f.shmem_per_block - static_bytes);
     attr->preferredShmemCarveout = rt.kernel_settings()[func].carveout;
     return cudaSuccess;
   });

@@ -79,7 +79,11 @@ TEST(Fatbin, SeveralArchitecturesAndPtxSelection) {
 TEST(Fatbin, WrapperPointsAtTheContainer) {
   auto bytes = fixture("speed.bin");
   auto container = registered(bytes);
-  struct { uint32_t magic, version; const void* data; void* unused; } wrapper{kWrapperMagic, 1, container.data(), nullptr};
+  struct {
+    uint32_t magic, version;
+    const void* data;
+    void* unused;
+  } wrapper{kWrapperMagic, 1, container.data(), nullptr};
   auto span = container_of_wrapper(&wrapper, "w");
   EXPECT_EQ(span.data(), container.data());
   EXPECT_EQ(span.size(), container.size());
