@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <string>
 #include <vector>
@@ -119,6 +120,8 @@ cudaError_t api_call(const char* name, F&& body) {
   if (rt.sticky_error() != cudaSuccess) return rt.fail(rt.sticky_error());
   try {
     return rt.fail(body(rt));
+  } catch (const std::bad_alloc&) {
+    return rt.fail(cudaErrorMemoryAllocation);
   } catch (const std::exception& e) {
     Runtime::print_line(fmt::format("{}: {}", name, e.what()));
     return rt.fail(cudaErrorUnknown);
