@@ -1,10 +1,10 @@
-// warpsim example: shared-memory tiled matrix multiply (C = A * B, 128x128).
+// warpsim example: shared-memory tiled matrix multiply (C = A * B, 64x64).
 //   nvcc -cudart shared -gencode arch=compute_80,code=compute_80 matrix_mul.cu -o matrix_mul
 //   warpsim exec --gpu qv100 -- ./matrix_mul
 #include <cstdio>
 #include <vector>
 
-constexpr int kN = 128, kTile = 32;
+constexpr int kN = 64, kTile = 16;  // about 1.4 M thread instructions
 
 __global__ void matrix_mul(const float* a, const float* b, float* c) {
   __shared__ float ta[kTile][kTile], tb[kTile][kTile];
