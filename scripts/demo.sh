@@ -15,5 +15,18 @@ for w in examples/traces/vectoradd-100-32-trace examples/traces/matrixmul-32-32-
   echo
   "$BIN" run "$w" --gpu qv100 --out "$OUT/results-$name"
 done
+# Unmodified CUDA programs through warpsim's libcudart.so.13, when nvcc is
+# here and the library could be built with the execution backend.
+if command -v nvcc >/dev/null && [ -e "$BUILD/lib/libcudart.so.13" ] && [ -e src/exec/device.cpp ]; then
+  for ex in vector_add matrix_mul; do
+    nvcc -cudart shared -gencode arch=compute_80,code=compute_80 "examples/cuda/$ex.cu" -o "$OUT/$ex"
+    echo
+    echo "warpsim exec --gpu qv100 -- $OUT/$ex"
+    "$BIN" exec --gpu qv100 --out "$OUT/results-cuda-$ex" -- "$OUT/$ex"
+  done
+else
+  echo
+  echo "(skipping the CUDA examples: they need nvcc and build/lib/libcudart.so.13)"
+fi
 echo
 echo "results (stats.json, config.toml) are under $OUT/results-*"

@@ -4,6 +4,7 @@
 set -euo pipefail
 PKGS=(cmake ninja-build g++ clang pkg-config make python3
       libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev liblzma-dev xz-utils
+      libzstd-dev liblz4-dev
       libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev)
 missing=()
 for p in "${PKGS[@]}"; do

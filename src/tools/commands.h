@@ -14,7 +14,19 @@ struct RunOptions {
   bool progress = true;              // progress line when stderr is a terminal
 };
 
+struct ExecOptions {
+  std::vector<std::string> command;  // program and its arguments
+  std::string gpu = "qv100";
+  std::vector<std::string> sets;
+  bool timing = false;               // cycle-level model instead of functional only
+  std::string out;                   // results folder (stats.json, config.toml)
+  std::string trace_out;             // write an Accel-Sim trace folder
+  bool verbose = false;              // runtime debug log on stderr
+};
+
 int run_command(const RunOptions& opt);
+// Replaces the process with the program (returns only when it cannot start).
+int exec_command(const ExecOptions& opt);
 int presets_command();
 int params_command(bool markdown);
 

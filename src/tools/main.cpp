@@ -24,6 +24,17 @@ int main(int argc, char** argv) {
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "never show the progress line");
 
+  ws::tools::ExecOptions exec;
+  CLI::App* exec_cmd = app.add_subcommand(
+      "exec", "run a CUDA program (nvcc -cudart shared) on the simulated GPU: warpsim exec [options] -- ./app args...");
+  exec_cmd->add_option("--gpu", exec.gpu, "GPU preset name or a TOML file")->capture_default_str();
+  exec_cmd->add_option("--set", exec.sets, "override a parameter: key=value (repeatable)");
+  exec_cmd->add_flag("--timing", exec.timing, "run kernels through the cycle-level model (default: functional)");
+  exec_cmd->add_option("--out", exec.out, "output folder for stats.json and config.toml");
+  exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
+  exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
+  exec_cmd->add_option("command", exec.command, "the program and its arguments (after --)")->required();
+
   app.add_subcommand("presets", "list the GPU presets");
   bool markdown = false;
   CLI::App* params_cmd = app.add_subcommand("params", "list every parameter with type, default, unit, description");
@@ -52,6 +63,7 @@ int main(int argc, char** argv) {
       run.progress = !no_progress;
       return ws::tools::run_command(run);
     }
+    if (*exec_cmd) return ws::tools::exec_command(exec);
     if (app.got_subcommand("presets")) return ws::tools::presets_command();
     if (*params_cmd) return ws::tools::params_command(markdown);
     if (*synth_cmd) {

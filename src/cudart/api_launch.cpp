@@ -1,0 +1,234 @@
+// Registration of fatbins, kernels and variables; kernel launches; kernel
+// attributes and occupancy.
+#include <algorithm>
+#include <cstdlib>
+
+#include "cudart/properties.h"
+#include "cudart/runtime.h"
+#include "exec/runtime/kernel_params.h"
+
+using ws::cudart::api_call;
+using ws::cudart::KernelRef;
+using ws::cudart::Runtime;
+
+namespace {
+
+ws::Dim3 to_dim3(dim3 d) { return ws::Dim3{d.x, d.y, d.z}; }
+
+// The launch checks the real runtime makes before a kernel runs.
+cudaError_t check_launch(Runtime& rt, const void* stub, const KernelRef& k, dim3 grid, dim3 block, size_t shmem) {
+  const ws::exec::DeviceFacts& f = rt.device().facts();
+  uint64_t threads = uint64_t{block.x} * block.y * block.z;
+  if (threads == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 || grid.z > 65535 ||
+      block.x > 1024 || block.y > 1024 || block.z > 64 || threads > static_cast<uint64_t>(f.max_threads_per_block))
+    return cudaErrorInvalidConfiguration;
+  int dyn_limit = rt.kernel_settings()[stub].max_dynamic_shmem;
+  uint64_t limit = dyn_limit >= 0 ? rt.static_shmem(k) + dyn_limit : f.shmem_per_block;
+  if (rt.static_shmem(k) + shmem > std::min<uint64_t>(limit, f.shmem_per_block_optin)) return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, void** args, size_t shmem,
+                   cudaStream_t stream) {
+  return api_call(name, [&](Runtime& rt) {
+    const KernelRef* k = rt.kernel(stub);
+    if (k == nullptr) return cudaErrorInvalidDeviceFunction;
+    if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
+    if (cudaError_t e = check_launch(rt, stub, *k, grid, block, shmem); e != cudaSuccess) {
+      rt.log("launch of {} refused: grid ({},{},{}) block ({},{},{}) dynamic shared {} B", k->function->name, grid.x,
+             grid.y, grid.z, block.x, block.y, block.z, shmem);
+      return e;
+    }
+    ws::exec::Launch l;
+    l.module = k->module;
+    l.kernel = k->function;
+    l.grid = to_dim3(grid);
+    l.block = to_dim3(block);
+    l.dynamic_shmem = static_cast<uint32_t>(shmem);
+    l.params = ws::runtime::pack_kernel_params(*k->function, args);
+    rt.log("launch {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", k->function->name, grid.x, grid.y,
+           grid.z, block.x, block.y, block.z, shmem);
+    ws::exec::LaunchResult r = rt.device().launch(l);
+    if (!r.ok) {
+      rt.kernel_fault(r.error);
+      return cudaErrorIllegalAddress;
+    }
+    rt.log("{}: {} warp instructions, {} thread instructions", k->function->name, r.warp_insts, r.thread_insts);
+    return cudaSuccess;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+void** __cudaRegisterFatBinary(void* wrapper) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  return rt.registry().add_fatbin(wrapper);
+}
+
+void __cudaRegisterFatBinaryEnd(void** handle) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  rt.load_pending();  // only fatbins registered after the device exists (dlopen)
+}
+
+void __cudaUnregisterFatBinary(void** handle) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  rt.registry().remove_fatbin(handle);
+}
+
+void __cudaRegisterFunction(void** handle, const char* host_stub, char* device_fun, const char* device_name,
+                            int thread_limit, uint3* tid, uint3* bid, dim3* bdim, dim3* gdim, int* wsize) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  rt.registry().add_kernel(handle, host_stub, device_name);
+}
+
+void __cudaRegisterVar(void** handle, char* host_var, char* device_address, const char* device_name, int ext,
+                       size_t size, int constant, int global) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  rt.registry().add_variable(handle, host_var, device_name, size, constant != 0);
+}
+
+char __cudaInitModule(void** handle) { return 1; }
+
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem, void* stream) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  rt.call_stack().push_back({grid, block, shmem, static_cast<cudaStream_t>(stream)});
+  return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shmem, void* stream) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  if (rt.call_stack().empty()) return rt.fail(cudaErrorMissingConfiguration);
+  ws::cudart::CallConfig c = rt.call_stack().back();
+  rt.call_stack().pop_back();
+  *grid = c.grid;
+  *block = c.block;
+  *shmem = c.shmem;
+  *static_cast<cudaStream_t*>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+// The kernel handle is the host stub itself: launches look kernels up by it.
+cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* host_stub) {
+  *kernel = reinterpret_cast<cudaKernel_t>(const_cast<void*>(host_stub));
+  return cudaSuccess;
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shmem,
+                               cudaStream_t stream) {
+  return launch("kernel launch", reinterpret_cast<const void*>(kernel), grid, block, args, shmem, stream);
+}
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
+                             cudaStream_t stream) {
+  return launch("cudaLaunchKernel", func, grid, block, args, shmem, stream);
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  if (config->numAttrs != 0)
+    Runtime::fatal("cudaLaunchKernelEx with launch attributes is not supported by the warpsim runtime", 2);
+  return launch("cudaLaunchKernelExC", func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                config->stream);
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
+  return api_call("cudaFuncGetAttributes", [&](Runtime& rt) {
+    const KernelRef* k = rt.kernel(func);
+    if (k == nullptr) return cudaErrorInvalidDeviceFunction;
+    if (attr == nullptr) return cudaErrorInvalidValue;
+    const ws::exec::DeviceFacts& f = rt.device().facts();
+    const ws::ptx::Function& fn = *k->function;
+    *attr = cudaFuncAttributes{};
+    attr->sharedSizeBytes = rt.static_shmem(*k);
+    for (const ws::ptx::Variable& v : k->module->ast.globals)
+      if (v.space == ws::ptx::StateSpace::Const) attr->constSizeBytes += v.size;
+    for (const ws::ptx::Variable& v : fn.locals)
+      if (v.space == ws::ptx::StateSpace::Local) attr->localSizeBytes += v.size;
+    uint32_t max_threads = fn.maxntid[0] ? fn.maxntid[0] * std::max(1u, fn.maxntid[1]) * std::max(1u, fn.maxntid[2])
+                                         : static_cast<uint32_t>(f.max_threads_per_block);
+    attr->maxThreadsPerBlock = static_cast<int>(std::min<uint32_t>(max_threads, f.max_threads_per_block));
+    attr->numRegs = fn.maxnreg ? static_cast<int>(fn.maxnreg) : ws::cudart::kAssumedRegsPerThread;
+    // The virtual architecture the PTX targets (".target sm_80" -> 80).
+    attr->ptxVersion = std::atoi(k->module->ast.target.c_str() + std::min<size_t>(3, k->module->ast.target.size()));
+    attr->binaryVersion = f.cc_major * 10 + f.cc_minor;
+    int dyn = rt.kernel_settings()[func].max_dynamic_shmem;
+    uint64_t static_bytes = std::min<uint64_t>(f.shmem_per_block, attr->sharedSizeBytes);
+    attr->maxDynamicSharedSizeBytes = dyn >= 0 ? dyn : static_cast<int>(f.shmem_per_block - static_bytes);
+    attr->preferredShmemCarveout = rt.kernel_settings()[func].carveout;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  return api_call("cudaFuncSetAttribute", [&](Runtime& rt) {
+    const KernelRef* k = rt.kernel(func);
+    if (k == nullptr) return cudaErrorInvalidDeviceFunction;
+    const ws::exec::DeviceFacts& f = rt.device().facts();
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+      if (value < 0 || rt.static_shmem(*k) + value > f.shmem_per_block_optin) return cudaErrorInvalidValue;
+      rt.kernel_settings()[func].max_dynamic_shmem = value;
+    } else if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
+      if (value < -1 || value > 100) return cudaErrorInvalidValue;
+      rt.kernel_settings()[func].carveout = value;
+    }
+    return cudaSuccess;  // other attributes (cluster shapes, ...) do not change functional results
+  });
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache config) {
+  return api_call("cudaFuncSetCacheConfig", [&](Runtime& rt) {
+    return rt.kernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+  });
+}
+
+cudaError_t cudaFuncSetSharedMemConfig(const void* func, cudaSharedMemConfig config) {
+  return api_call("cudaFuncSetSharedMemConfig", [&](Runtime& rt) {
+    return rt.kernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+  });
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void* func, int block_size,
+                                                                   size_t dynamic_shmem, unsigned int flags) {
+  return api_call("cudaOccupancyMaxActiveBlocksPerMultiprocessor", [&](Runtime& rt) {
+    const KernelRef* k = rt.kernel(func);
+    if (k == nullptr) return cudaErrorInvalidDeviceFunction;
+    if (blocks == nullptr || block_size <= 0) return cudaErrorInvalidValue;
+    *blocks = ws::cudart::occupancy(rt.device().facts(), block_size,
+                                    k->function->maxnreg ? k->function->maxnreg : ws::cudart::kAssumedRegsPerThread,
+                                    rt.static_shmem(*k) + dynamic_shmem);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func, int block_size,
+                                                          size_t dynamic_shmem) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size, dynamic_shmem, 0);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, const void* func, int blocks_per_sm,
+                                                      int block_size) {
+  return api_call("cudaOccupancyAvailableDynamicSMemPerBlock", [&](Runtime& rt) {
+    const KernelRef* k = rt.kernel(func);
+    if (k == nullptr) return cudaErrorInvalidDeviceFunction;
+    if (bytes == nullptr || blocks_per_sm <= 0) return cudaErrorInvalidValue;
+    const ws::exec::DeviceFacts& f = rt.device().facts();
+    uint64_t per_block = std::min<uint64_t>(f.shmem_per_sm / blocks_per_sm, f.shmem_per_block_optin);
+    uint64_t fixed = rt.static_shmem(*k);
+    *bytes = per_block > fixed ? per_block - fixed : 0;
+    return cudaSuccess;
+  });
+}
+
+}  // extern "C"
+
+WARPSIM_PER_THREAD_ALIAS(__cudaLaunchKernel_ptsz, __cudaLaunchKernel);
+WARPSIM_PER_THREAD_ALIAS(cudaLaunchKernel_ptsz, cudaLaunchKernel);
+WARPSIM_PER_THREAD_ALIAS(cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC);

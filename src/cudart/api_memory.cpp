@@ -1,0 +1,217 @@
+// Device and host allocation, copies, memsets and module variables.
+#include <cstdlib>
+#include <cstring>
+
+#include "cudart/runtime.h"
+
+using ws::Addr;
+using ws::cudart::api_call;
+using ws::cudart::Runtime;
+
+namespace {
+
+Addr addr(const void* p) { return reinterpret_cast<Addr>(p); }
+
+bool is_device(Runtime& rt, const void* p, size_t bytes) {
+  return rt.device().memory().find(addr(p), bytes == 0 ? 1 : bytes).has_value();
+}
+
+// Resolves cudaMemcpyDefault by where the pointers lie (unified addressing).
+cudaMemcpyKind resolve(Runtime& rt, cudaMemcpyKind kind, const void* dst, const void* src, size_t bytes) {
+  if (kind != cudaMemcpyDefault) return kind;
+  bool d = is_device(rt, dst, bytes), s = is_device(rt, src, bytes);
+  return d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+           : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+}
+
+cudaError_t copy(Runtime& rt, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  if (bytes == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
+  ws::exec::Device& dev = rt.device();
+  switch (resolve(rt, kind, dst, src, bytes)) {
+    case cudaMemcpyHostToHost: std::memmove(dst, src, bytes); return cudaSuccess;
+    case cudaMemcpyHostToDevice:
+      if (!is_device(rt, dst, bytes)) return cudaErrorInvalidValue;
+      dev.copy_to_device(addr(dst), src, bytes);
+      return cudaSuccess;
+    case cudaMemcpyDeviceToHost:
+      if (!is_device(rt, src, bytes)) return cudaErrorInvalidValue;
+      dev.copy_to_host(dst, addr(src), bytes);
+      return cudaSuccess;
+    case cudaMemcpyDeviceToDevice:
+      if (!is_device(rt, dst, bytes) || !is_device(rt, src, bytes)) return cudaErrorInvalidValue;
+      dev.copy_on_device(addr(dst), addr(src), bytes);
+      return cudaSuccess;
+    default: return cudaErrorInvalidMemcpyDirection;
+  }
+}
+
+cudaError_t fill(Runtime& rt, void* dst, int value, size_t bytes) {
+  if (bytes == 0) return cudaSuccess;
+  if (!is_device(rt, dst, bytes)) return cudaErrorInvalidValue;
+  rt.device().set(addr(dst), static_cast<uint8_t>(value), bytes);
+  return cudaSuccess;
+}
+
+// [offset, offset+bytes) of a registered variable as a device pointer.
+cudaError_t symbol_range(Runtime& rt, const void* symbol, size_t bytes, size_t offset, void** out) {
+  auto sym = rt.symbol(symbol);
+  if (!sym) return cudaErrorInvalidSymbol;
+  if (offset > sym->second || bytes > sym->second - offset) return cudaErrorInvalidValue;
+  *out = reinterpret_cast<void*>(sym->first + offset);
+  return cudaSuccess;
+}
+
+// Copies between a registered variable and `other` (host or device memory).
+cudaError_t symbol_copy(const char* name, const void* symbol, bool to_symbol, void* other, size_t bytes,
+                        size_t offset, cudaMemcpyKind kind) {
+  return api_call(name, [&](Runtime& rt) {
+    cudaMemcpyKind across = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (kind != across && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+      return cudaErrorInvalidMemcpyDirection;
+    void* var;
+    if (cudaError_t e = symbol_range(rt, symbol, bytes, offset, &var); e != cudaSuccess) return e;
+    return to_symbol ? copy(rt, var, other, bytes, kind) : copy(rt, other, var, bytes, kind);
+  });
+}
+
+cudaError_t host_alloc(const char* name, void** ptr, size_t bytes) {
+  return api_call(name, [&](Runtime&) {
+    if (ptr == nullptr) return cudaErrorInvalidValue;
+    // Page-locked memory is plain host memory here: kernels never touch it.
+    *ptr = std::malloc(bytes == 0 ? 1 : bytes);
+    return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaMalloc(void** ptr, size_t bytes) {
+  return api_call("cudaMalloc", [&](Runtime& rt) {
+    if (ptr == nullptr) return cudaErrorInvalidValue;
+    *ptr = nullptr;
+    if (bytes == 0) return cudaSuccess;
+    auto a = rt.device().memory().allocate(bytes);
+    if (!a) return cudaErrorMemoryAllocation;
+    rt.allocations().insert(*a);
+    *ptr = reinterpret_cast<void*>(*a);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaFree(void* ptr) {
+  return api_call("cudaFree", [&](Runtime& rt) {
+    if (ptr == nullptr) return cudaSuccess;
+    if (!rt.device().memory().release(addr(ptr))) return cudaErrorInvalidValue;
+    rt.allocations().erase(addr(ptr));
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t bytes) { return host_alloc("cudaMallocHost", ptr, bytes); }
+cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags) {
+  return host_alloc("cudaHostAlloc", ptr, bytes);
+}
+cudaError_t cudaFreeHost(void* ptr) {
+  std::free(ptr);
+  return cudaSuccess;
+}
+cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) { return cudaSuccess; }
+cudaError_t cudaHostUnregister(void* ptr) { return cudaSuccess; }
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
+  return api_call("cudaMemGetInfo", [&](Runtime& rt) {
+    const ws::exec::DeviceMemory& m = rt.device().memory();
+    if (free_bytes) *free_bytes = m.capacity() - m.used();
+    if (total) *total = m.capacity();
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  return api_call("cudaMemcpy", [&](Runtime& rt) { return copy(rt, dst, src, bytes, kind); });
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+  return api_call("cudaMemcpyAsync", [&](Runtime& rt) {
+    if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
+    return copy(rt, dst, src, bytes, kind);
+  });
+}
+
+cudaError_t cudaMemset(void* dst, int value, size_t bytes) {
+  return api_call("cudaMemset", [&](Runtime& rt) { return fill(rt, dst, value, bytes); });
+}
+
+cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t stream) {
+  return api_call("cudaMemsetAsync", [&](Runtime& rt) {
+    if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
+    return fill(rt, dst, value, bytes);
+  });
+}
+
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset,
+                               cudaMemcpyKind kind) {
+  return symbol_copy("cudaMemcpyToSymbol", symbol, true, const_cast<void*>(src), bytes, offset, kind);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t bytes, size_t offset,
+                                    cudaMemcpyKind kind, cudaStream_t stream) {
+  return symbol_copy("cudaMemcpyToSymbolAsync", symbol, true, const_cast<void*>(src), bytes, offset, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset, cudaMemcpyKind kind) {
+  return symbol_copy("cudaMemcpyFromSymbol", symbol, false, dst, bytes, offset, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t bytes, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream) {
+  return symbol_copy("cudaMemcpyFromSymbolAsync", symbol, false, dst, bytes, offset, kind);
+}
+
+cudaError_t cudaGetSymbolAddress(void** ptr, const void* symbol) {
+  return api_call("cudaGetSymbolAddress", [&](Runtime& rt) {
+    auto sym = rt.symbol(symbol);
+    if (!sym) return cudaErrorInvalidSymbol;
+    *ptr = reinterpret_cast<void*>(sym->first);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGetSymbolSize(size_t* bytes, const void* symbol) {
+  return api_call("cudaGetSymbolSize", [&](Runtime& rt) {
+    auto sym = rt.symbol(symbol);
+    if (!sym) return cudaErrorInvalidSymbol;
+    *bytes = sym->second;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* ptr) {
+  return api_call("cudaPointerGetAttributes", [&](Runtime& rt) {
+    if (attr == nullptr) return cudaErrorInvalidValue;
+    *attr = cudaPointerAttributes{};
+    if (ptr != nullptr && is_device(rt, ptr, 1)) {
+      attr->type = cudaMemoryTypeDevice;
+      attr->devicePointer = const_cast<void*>(ptr);
+    } else {
+      attr->type = cudaMemoryTypeUnregistered;
+      attr->device = -2;
+      attr->hostPointer = const_cast<void*>(ptr);
+    }
+    return cudaSuccess;
+  });
+}
+
+}  // extern "C"
+
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpy_ptds, cudaMemcpy);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpyAsync_ptsz, cudaMemcpyAsync);
+WARPSIM_PER_THREAD_ALIAS(cudaMemset_ptds, cudaMemset);
+WARPSIM_PER_THREAD_ALIAS(cudaMemsetAsync_ptsz, cudaMemsetAsync);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpyToSymbolAsync_ptsz, cudaMemcpyToSymbolAsync);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpyFromSymbol_ptds, cudaMemcpyFromSymbol);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpyFromSymbolAsync_ptsz, cudaMemcpyFromSymbolAsync);

@@ -1,0 +1,173 @@
+#include "cudart/runtime.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/error.h"
+#include "frontend/fatbin/fatbin.h"
+#include "frontend/ptx/parser.h"
+
+namespace ws::cudart {
+
+Runtime& Runtime::get() {
+  static Runtime* runtime = new Runtime();
+  return *runtime;
+}
+
+Runtime::Runtime() {
+  try {
+    options_ = runtime::options_from_env([](const char* name) { return std::getenv(name); });
+  } catch (const std::exception& e) {
+    fatal(e.what());
+  }
+  std::atexit(at_exit);
+}
+
+void Runtime::at_exit() {
+  Runtime& rt = get();
+  std::lock_guard lock(rt.mutex_);
+  if (!rt.device_) return;
+  try {
+    rt.device_->finish();
+  } catch (const std::exception& e) {
+    print_line(fmt::format("error while writing the results: {}", e.what()));
+  }
+}
+
+void Runtime::print_line(const std::string& msg) {
+  std::fprintf(stderr, "warpsim: %s\n", msg.c_str());
+  std::fflush(stderr);
+}
+
+void Runtime::fatal(const std::string& msg, int status) {
+  print_line(msg);
+  std::exit(status);
+}
+
+exec::Device& Runtime::device() {
+  if (!device_) {
+    try {
+      device_ = std::make_unique<exec::Device>(options_.device);
+    } catch (const std::exception& e) {
+      fatal(fmt::format("cannot create the simulated GPU (WARPSIM_GPU={}): {}", options_.device.preset, e.what()));
+    }
+    const exec::DeviceFacts& f = device_->facts();
+    log("device: {} (cc {}.{}, {} SMs), {} mode", f.name, f.cc_major, f.cc_minor, f.sms,
+        options_.device.timing ? "timing" : "functional");
+  }
+  load_pending();
+  return *device_;
+}
+
+void Runtime::load_pending() {
+  if (!device_ || attempted_.size() == registry_.fatbins().size()) return;
+  for (const auto& f : registry_.fatbins())
+    if (attempted_.insert(f->id).second) load_fatbin(*f);
+}
+
+void Runtime::load_fatbin(runtime::FatbinRecord& f) {
+  std::string what = fmt::format("fatbin #{}", f.id);
+  try {
+    auto entries = fatbin::parse_container(fatbin::container_of_wrapper(f.wrapper, what), what);
+    const exec::DeviceFacts& facts = device_->facts();
+    uint32_t cc = facts.cc_major * 10 + facts.cc_minor;
+    int pick = fatbin::select_ptx(entries, cc);
+    std::string archs;
+    for (const fatbin::Entry& e : entries)
+      archs += fmt::format(" {}_{}", e.kind == fatbin::EntryKind::Ptx ? "compute" : "sm", e.arch);
+    if (pick < 0)
+      throw InputError(fmt::format("{} holds no PTX (entries:{}); rebuild with "
+                                   "-gencode arch=compute_80,code=compute_80 (and -cudart shared)",
+                                   what, archs));
+    const fatbin::Entry& e = entries[pick];
+    log("{}: entries{}; using the compute_{} PTX (ISA {}.{}) for cc {}.{}{}", what, archs, e.arch, e.ptx_major,
+        e.ptx_minor, facts.cc_major, facts.cc_minor, e.arch > cc ? " (newer than the device: no older PTX)" : "");
+    std::string name = fmt::format("{} (compute_{} PTX)", what, e.arch);
+    ptx::Module module = ptx::parse_module(fatbin::entry_text(e, what), name);
+    module.filename = name;
+    modules_[f.id] = &device_->program().load(std::move(module));
+  } catch (const std::exception& e) {
+    load_errors_[f.id] = e.what();
+    log("{}: not loaded: {}", what, e.what());
+  }
+}
+
+const KernelRef* Runtime::kernel(const void* host_stub) {
+  if (auto it = kernels_.find(host_stub); it != kernels_.end()) return &it->second;
+  const runtime::KernelRecord* rec = registry_.kernel(host_stub);
+  if (rec == nullptr) return nullptr;
+  device();
+  if (auto err = load_errors_.find(rec->fatbin); err != load_errors_.end())
+    fatal(fmt::format("cannot run kernel {}: {}", rec->name, err->second));
+  const exec::LoadedModule* module = modules_.at(rec->fatbin);
+  for (const ptx::Function& fn : module->ast.functions) {
+    if (fn.is_entry && fn.name == rec->name) return &(kernels_[host_stub] = KernelRef{module, &fn});
+  }
+  fatal(fmt::format("kernel {} is registered but {} has no .entry of that name", rec->name, module->ast.filename));
+}
+
+std::optional<std::pair<Addr, uint64_t>> Runtime::symbol(const void* symbol) {
+  const runtime::VariableRecord* rec = registry_.variable(symbol);
+  if (rec == nullptr) return std::nullopt;
+  device();
+  if (auto err = load_errors_.find(rec->fatbin); err != load_errors_.end())
+    fatal(fmt::format("cannot access device variable {}: {}", rec->name, err->second));
+  const exec::LoadedModule* module = modules_.at(rec->fatbin);
+  auto it = module->symbols.find(rec->name);
+  if (it == module->symbols.end())
+    fatal(fmt::format("device variable {} is registered but {} does not define it", rec->name, module->ast.filename));
+  auto size = module->symbol_sizes.find(rec->name);
+  return std::pair{it->second, size != module->symbol_sizes.end() ? size->second : rec->size};
+}
+
+namespace {
+
+void collect_symbols(const ptx::Operand& op, std::set<std::string>& out) {
+  if (!op.symbol.empty()) out.insert(op.symbol);
+  for (const ptx::Operand& e : op.elems) collect_symbols(e, out);
+}
+
+}  // namespace
+
+uint64_t Runtime::static_shmem(const KernelRef& k) {
+  if (auto it = static_shmem_.find(k.function); it != static_shmem_.end()) return it->second;
+  uint64_t bytes = 0;
+  for (const ptx::Variable& v : k.function->locals)
+    if (v.space == ptx::StateSpace::Shared && !v.is_unsized_array) bytes += v.size;
+  std::set<std::string> named;
+  for (const ptx::Instruction& inst : k.function->body)
+    for (const ptx::Operand& op : inst.ops) collect_symbols(op, named);
+  for (const ptx::Variable& v : k.module->ast.globals)
+    if (v.space == ptx::StateSpace::Shared && !v.is_unsized_array && named.count(v.name)) bytes += v.size;
+  return static_shmem_[k.function] = bytes;
+}
+
+cudaError_t Runtime::fail(cudaError_t e) {
+  if (e != cudaSuccess) last_error_ = e;
+  return e;
+}
+
+cudaError_t Runtime::take_last_error() {
+  cudaError_t e = last_error_;
+  last_error_ = sticky_;  // a sticky error outlives cudaGetLastError
+  return e;
+}
+
+void Runtime::kernel_fault(const std::string& what) {
+  print_line(fmt::format("kernel fault: {}", what));
+  sticky_ = last_error_ = cudaErrorIllegalAddress;
+}
+
+void Runtime::reset() {
+  if (device_)
+    for (Addr a : allocations_) device_->memory().release(a);
+  allocations_.clear();
+  streams_ = runtime::StreamTable();
+  events_ = runtime::EventTable();
+  call_stack_.clear();
+  kernel_settings_.clear();
+  limits_.clear();
+  last_error_ = sticky_ = cudaSuccess;
+}
+
+}  // namespace ws::cudart

@@ -1,0 +1,136 @@
+// The state behind the CUDA runtime C ABI of libcudart.so.13: registrations,
+// the simulated device (created on first use from the WARPSIM_* environment),
+// the PTX modules loaded onto it, streams, events and CUDA's error state.
+// The C entry points (api_*.cpp) are thin wrappers over this class.
+#pragma once
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "exec/device.h"
+#include "exec/runtime/env_options.h"
+#include "exec/runtime/registry.h"
+#include "exec/runtime/streams.h"
+
+namespace ws::cudart {
+
+// A kernel as a launch needs it: its module and PTX function.
+struct KernelRef {
+  const exec::LoadedModule* module = nullptr;
+  const ptx::Function* function = nullptr;
+};
+
+// Per-kernel settings from cudaFuncSetAttribute / cudaFuncSetCacheConfig.
+struct KernelSettings {
+  int max_dynamic_shmem = -1;  // -1: not set (the 48 KiB default applies)
+  int carveout = -1;
+};
+
+struct CallConfig {
+  dim3 grid, block;
+  size_t shmem = 0;
+  cudaStream_t stream = nullptr;
+};
+
+class Runtime {
+ public:
+  // The process's one runtime: the C ABI offers no other place to keep it.
+  // Never destroyed, so that API calls from static destructors still work.
+  static Runtime& get();
+
+  std::recursive_mutex& mutex() { return mutex_; }
+  const runtime::RuntimeOptions& options() const { return options_; }
+  runtime::Registry& registry() { return registry_; }
+  runtime::StreamTable& streams() { return streams_; }
+  runtime::EventTable& events() { return events_; }
+  std::vector<CallConfig>& call_stack() { return call_stack_; }
+  std::map<const void*, KernelSettings>& kernel_settings() { return kernel_settings_; }
+  std::map<int, int64_t>& limits() { return limits_; }
+
+  // The simulated device, created (and every registered fatbin loaded) on
+  // first use. A device that cannot be created is fatal.
+  exec::Device& device();
+  // Loads fatbins registered since the last call (only once the device exists).
+  void load_pending();
+
+  // The kernel whose host stub is `host_stub`; nullptr when unregistered.
+  // Fatal when its fatbin's PTX could not be loaded.
+  const KernelRef* kernel(const void* host_stub);
+  // Device address and size of the variable whose host shadow is `symbol`.
+  std::optional<std::pair<Addr, uint64_t>> symbol(const void* symbol);
+  // Static shared memory of a kernel (its own and module-scope .shared it names).
+  uint64_t static_shmem(const KernelRef& k);
+
+  // Error state. `fail` records a non-success code as the last error.
+  cudaError_t fail(cudaError_t e);
+  cudaError_t take_last_error();
+  cudaError_t peek_last_error() const { return last_error_; }
+  cudaError_t sticky_error() const { return sticky_; }
+  // A kernel fault: the device context is unusable from now on (sticky).
+  void kernel_fault(const std::string& what);
+  // cudaDeviceReset: frees allocations, forgets streams, events, errors.
+  void reset();
+  std::set<Addr>& allocations() { return allocations_; }
+
+  template <typename... Args>
+  void log(fmt::format_string<Args...> f, Args&&... args) {
+    if (options_.verbose) print_line("debug: " + fmt::format(f, std::forward<Args>(args)...));
+  }
+  static void print_line(const std::string& msg);
+  [[noreturn]] static void fatal(const std::string& msg, int status = 1);
+
+ private:
+  Runtime();
+  void load_fatbin(runtime::FatbinRecord& f);
+  static void at_exit();
+
+  std::recursive_mutex mutex_;
+  runtime::RuntimeOptions options_;
+  runtime::Registry registry_;
+  runtime::StreamTable streams_;
+  runtime::EventTable events_;
+  std::vector<CallConfig> call_stack_;
+  std::map<const void*, KernelSettings> kernel_settings_;
+  std::map<int, int64_t> limits_;
+  std::set<Addr> allocations_;
+  std::unique_ptr<exec::Device> device_;
+  std::map<int, exec::LoadedModule*> modules_;  // fatbin id -> module
+  std::map<int, std::string> load_errors_;      // fatbin id -> why its PTX did not load
+  std::set<int> attempted_;                     // fatbin ids already tried
+  std::map<const void*, KernelRef> kernels_;    // host stub -> resolved kernel
+  std::map<const ptx::Function*, uint64_t> static_shmem_;
+  cudaError_t last_error_ = cudaSuccess;
+  cudaError_t sticky_ = cudaSuccess;
+};
+
+// Runs one API call under the runtime lock: returns the sticky error when the
+// device has faulted, turns warpsim exceptions into a printed line and an
+// error code, and records failures as the last error.
+template <typename F>
+cudaError_t api_call(const char* name, F&& body) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  if (rt.sticky_error() != cudaSuccess) return rt.fail(rt.sticky_error());
+  try {
+    return rt.fail(body(rt));
+  } catch (const std::bad_alloc&) {
+    return rt.fail(cudaErrorMemoryAllocation);
+  } catch (const std::exception& e) {
+    Runtime::print_line(fmt::format("{}: {}", name, e.what()));
+    return rt.fail(cudaErrorUnknown);
+  }
+}
+
+}  // namespace ws::cudart
+
+// The per-thread-default-stream variants (nvcc --default-stream per-thread)
+// behave like the legacy ones here: every operation completes when issued.
+#define WARPSIM_PER_THREAD_ALIAS(variant, target) \
+  extern "C" decltype(target) variant __attribute__((alias(#target)))
