@@ -21,8 +21,8 @@ if command -v nvcc >/dev/null && [ -e "$BUILD/lib/libcudart.so.13" ] && [ -e src
   for ex in vector_add matrix_mul; do
     nvcc -cudart shared -gencode arch=compute_80,code=compute_80 "examples/cuda/$ex.cu" -o "$OUT/$ex"
     echo
-    echo "warpsim exec --gpu qv100 -- $OUT/$ex"
-    "$BIN" exec --gpu qv100 --out "$OUT/results-cuda-$ex" -- "$OUT/$ex"
+    echo "warpsim exec --gpu qv100 --timing -- $OUT/$ex"
+    "$BIN" exec --gpu qv100 --timing --out "$OUT/results-cuda-$ex" -- "$OUT/$ex"
   done
 else
   echo
