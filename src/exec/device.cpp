@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
@@ -216,8 +217,12 @@ void Device::write_stats() {
 void Device::finish() {
   Timing& t = *timing_;
   if (t.gpu) {
+    t.report.wall_seconds = t.wall_seconds;
     if (!opts_.out_dir.empty()) write_stats();
-    if (opts_.print_summary) tools::print_summary(std::cerr, t.report, t.gpu->stats());
+    if (opts_.print_summary) {
+      std::fflush(stdout);  // the program's own output first (finish() runs at exit, before stdio flushes)
+      tools::print_summary(std::cerr, t.report, t.gpu->stats());
+    }
   }
   if (t.trace) t.trace->close();
 }
