@@ -37,7 +37,7 @@ int main() {
   for (int i = 0; i < n; ++i) wrong += c[i] != a[i] + b[i];
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
-  std::printf("vector_add: %d elements on %s: %s, kernel %.3f ms (simulated), %s\n", n, prop.name,
+  std::printf("vector_add: %d elements on %s: %s, kernel %.3f ms by events, %s\n", n, prop.name,
               cudaGetErrorString(err), ms, wrong ? "WRONG" : "correct");
   cudaFree(da);
   cudaFree(db);
