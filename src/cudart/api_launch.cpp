@@ -23,8 +23,8 @@ cudaError_t check_launch(Runtime& rt, const void* stub, const KernelRef& k, dim3
       block.x > 1024 || block.y > 1024 || block.z > 64 || threads > static_cast<uint64_t>(f.max_threads_per_block))
     return cudaErrorInvalidConfiguration;
   int dyn_limit = rt.kernel_settings()[stub].max_dynamic_shmem;
-  uint64_t limit = dyn_limit >= 0 ? rt.static_shmem(k) + dyn_limit : f.shmem_per_block;
-  if (rt.static_shmem(k) + shmem > std::min<uint64_t>(limit, f.shmem_per_block_optin)) return cudaErrorInvalidValue;
+  uint64_t limit = dyn_limit >= 0 ? k.static_shmem() + dyn_limit : f.shmem_per_block;
+  if (k.static_shmem() + shmem > std::min<uint64_t>(limit, f.shmem_per_block_optin)) return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 
@@ -147,7 +147,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     const ws::exec::DeviceFacts& f = rt.device().facts();
     const ws::ptx::Function& fn = *k->function;
     *attr = cudaFuncAttributes{};
-    attr->sharedSizeBytes = rt.static_shmem(*k);
+    attr->sharedSizeBytes = k->static_shmem();
     for (const ws::ptx::Variable& v : k->module->ast.globals)
       if (v.space == ws::ptx::StateSpace::Const) attr->constSizeBytes += v.size;
     for (const ws::ptx::Variable& v : fn.locals)
@@ -155,7 +155,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     uint32_t max_threads = fn.maxntid[0] ? fn.maxntid[0] * std::max(1u, fn.maxntid[1]) * std::max(1u, fn.maxntid[2])
                                          : static_cast<uint32_t>(f.max_threads_per_block);
     attr->maxThreadsPerBlock = static_cast<int>(std::min<uint32_t>(max_threads, f.max_threads_per_block));
-    attr->numRegs = fn.maxnreg ? static_cast<int>(fn.maxnreg) : ws::cudart::kAssumedRegsPerThread;
+    attr->numRegs = static_cast<int>(ws::exec::regs_per_thread(f, fn));
     // The virtual architecture the PTX targets (".target sm_80" -> 80).
     attr->ptxVersion = std::atoi(k->module->ast.target.c_str() + std::min<size_t>(3, k->module->ast.target.size()));
     attr->binaryVersion = f.cc_major * 10 + f.cc_minor;
@@ -173,7 +173,7 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
     if (k == nullptr) return cudaErrorInvalidDeviceFunction;
     const ws::exec::DeviceFacts& f = rt.device().facts();
     if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-      if (value < 0 || rt.static_shmem(*k) + value > f.shmem_per_block_optin) return cudaErrorInvalidValue;
+      if (value < 0 || k->static_shmem() + value > f.shmem_per_block_optin) return cudaErrorInvalidValue;
       rt.kernel_settings()[func].max_dynamic_shmem = value;
     } else if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
       if (value < -1 || value > 100) return cudaErrorInvalidValue;
@@ -201,9 +201,9 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, 
     const KernelRef* k = rt.kernel(func);
     if (k == nullptr) return cudaErrorInvalidDeviceFunction;
     if (blocks == nullptr || block_size <= 0) return cudaErrorInvalidValue;
-    *blocks = ws::cudart::occupancy(rt.device().facts(), block_size,
-                                    k->function->maxnreg ? k->function->maxnreg : ws::cudart::kAssumedRegsPerThread,
-                                    rt.static_shmem(*k) + dynamic_shmem);
+    const ws::exec::DeviceFacts& f = rt.device().facts();
+    *blocks = ws::cudart::occupancy(f, block_size, ws::exec::regs_per_thread(f, *k->function),
+                                    k->static_shmem() + dynamic_shmem);
     return cudaSuccess;
   });
 }
@@ -221,7 +221,7 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, const void*
     if (bytes == nullptr || blocks_per_sm <= 0) return cudaErrorInvalidValue;
     const ws::exec::DeviceFacts& f = rt.device().facts();
     uint64_t per_block = std::min<uint64_t>(f.shmem_per_sm / blocks_per_sm, f.shmem_per_block_optin);
-    uint64_t fixed = rt.static_shmem(*k);
+    uint64_t fixed = k->static_shmem();
     *bytes = per_block > fixed ? per_block - fixed : 0;
     return cudaSuccess;
   });

@@ -10,10 +10,6 @@
 
 namespace ws::cudart {
 
-// PTX names virtual registers only, so the register count of a kernel is an
-// assumption (unless it carries .maxnreg); docs/exec.md says so.
-inline constexpr int kAssumedRegsPerThread = 32;
-
 void fill_properties(const exec::DeviceFacts& facts, cudaDeviceProp& prop);
 // nullopt when `attr` is not a device attribute this runtime knows.
 std::optional<int> device_attribute(const exec::DeviceFacts& facts, cudaDeviceAttr attr);

@@ -120,28 +120,6 @@ std::optional<std::pair<Addr, uint64_t>> Runtime::symbol(const void* symbol) {
   return std::pair{it->second, size != module->symbol_sizes.end() ? size->second : rec->size};
 }
 
-namespace {
-
-void collect_symbols(const ptx::Operand& op, std::set<std::string>& out) {
-  if (!op.symbol.empty()) out.insert(op.symbol);
-  for (const ptx::Operand& e : op.elems) collect_symbols(e, out);
-}
-
-}  // namespace
-
-uint64_t Runtime::static_shmem(const KernelRef& k) {
-  if (auto it = static_shmem_.find(k.function); it != static_shmem_.end()) return it->second;
-  uint64_t bytes = 0;
-  for (const ptx::Variable& v : k.function->locals)
-    if (v.space == ptx::StateSpace::Shared && !v.is_unsized_array) bytes += v.size;
-  std::set<std::string> named;
-  for (const ptx::Instruction& inst : k.function->body)
-    for (const ptx::Operand& op : inst.ops) collect_symbols(op, named);
-  for (const ptx::Variable& v : k.module->ast.globals)
-    if (v.space == ptx::StateSpace::Shared && !v.is_unsized_array && named.count(v.name)) bytes += v.size;
-  return static_shmem_[k.function] = bytes;
-}
-
 cudaError_t Runtime::fail(cudaError_t e) {
   if (e != cudaSuccess) last_error_ = e;
   return e;

@@ -25,6 +25,7 @@ namespace ws::cudart {
 struct KernelRef {
   const exec::LoadedModule* module = nullptr;
   const ptx::Function* function = nullptr;
+  uint64_t static_shmem() const { return exec::static_shared_bytes(*module, *function); }
 };
 
 // Per-kernel settings from cudaFuncSetAttribute / cudaFuncSetCacheConfig.
@@ -65,8 +66,6 @@ class Runtime {
   const KernelRef* kernel(const void* host_stub);
   // Device address and size of the variable whose host shadow is `symbol`.
   std::optional<std::pair<Addr, uint64_t>> symbol(const void* symbol);
-  // Static shared memory of a kernel (its own and module-scope .shared it names).
-  uint64_t static_shmem(const KernelRef& k);
 
   // Error state. `fail` records a non-success code as the last error.
   cudaError_t fail(cudaError_t e);
@@ -105,7 +104,6 @@ class Runtime {
   std::map<int, std::string> load_errors_;      // fatbin id -> why its PTX did not load
   std::set<int> attempted_;                     // fatbin ids already tried
   std::map<const void*, KernelRef> kernels_;    // host stub -> resolved kernel
-  std::map<const ptx::Function*, uint64_t> static_shmem_;
   cudaError_t last_error_ = cudaSuccess;
   cudaError_t sticky_ = cudaSuccess;
 };

@@ -56,6 +56,7 @@ DeviceFacts facts_from(const config::Config& cfg) {
   f.max_ctas_per_sm = static_cast<int>(cfg.get<int64_t>("core.max_ctas"));
   f.regs_per_sm = static_cast<int>(cfg.get<int64_t>("core.registers"));
   f.regs_per_block = std::min(f.regs_per_sm, 65536);
+  f.regs_per_thread = static_cast<int>(kRegsPerThread.get(cfg));
   auto carve = cfg.get<std::vector<int64_t>>("core.shared_carveout_kb");
   int64_t max_shared = carve.empty() ? 48 : *std::max_element(carve.begin(), carve.end());
   f.shmem_per_sm = static_cast<uint64_t>(max_shared) << 10;
@@ -72,6 +73,8 @@ std::shared_ptr<const frontend::IsaTable> isa_for(int cc) {
   return std::make_shared<const frontend::IsaTable>(frontend::IsaTable::load(61));
 }
 
+}  // namespace
+
 // Bytes of static shared memory a kernel uses: its own .shared variables and
 // the module's (PTX does not say which module-scope ones a kernel touches).
 uint64_t static_shared_bytes(const LoadedModule& m, const ptx::Function& k) {
@@ -86,7 +89,10 @@ uint64_t static_shared_bytes(const LoadedModule& m, const ptx::Function& k) {
   return bytes;
 }
 
-}  // namespace
+uint32_t regs_per_thread(const DeviceFacts& f, const ptx::Function& k) {
+  uint32_t regs = static_cast<uint32_t>(f.regs_per_thread);
+  return k.maxnreg ? std::min(regs, k.maxnreg) : regs;
+}
 
 // The cycle-level model and trace writer, present only when asked for.
 struct Device::Timing {
@@ -132,9 +138,7 @@ ir::KernelInfo Device::kernel_info(const Launch& l) const {
   info.grid = l.grid;
   info.block = l.block;
   info.shmem_bytes = static_cast<uint32_t>(static_shared_bytes(*l.module, *l.kernel) + l.dynamic_shmem);
-  int64_t regs = kRegsPerThread.get(timing_->cfg);
-  if (l.kernel->maxnreg) regs = std::min<int64_t>(regs, l.kernel->maxnreg);
-  info.nregs = static_cast<uint32_t>(regs);
+  info.nregs = regs_per_thread(facts_, *l.kernel);
   info.binary_version = timing_->isa->binary_version();
   return info;
 }

@@ -36,7 +36,15 @@ struct DeviceFacts {
   uint64_t shmem_per_sm = 96 << 10;
   uint64_t const_mem_bytes = 64 << 10;
   int warp_size = 32;
+  int regs_per_thread = 32;         // assumed for PTX kernels (exec.regs_per_thread)
 };
+
+// What a kernel asks of an SM, by the rules the timing model applies (and the
+// runtime reports through cudaFuncGetAttributes and the occupancy API):
+// static shared memory, and registers per thread (the assumption, capped by
+// the kernel's .maxnreg).
+uint64_t static_shared_bytes(const LoadedModule& m, const ptx::Function& k);
+uint32_t regs_per_thread(const DeviceFacts& f, const ptx::Function& k);
 
 struct DeviceOptions {
   std::string preset = "qv100";     // GPU preset (configs/gpus/<preset>.toml)
