@@ -6,13 +6,16 @@ set -euo pipefail
 lib=$1
 nvidia=${2:-/usr/local/cuda/lib64/libcudart.so.13}
 fail() { echo "FAIL: $*"; exit 1; }
-objdump -p "$lib" | grep -q "SONAME *libcudart.so.13$" || fail "soname is not libcudart.so.13"
+# (grep -q reads from variables: with pipefail, a producer killed by SIGPIPE
+# after grep's early exit would fail the test at random.)
+headers=$(objdump -p "$lib")
+grep -q "SONAME *libcudart.so.13$" <<< "$headers" || fail "soname is not libcudart.so.13"
 defined=$(objdump -T "$lib" | awk '$0 ~ / g / && $0 !~ /\*UND\*/')
 unversioned=$(echo "$defined" | grep -v " libcudart.so.13 " || true)
 [ -z "$unversioned" ] || fail "symbols outside the libcudart.so.13 version node:"$'\n'"$unversioned"
 ours=$(echo "$defined" | awk '{print $NF}' | sort)
 for s in cudaMalloc cudaMemcpy __cudaRegisterFatBinary __cudaLaunchKernel cudaLaunchKernel cudaGetDeviceProperties; do
-  echo "$ours" | grep -qx "$s" || fail "$s is not exported"
+  grep -qx "$s" <<< "$ours" || fail "$s is not exported"
 done
 if [ -e "$nvidia" ]; then
   theirs=$(objdump -T "$nvidia" | awk '$0 ~ / g / && $0 !~ /\*UND\*/ && $0 ~ / libcudart.so.13 /{print $NF}' | sort)
