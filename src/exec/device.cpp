@@ -117,6 +117,8 @@ Device::Device(const DeviceOptions& opts)
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);
   if (opts.timing) {
     t.gpu = std::make_unique<timing::Gpu>(t.cfg);
+    // %clock reads the simulated core cycle: warps run when the SMs issue them.
+    emulator_.set_clock([gpu = t.gpu.get()] { return gpu->core_cycle(); });
     t.report.workload = "warpsim exec";
     t.report.preset = opts.preset;
     t.report.sms = t.gpu->num_sms();
@@ -151,7 +153,7 @@ LaunchResult Device::launch(const Launch& l) {
     StepTranslator tr(t.names, t.isa, l);
     ir::KernelInfo info = kernel_info(l);
     if (t.trace) t.trace->begin_kernel(info);
-    EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get());
+    EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), t.gpu != nullptr);
     if (t.gpu) {
       try {
         t.report.kernels.push_back(t.gpu->run_kernel(kernel));

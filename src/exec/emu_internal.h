@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -157,6 +158,7 @@ struct Ctx {
   bool faulted = false;
   std::string fault;
   GlobalCache gcache;
+  const std::function<uint64_t()>* clock = nullptr;  // simulated time for %clock (timing mode)
   // Filled by memory instructions for the observer.
   ptx::StateSpace step_space = ptx::StateSpace::None;
   uint32_t step_bytes = 0;

@@ -134,40 +134,46 @@ void StepTranslator::timing_addrs(const WarpStep& step, uint64_t warp_uid, Addr*
   }
 }
 
-CtaRecording::CtaRecording(StepTranslator& tr, Dim3 cta, uint64_t first_warp_uid, uint32_t num_warps,
-                           bool keep_trace)
-    : tr_(tr), cta_(cta), first_warp_uid_(first_warp_uid), keep_trace_(keep_trace), warps_(num_warps) {}
+CtaRecording::CtaRecording(EmulatedKernel& kernel, uint64_t index, Dim3 cta, uint32_t num_warps,
+                           std::unique_ptr<CtaRun> run)
+    : kernel_(kernel), index_(index), cta_(cta), run_(std::move(run)), warps_(num_warps) {}
+
+CtaRecording::~CtaRecording() {
+  if (!alive_ || !*alive_) return;  // the launch failed and is gone
+  if (run_) kernel_.add_counts(run_->result());
+  kernel_.cta_finished(index_, cta_, std::move(warps_));
+}
 
 void CtaRecording::on_step(const WarpStep& step) {
-  const StepTranslator::Entry& e = tr_.entry(step);
+  StepTranslator& tr = kernel_.translator();
+  const StepTranslator::Entry& e = tr.entry(step);
   Warp& w = warps_[step.warp];
-  w.insts.push_back(e.inst);
-  w.insts.back().active_mask = step.active_mask;
-  uint32_t index = ~0u;
-  if (e.inst.is_memory()) {
-    index = static_cast<uint32_t>(addrs_.size());
-    addrs_.resize(addrs_.size() + 32);
-    tr_.timing_addrs(step, first_warp_uid_ + step.warp, &addrs_[index]);
+  ir::WarpInst& in = w.insts.emplace_back(e.inst);
+  in.active_mask = step.active_mask;
+  if (in.is_memory()) {
+    std::array<Addr, 32>& a = w.addrs.emplace_back();
+    tr.timing_addrs(step, kernel_.warp_uid(index_, step.warp), a.data());
+    in.addrs = a.data();
   }
-  w.addr_index.push_back(index);
-  if (keep_trace_) w.sass.push_back(&e.sass);
+  if (kernel_.keeps_trace()) w.sass.push_back(&e.sass);
 }
 
-void CtaRecording::finish() {
-  for (Warp& w : warps_)
-    for (size_t i = 0; i < w.insts.size(); ++i)
-      if (w.addr_index[i] != ~0u) w.insts[i].addrs = &addrs_[w.addr_index[i]];
+const ir::WarpInst* CtaRecording::next(uint32_t wi) {
+  Warp& w = warps_[wi];
+  if (w.pos == w.insts.size() && run_) {
+    switch (run_->step(wi)) {
+      case CtaRun::Status::Stepped: break;
+      case CtaRun::Status::Done: return nullptr;
+      case CtaRun::Status::Fault: kernel_.fail(run_->result());
+    }
+  }
+  return w.pos < w.insts.size() ? &w.insts[w.pos++] : nullptr;
 }
 
-const ir::WarpInst* CtaRecording::next(uint32_t w) {
-  Warp& warp = warps_[w];
-  return warp.pos < warp.insts.size() ? &warp.insts[warp.pos++] : nullptr;
-}
-
-void CtaRecording::write_trace(frontend::TraceWriter& tw) const {
-  tw.begin_cta(cta_);
-  for (uint32_t wi = 0; wi < warps_.size(); ++wi) {
-    const Warp& w = warps_[wi];
+void CtaRecording::write_trace(frontend::TraceWriter& tw, Dim3 cta, const std::vector<Warp>& warps) {
+  tw.begin_cta(cta);
+  for (uint32_t wi = 0; wi < warps.size(); ++wi) {
+    const Warp& w = warps[wi];
     tw.begin_warp(wi, static_cast<uint32_t>(w.insts.size()));
     for (size_t i = 0; i < w.insts.size(); ++i) {
       const ir::WarpInst& in = w.insts[i];
@@ -188,27 +194,54 @@ void CtaRecording::write_trace(frontend::TraceWriter& tw) const {
 }
 
 EmulatedKernel::EmulatedKernel(Emulator& emu, const Launch& launch, ir::KernelInfo info, StepTranslator& tr,
-                               frontend::TraceWriter* trace)
-    : emu_(emu), launch_(launch), info_(std::move(info)), tr_(tr), trace_(trace) {}
+                               frontend::TraceWriter* trace, bool on_demand)
+    : emu_(emu), launch_(launch), info_(std::move(info)), tr_(tr), trace_(trace), on_demand_(on_demand),
+      alive_(std::make_shared<bool>(true)) {}
+
+EmulatedKernel::~EmulatedKernel() { *alive_ = false; }
 
 const std::vector<std::string>& EmulatedKernel::unit_names() const { return tr_.isa().unit_names(); }
+
+void EmulatedKernel::add_counts(const LaunchResult& r) {
+  result_.warp_insts += r.warp_insts;
+  result_.thread_insts += r.thread_insts;
+}
+
+void EmulatedKernel::fail(const LaunchResult& r) {
+  if (result_.ok) {
+    result_.ok = false;
+    result_.error = r.error;
+  }
+  *alive_ = false;  // CTAs still on SMs are abandoned with the run
+  throw Error(r.error);  // stops the timing run; the device reports the fault
+}
 
 std::unique_ptr<ir::CtaSource> EmulatedKernel::next_cta() {
   if (next_ >= info_.grid.count() || !result_.ok) return nullptr;
   uint64_t index = next_++;
-  uint32_t warps = info_.warps_per_cta();
-  auto rec = std::make_unique<CtaRecording>(tr_, cta_at(info_.grid, index), index * warps, warps, trace_ != nullptr);
-  LaunchResult r = emu_.run_cta(launch_, rec->cta_id(), rec.get());
-  result_.warp_insts += r.warp_insts;
-  result_.thread_insts += r.thread_insts;
-  if (!r.ok) {
-    result_.ok = false;
-    result_.error = r.error;
-    throw Error(r.error);  // stops the timing run; the device reports the fault
+  Dim3 id = cta_at(info_.grid, index);
+  std::unique_ptr<CtaRecording> rec;
+  if (on_demand_) {
+    rec = std::make_unique<CtaRecording>(*this, index, id, info_.warps_per_cta(), nullptr);
+    rec->attach(emu_.start_cta(launch_, id, rec.get()), alive_);
+    return rec;
   }
-  rec->finish();
-  if (trace_) rec->write_trace(*trace_);
+  rec = std::make_unique<CtaRecording>(*this, index, id, info_.warps_per_cta(), nullptr);
+  rec->attach(nullptr, alive_);
+  LaunchResult r = emu_.run_cta(launch_, id, rec.get());
+  add_counts(r);
+  if (!r.ok) fail(r);
   return rec;
+}
+
+void EmulatedKernel::cta_finished(uint64_t index, Dim3 cta, std::vector<CtaRecording::Warp> warps) {
+  if (!trace_) return;
+  finished_.emplace(index, std::make_pair(cta, std::move(warps)));
+  // CTAs finish out of order on the SMs; the trace lists them in dispatch order.
+  for (auto it = finished_.begin(); it != finished_.end() && it->first == next_to_write_; it = finished_.erase(it)) {
+    CtaRecording::write_trace(*trace_, it->second.first, it->second.second);
+    ++next_to_write_;
+  }
 }
 
 }  // namespace ws::exec

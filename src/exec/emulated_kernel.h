@@ -3,6 +3,9 @@
 // instructions are handed over as the same ir::WarpInst stream an NVBit trace
 // of the program would give (SASS opcode classes via isa/ptx.toml).
 #pragma once
+#include <array>
+#include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -45,45 +48,69 @@ class StepTranslator {
   std::unordered_map<uint64_t, Entry> cache_;  // (instruction address, space)
 };
 
-// Records one CTA's execution: per-warp instruction lists (for timing) and,
-// optionally, the trace lines.
+class EmulatedKernel;
+
+// One CTA's executed warp instructions, per warp, as the timing model and the
+// trace writer consume them. In timing mode the CTA is run on demand: a
+// warp's next instruction is emulated when the SM asks for it, so %clock and
+// the interleaving of memory effects between CTAs follow simulated time.
 class CtaRecording : public ir::CtaSource, public WarpObserver {
  public:
-  CtaRecording(StepTranslator& tr, Dim3 cta, uint64_t first_warp_uid, uint32_t num_warps, bool keep_trace);
+  // `run`: the CTA's on-demand execution (null: the caller runs the CTA to
+  // completion with this as its observer before handing it out).
+  CtaRecording(EmulatedKernel& kernel, uint64_t index, Dim3 cta, uint32_t num_warps,
+               std::unique_ptr<CtaRun> run);
+  // The on-demand run (set after construction: it reports to this object),
+  // and the kernel's liveness token.
+  void attach(std::unique_ptr<CtaRun> run, std::shared_ptr<bool> alive) {
+    run_ = std::move(run);
+    alive_ = std::move(alive);
+  }
+  ~CtaRecording() override;  // hands the recording to the kernel's trace writer
   void on_step(const WarpStep& step) override;
-  // Fixes address pointers once the CTA has run; call before next().
-  void finish();
-  // Writes the CTA to `w` (begin_cta .. end_cta).
-  void write_trace(frontend::TraceWriter& w) const;
 
   Dim3 cta_id() const override { return cta_; }
   uint32_t num_warps() const override { return static_cast<uint32_t>(warps_.size()); }
   const ir::WarpInst* next(uint32_t w) override;
 
- private:
   struct Warp {
-    std::vector<ir::WarpInst> insts;
-    std::vector<uint32_t> addr_index;  // per inst: offset into addrs_ (or ~0u)
-    std::vector<const std::string*> sass;
+    std::deque<ir::WarpInst> insts;            // stable addresses as it grows
+    std::deque<std::array<Addr, 32>> addrs;    // one per memory instruction
+    std::vector<const std::string*> sass;      // trace opcode per instruction
     size_t pos = 0;
   };
-  StepTranslator& tr_;
+  // Writes the CTA to `w` (begin_cta .. end_cta).
+  static void write_trace(frontend::TraceWriter& w, Dim3 cta, const std::vector<Warp>& warps);
+
+ private:
+  EmulatedKernel& kernel_;
+  uint64_t index_;
   Dim3 cta_;
-  uint64_t first_warp_uid_;
-  bool keep_trace_;
+  std::unique_ptr<CtaRun> run_;
+  std::shared_ptr<bool> alive_;
   std::vector<Warp> warps_;
-  std::vector<Addr> addrs_;
 };
 
-// The KernelSource for a launch (timing mode).
+// The KernelSource for a launch: CTAs in linear order, each emulated on
+// demand (timing) or up front (trace-out without timing).
 class EmulatedKernel : public ir::KernelSource {
  public:
   EmulatedKernel(Emulator& emu, const Launch& launch, ir::KernelInfo info, StepTranslator& tr,
-                 frontend::TraceWriter* trace);
+                 frontend::TraceWriter* trace, bool on_demand);
+  ~EmulatedKernel() override;
   const ir::KernelInfo& info() const override { return info_; }
   const std::vector<std::string>& unit_names() const override;
   std::unique_ptr<ir::CtaSource> next_cta() override;
   const LaunchResult& result() const { return result_; }
+
+  // Called by CtaRecording.
+  StepTranslator& translator() { return tr_; }
+  uint64_t warp_uid(uint64_t cta_index, uint32_t warp) const { return cta_index * info_.warps_per_cta() + warp; }
+  bool keeps_trace() const { return trace_ != nullptr; }
+  void add_counts(const LaunchResult& r);
+  [[noreturn]] void fail(const LaunchResult& r);
+  // A finished CTA's recording; trace blocks are written in CTA order.
+  void cta_finished(uint64_t index, Dim3 cta, std::vector<CtaRecording::Warp> warps);
 
  private:
   Emulator& emu_;
@@ -91,8 +118,11 @@ class EmulatedKernel : public ir::KernelSource {
   ir::KernelInfo info_;
   StepTranslator& tr_;
   frontend::TraceWriter* trace_;
-  uint64_t next_ = 0;
+  bool on_demand_;
+  uint64_t next_ = 0, next_to_write_ = 0;
+  std::map<uint64_t, std::pair<Dim3, std::vector<CtaRecording::Warp>>> finished_;
   LaunchResult result_;
+  std::shared_ptr<bool> alive_;  // false once the launch is over or failed
 };
 
 // The CTA at linear index `i` of `grid` (x fastest).

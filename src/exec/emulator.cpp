@@ -5,7 +5,10 @@
 #include "exec/emulator.h"
 
 #include <bit>
+#include <functional>
 #include <map>
+
+#include "common/error.h"
 
 #include "exec/decode.h"
 #include "exec/device_memory.h"
@@ -52,8 +55,8 @@ uint64_t special_value(const Ctx& c, const Warp& w, ptx::SpecialReg r, unsigned 
     case S::LaneMaskLt: return uint32_t(below);
     case S::LaneMaskGe: return uint32_t(~below);
     case S::LaneMaskGt: return uint32_t(~upto);
-    case S::Clock: case S::Clock64: return w.clock;
-    case S::GlobalTimer: return w.clock * 1000;
+    case S::Clock: case S::Clock64: return c.clock ? (*c.clock)() : w.clock;
+    case S::GlobalTimer: return (c.clock ? (*c.clock)() : w.clock) * 1000;
     case S::DynamicSmemSize: return l.dynamic_shmem;
     case S::TotalSmemSize: return c.cta->shared.size();
     default: return 0;
@@ -86,31 +89,39 @@ void report(Ctx& c, const Warp& w, const DecodedFunction& fn, uint32_t pc, uint3
   c.step_bytes = 0;
 }
 
+// Executes the warp's next instruction (after popping finished stack
+// entries). False when the warp has nothing left to run.
+bool exec_one(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res) {
+  for (;;) {
+    if (w.stack.empty()) {
+      w.state = WarpState::Done;
+      return false;
+    }
+    StackEntry& top = w.stack.back();
+    if (top.mask != 0 && top.pc != top.rpc) break;
+    pop_entry(w);
+  }
+  StackEntry& top = w.stack.back();
+  const DecodedFunction& fn = *w.frames.back().fn;
+  uint32_t pc = top.pc;
+  const DecodedInst& in = fn.code[pc < fn.code.size() ? pc : fn.code.size() - 1];
+  top.pc = pc + 1;
+  c.R = frame_registers(w);
+  uint32_t m = top.mask;
+  if (in.guard != kNoGuard) m = guard_mask(c.R + in.guard, m, in.guard_neg);
+  in.fn(c, in, m);
+  w.clock++;
+  res.warp_insts++;
+  res.thread_insts += static_cast<uint64_t>(std::popcount(m));
+  if (obs) report(c, w, fn, pc, m, *obs);
+  return true;
+}
+
+// Runs the warp until it exits, waits at a barrier or faults.
 void run_warp(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res) {
   c.w = &w;
   c.yield = false;
-  while (!c.yield) {
-    if (w.stack.empty()) {
-      w.state = WarpState::Done;
-      break;
-    }
-    StackEntry& top = w.stack.back();
-    if (top.mask == 0 || top.pc == top.rpc) {
-      pop_entry(w);
-      continue;
-    }
-    const DecodedFunction& fn = *w.frames.back().fn;
-    uint32_t pc = top.pc;
-    const DecodedInst& in = fn.code[pc < fn.code.size() ? pc : fn.code.size() - 1];
-    top.pc = pc + 1;
-    c.R = frame_registers(w);
-    uint32_t m = top.mask;
-    if (in.guard != kNoGuard) m = guard_mask(c.R + in.guard, m, in.guard_neg);
-    in.fn(c, in, m);
-    w.clock++;
-    res.warp_insts++;
-    res.thread_insts += static_cast<uint64_t>(std::popcount(m));
-    if (obs) report(c, w, fn, pc, m, *obs);
+  while (!c.yield && exec_one(c, w, obs, res)) {
   }
 }
 
@@ -167,7 +178,8 @@ struct Emulator::Impl {
   DeviceMemory& mem;
   uint32_t num_sms;
   std::map<const ptx::Function*, std::unique_ptr<DecodedKernel>> decoded;
-  std::vector<Warp> warps;  // reused from CTA to CTA
+  std::vector<Warp> warps;  // reused from CTA to CTA (functional runs)
+  std::function<uint64_t()> clock;
 
   Impl(DeviceMemory& m, uint32_t sms) : mem(m), num_sms(sms ? sms : 1) {}
 
@@ -195,42 +207,105 @@ struct Emulator::Impl {
     prepare_frame(c, fn, 0, 0);
   }
 
-  LaunchResult run_one(const Launch& l, Dim3 id, WarpObserver* obs, GlobalCache& gcache) {
-    LaunchResult res;
-    const DecodedKernel& k = kernel(l);
-    Cta cta;
-    cta.id = id;
-    cta.linear = id.x + uint64_t{l.grid.x} * (id.y + uint64_t{l.grid.y} * id.z);
-    cta.nthreads = static_cast<uint32_t>(l.block.count());
-    cta.nwarps = (cta.nthreads + kLanes - 1) / kLanes;
-    cta.shared.assign(std::max<size_t>(k.static_shared, size_t{k.dynamic_shared_offset} + l.dynamic_shmem), 0);
-    if (warps.size() < cta.nwarps) warps.resize(cta.nwarps);
-    cta.warps = &warps;
-    Ctx c;
-    c.mem = &mem, c.launch = &l, c.kernel = &k, c.num_sms = num_sms, c.cta = &cta, c.gcache = gcache;
-    c.local_stride = k.funcs[0]->stack_bytes;
-    for (uint32_t i = 0; i < cta.nwarps; ++i) init_warp(c, warps[i], i);
+  LaunchResult run_one(const Launch& l, Dim3 id, WarpObserver* obs, GlobalCache& gcache);
+};
+
+// One CTA's execution state. Functional runs drive it to completion
+// (run_all); timing-driven runs step one warp at a time (step).
+class CtaExec : public CtaRun {
+ public:
+  CtaExec(Emulator::Impl& impl, const Launch& l, Dim3 id, WarpObserver* obs, std::vector<Warp>& warps,
+          GlobalCache gcache)
+      : obs_(obs) {
+    const DecodedKernel& k = impl.kernel(l);
+    cta_.id = id;
+    cta_.linear = id.x + uint64_t{l.grid.x} * (id.y + uint64_t{l.grid.y} * id.z);
+    cta_.nthreads = static_cast<uint32_t>(l.block.count());
+    cta_.nwarps = (cta_.nthreads + kLanes - 1) / kLanes;
+    cta_.shared.assign(std::max<size_t>(k.static_shared, size_t{k.dynamic_shared_offset} + l.dynamic_shmem), 0);
+    if (warps.size() < cta_.nwarps) warps.resize(cta_.nwarps);
+    cta_.warps = &warps;
+    c_.mem = &impl.mem, c_.launch = &l, c_.kernel = &k, c_.num_sms = impl.num_sms, c_.cta = &cta_;
+    c_.gcache = gcache;
+    c_.clock = impl.clock ? &impl.clock : nullptr;
+    c_.local_stride = k.funcs[0]->stack_bytes;
+    for (uint32_t i = 0; i < cta_.nwarps; ++i) impl.init_warp(c_, warps[i], i);
+  }
+
+  LaunchResult run_all() {
     for (;;) {
       bool ran = false, done = true;
-      for (uint32_t i = 0; i < cta.nwarps && !c.faulted; ++i) {
-        Warp& w = warps[i];
+      for (uint32_t i = 0; i < cta_.nwarps && !c_.faulted; ++i) {
+        Warp& w = warp(i);
         if (w.state == WarpState::Done) continue;
         done = false;
-        if (w.state == WarpState::Ready) ran = true, run_warp(c, w, obs, res);
+        if (w.state == WarpState::Ready) ran = true, run_warp(c_, w, obs_, res_);
       }
-      if (c.faulted) return res.ok = false, res.error = c.fault, res;
-      if (done) break;
-      if (!ran) {
-        res.ok = false;
-        res.error = "kernel " + l.kernel->name + ": block " + dim_text(id.x, id.y, id.z) +
-                    ": deadlock: warps wait at a barrier that the other warps never reach";
-        return res;
-      }
+      if (c_.faulted) return res_.ok = false, res_.error = c_.fault, res_;
+      if (done) return res_;
+      if (!ran) return deadlock(), res_;
     }
-    gcache = c.gcache;
-    return res;
   }
+
+  Status step(uint32_t wi) override {
+    Warp& w = warp(wi);
+    for (;;) {
+      if (!res_.ok) return Status::Fault;
+      if (w.state == WarpState::Done) return Status::Done;
+      if (w.state == WarpState::Ready) {
+        c_.w = &w;
+        c_.yield = false;
+        bool stepped = exec_one(c_, w, obs_, res_);
+        if (c_.faulted) return res_.ok = false, res_.error = c_.fault, Status::Fault;
+        if (stepped) return Status::Stepped;
+        continue;
+      }
+      // `w` waits at a barrier: the other warps run ahead until it opens.
+      bool ran = false;
+      for (uint32_t i = 0; i < cta_.nwarps && !c_.faulted; ++i)
+        if (i != wi && warp(i).state == WarpState::Ready) ran = true, run_warp(c_, warp(i), obs_, res_);
+      if (c_.faulted) return res_.ok = false, res_.error = c_.fault, Status::Fault;
+      if (!ran && w.state != WarpState::Ready) return deadlock(), Status::Fault;
+    }
+  }
+
+  const LaunchResult& result() const override { return res_; }
+  const GlobalCache& gcache() const { return c_.gcache; }
+
+ private:
+  Warp& warp(uint32_t i) { return (*cta_.warps)[i]; }
+  void deadlock() {
+    const Dim3& id = cta_.id;
+    res_.ok = false;
+    res_.error = "kernel " + c_.launch->kernel->name + ": block " + dim_text(id.x, id.y, id.z) +
+                 ": deadlock: warps wait at a barrier that the other warps never reach";
+  }
+
+  WarpObserver* obs_;
+  Cta cta_;
+  Ctx c_;
+  LaunchResult res_;
 };
+
+// A timing-driven CTA owns its warps (several are in flight at once).
+class OwnedCtaExec : public CtaRun {
+ public:
+  OwnedCtaExec(Emulator::Impl& impl, const Launch& l, Dim3 id, WarpObserver* obs)
+      : exec_(impl, l, id, obs, warps_, GlobalCache{}) {}
+  Status step(uint32_t w) override { return exec_.step(w); }
+  const LaunchResult& result() const override { return exec_.result(); }
+
+ private:
+  std::vector<Warp> warps_;
+  CtaExec exec_;
+};
+
+LaunchResult Emulator::Impl::run_one(const Launch& l, Dim3 id, WarpObserver* obs, GlobalCache& gcache) {
+  CtaExec cta(*this, l, id, obs, warps, gcache);
+  LaunchResult r = cta.run_all();
+  if (r.ok) gcache = cta.gcache();
+  return r;
+}
 
 namespace {
 
@@ -270,5 +345,16 @@ LaunchResult Emulator::run_cta(const Launch& launch, Dim3 cta, WarpObserver* obs
   GlobalCache gcache;
   return impl_->run_one(launch, cta, observer, gcache);
 }
+
+}  // namespace ws::exec
+
+namespace ws::exec {
+
+std::unique_ptr<CtaRun> Emulator::start_cta(const Launch& launch, Dim3 cta, WarpObserver* observer) {
+  if (std::string e = check_launch(launch); !e.empty()) throw Error(e);
+  return std::make_unique<OwnedCtaExec>(*impl_, launch, cta, observer);
+}
+
+void Emulator::set_clock(std::function<uint64_t()> clock) { impl_->clock = std::move(clock); }
 
 }  // namespace ws::exec

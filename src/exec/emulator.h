@@ -3,6 +3,7 @@
 // execution through WarpObserver; they never change what is computed.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,19 @@ class WarpObserver {
   virtual void on_step(const WarpStep& step) = 0;
 };
 
+// A CTA run on demand by a timing model: a warp advances when the model asks
+// for its next instruction; warps the asked-for one waits for at a barrier
+// run ahead. Every executed instruction goes to the observer given at start.
+class CtaRun {
+ public:
+  enum class Status : uint8_t { Stepped, Done, Fault };
+  virtual ~CtaRun() = default;
+  // Executes warp `w`'s next instruction (Stepped), or says it has none (Done)
+  // or that the CTA faulted (result().error says where).
+  virtual Status step(uint32_t w) = 0;
+  virtual const LaunchResult& result() const = 0;
+};
+
 class Emulator {
  public:
   Emulator(DeviceMemory& mem, uint32_t num_sms);
@@ -63,9 +77,16 @@ class Emulator {
   // Runs one CTA (for timing models that pull CTAs as they dispatch them);
   // `observer` (may be null) sees every warp instruction.
   LaunchResult run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer);
+  // Starts a CTA for timing-driven execution (several may be in progress).
+  // Throws InputError for unsupported PTX, as run() reports it.
+  std::unique_ptr<CtaRun> start_cta(const Launch& launch, Dim3 cta, WarpObserver* observer);
+  // Where %clock, %clock64 and %globaltimer read from (timing mode: the
+  // simulated core cycle); unset, they count the warp's instructions.
+  void set_clock(std::function<uint64_t()> clock);
+
+  struct Impl;
 
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -208,3 +208,61 @@ TEST(ExecDevice, FactsDescribeThePreset) {
 
 }  // namespace
 }  // namespace ws::exec
+
+namespace ws::exec {
+namespace {
+
+// %clock64 around a chain of 8 dependent loads: timing-driven execution
+// reads simulated cycles (each load is at least an L1 miss to L2, ~200
+// cycles on QV100), functional execution only counts instructions.
+const std::string kClockChain = test::kernel_ptx("chain", ".param .u64 p, .param .u64 out", R"(
+    ld.param.u64 %rd1, [p];
+    ld.param.u64 %rd9, [out];
+    mov.u64 %rd2, %clock64;
+    ld.global.cg.u64 %rd1, [%rd1];
+    ld.global.cg.u64 %rd1, [%rd1];
+    ld.global.cg.u64 %rd1, [%rd1];
+    ld.global.cg.u64 %rd1, [%rd1];
+    ld.global.cg.u64 %rd1, [%rd1];
+    ld.global.cg.u64 %rd1, [%rd1];
+    ld.global.cg.u64 %rd1, [%rd1];
+    ld.global.cg.u64 %rd1, [%rd1];
+    st.global.u64 [%rd9], %rd1;
+    mov.u64 %rd3, %clock64;
+    sub.s64 %rd4, %rd3, %rd2;
+    st.global.u64 [%rd9+8], %rd4;
+    ret;
+)");
+
+uint64_t clock_delta(bool timing) {
+  DeviceOptions o;
+  o.timing = timing;
+  o.print_summary = false;
+  DeviceRun run(o);
+  run.load(kClockChain);
+  // A pointer chain: word i holds the address of word i+1 (128 B apart).
+  Addr base = *run.dev->memory().allocate(16 * 128);
+  for (int i = 0; i < 16; ++i) {
+    uint64_t next = base + uint64_t(i + 1) * 128;
+    run.dev->copy_to_device(base + uint64_t(i) * 128, &next, 8);
+  }
+  Addr out = *run.dev->memory().allocate(16);
+  LaunchResult r = run.launch("chain", Dim3{1, 1, 1}, Dim3{32, 1, 1}, {base, out});
+  EXPECT_TRUE(r.ok) << r.error;
+  uint64_t v[2];
+  run.dev->copy_to_host(v, out, 16);
+  EXPECT_EQ(v[0], base + 8 * 128);  // the chain was followed
+  return v[1];
+}
+
+TEST(ExecDevice, ClockReadsSimulatedCyclesWhenTimed) {
+  uint64_t functional = clock_delta(false), timed = clock_delta(true);
+  std::printf("clock64 delta: functional %llu, timed %llu cycles\n", (unsigned long long)functional,
+              (unsigned long long)timed);
+  EXPECT_LT(functional, 20u);     // 11 instructions between the two reads
+  EXPECT_GT(timed, 8u * 150u);    // 8 dependent trips to L2 and back
+  EXPECT_LT(timed, 8u * 1000u);
+}
+
+}  // namespace
+}  // namespace ws::exec

@@ -46,7 +46,9 @@ class Gpu {
   const stats::Registry& stats() const { return stats_; }
   uint32_t num_sms() const { return static_cast<uint32_t>(sms_.size()); }
   uint32_t max_warps_per_sm() const { return limits_.max_warps; }
-  double core_mhz() const { return core_mhz_; }  // as configured (the period is rounded to 1 ps)
+  double core_mhz() const { return core_mhz_; }
+  // The current core-clock cycle (simulated time since the GPU was built).
+  Cycle core_cycle() const { return core_now(); }  // as configured (the period is rounded to 1 ps)
 
   // The copy engine writes through the L2, warming it (functional in v1).
   void memcpy_htod(const ir::MemcpyHtoD& copy);
