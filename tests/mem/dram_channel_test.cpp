@@ -266,23 +266,29 @@ TEST(DramChannel, NoRefreshWhenDisabled) {
 // An idle channel is not woken for refresh; it catches up when work arrives,
 // back-dating the missed refreshes, so gated and ungated runs agree.
 TEST(DramChannel, IdleChannelCatchesUpOnRefresh) {
-  std::vector<DramCommandRecord> logs[2];
-  for (int gated = 0; gated < 2; ++gated) {
-    DramBench b({"dram.tREFI=200", "dram.tRFC=40"});
-    b.drv.set_gated(gated == 1);
-    b.add(AccessType::Read, DramBench::addr_of(1, 3));
-    b.finish(1);
-    b.drv.run_until(b.drv.now() + 1000 * kPs);
-    b.add(AccessType::Read, DramBench::addr_of(2, 4));
-    b.finish(2);
-    logs[gated] = b.ch->command_log();
-    check_conformance(logs[gated], b.ch->timing());
-    EXPECT_GE(b.stat("refreshes"), 4u);
-  }
-  ASSERT_EQ(logs[0].size(), logs[1].size());
-  for (size_t i = 0; i < logs[0].size(); ++i) {
-    EXPECT_EQ(logs[0][i].at, logs[1][i].at) << i;
-    EXPECT_EQ(logs[0][i].cmd, logs[1][i].cmd) << i;
+  for (bool per_bank : {false, true}) {
+    SCOPED_TRACE(per_bank ? "per-bank refresh" : "all-bank refresh");
+    std::vector<DramCommandRecord> logs[2];
+    for (int gated = 0; gated < 2; ++gated) {
+      std::vector<std::string> sets = {"dram.tREFI=200", "dram.tRFC=40"};
+      if (per_bank) sets.insert(sets.end(), {"dram.refresh_per_bank=true", "dram.tRFCpb=20"});
+      DramBench b(sets);
+      b.drv.set_gated(gated == 1);
+      b.add(AccessType::Read, DramBench::addr_of(1, 3));
+      b.finish(1);
+      b.drv.run_until(b.drv.now() + 1000 * kPs);
+      b.add(AccessType::Read, DramBench::addr_of(2, 4));
+      b.finish(2);
+      logs[gated] = b.ch->command_log();
+      check_conformance(logs[gated], b.ch->timing());
+      EXPECT_GE(b.stat("refreshes"), 4u);
+    }
+    ASSERT_EQ(logs[0].size(), logs[1].size());
+    for (size_t i = 0; i < logs[0].size(); ++i) {
+      EXPECT_EQ(logs[0][i].at, logs[1][i].at) << i;
+      EXPECT_EQ(logs[0][i].cmd, logs[1][i].cmd) << i;
+      EXPECT_EQ(logs[0][i].bank, logs[1][i].bank) << i;
+    }
   }
 }
 

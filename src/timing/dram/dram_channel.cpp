@@ -113,13 +113,13 @@ void DramChannel::account(Cycle now) {
 void DramChannel::tick() {
   Cycle now = clk_.now();
   account(now);
+  // Per-bank refresh picks its bank from the queues, so it runs before this
+  // cycle's arrivals: a back-dated pick then sees what an ungated tick saw.
+  bool row_bus_taken = timing_.per_bank_refresh && service_bank_refresh();
   enqueue_arrivals();
   deliver_replies();
   update_drain_mode();
-  bool row_bus_taken = false;
-  if (timing_.per_bank_refresh) {
-    row_bus_taken = service_bank_refresh();
-  } else if (service_refresh()) {
+  if (!timing_.per_bank_refresh && service_refresh()) {
     ref_blocked_ = queued_ > 0;
     return;
   }
