@@ -1,8 +1,10 @@
 // One DRAM channel (DRAM clock): banks in bank groups with open-row state,
 // timing from a DramTimingTracker table, one command per cycle (or one row
 // and one column command with a dual command bus), a request queue kept per
-// bank with a write-drain watermark, and a scheduler plug-in. All-bank
-// refresh (dram.tREFI > 0) takes priority over requests once due.
+// bank with a write-drain watermark (optionally a separate write queue), and
+// a scheduler plug-in. All-bank refresh (dram.tREFI > 0) takes priority over
+// requests once due; per-bank refresh holds only the bank it refreshes.
+// Stats add queue occupancy, stalled cycles by cause and R/W turnarounds.
 //
 // Address mapping (channel-local): the line number loses the bits that chose
 // the L2 slice (log2 of all slices) and gains the sub-partition (the request's
@@ -111,7 +113,7 @@ class DramChannel : public Clocked {
   bool ref_blocked_ = false;  // the last tick was given to an all-bank refresh
   bool no_hit_ = false;       // the last tick found no queued request hitting an open row
   Cycle ref_until_ = 0;       // all-bank refresh: no ACT before this cycle (REF + tRFC)
-  bool last_col_write_ = false;
+  bool last_col_write_ = false;  // the last column command was a write
   Cycle last_cmd_ = 0;    // cycle of the last command issued
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
   std::vector<Entry> pool_;                   // queued requests, by slot
