@@ -86,7 +86,9 @@ void check_conformance(const std::vector<DramCommandRecord>& log, const DramTimi
     auto& st = open[c.bank];
     if (p.per_bank_refresh && c.cmd == DramCmd::Ref) {
       ASSERT_FALSE(st.first) << "REF of open bank " << c.bank << " at " << c.at;
-      if (last_pre.count(c.bank)) EXPECT_GE(c.at, last_pre[c.bank] + p.tRP);
+      if (last_pre.count(c.bank)) {
+        EXPECT_GE(c.at, last_pre[c.bank] + p.tRP);
+      }
       bank_ref[c.bank] = c.at;
       continue;
     }
