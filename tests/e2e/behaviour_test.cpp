@@ -82,9 +82,11 @@ TEST(E2eBehaviour, StreamingKernelApproachesDramBandwidth) {
   double core_mhz = cfg.get<double>("clock.core_mhz"), dram_mhz = cfg.get<double>("clock.dram_mhz");
   double peak_per_cycle = double(cfg.get<int64_t>("l2.channels")) * 32 * dram_mhz / core_mhz;
   double attained = bytes / double(t.cycles) / peak_per_cycle;
-  // Measured 56% on QV100 with refresh (62% without); hardware reaches ~85%.
-  EXPECT_GT(attained, 0.50) << "attained " << attained * 100 << "% of peak DRAM bandwidth";
-  EXPECT_LE(attained, 1.0);
+  // Hardware reaches ~85-89% for a copy on V100; the model measured 79.2%
+  // (separate read/write queues, per-bank refresh). Above 90% would mean
+  // row, refresh or turnaround costs have gone missing.
+  EXPECT_GT(attained, 0.75) << "attained " << attained * 100 << "% of peak DRAM bandwidth";
+  EXPECT_LT(attained, 0.90) << "attained " << attained * 100 << "% of peak DRAM bandwidth";
 }
 
 // Twice the SMs, half the cycles, for a compute-bound kernel with enough CTAs.

@@ -53,7 +53,16 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       precharges_(scope.counter("precharges", "row precharges")),
       row_hits_(scope.counter("row_hits", "column commands that found their row already open")),
       busy_cycles_(scope.counter("busy_cycles", "cycles the data bus carried data")),
-      refreshes_(scope.counter("refreshes", "all-bank refresh commands")) {
+      refreshes_(scope.counter("refreshes", "refresh commands (all-bank, or single-bank with dram.refresh_per_bank)")),
+      read_queue_cycles_(scope.counter("read_queue_cycles", "queued reads summed over DRAM cycles (/ cycles = mean)")),
+      write_queue_cycles_(
+          scope.counter("write_queue_cycles", "queued writes summed over DRAM cycles (/ cycles = mean)")),
+      stalled_cycles_(scope.counter("stalled_cycles", "DRAM cycles with requests queued but no column command")),
+      refresh_stall_cycles_(
+          scope.counter("refresh_stall_cycles", "stalled_cycles spent waiting for an all-bank refresh")),
+      row_stall_cycles_(scope.counter("row_stall_cycles",
+                                      "stalled_cycles (refresh aside) in which no queued request hit an open row")),
+      turnarounds_(scope.counter("turnarounds", "column commands that switched between read and write")) {
   if (!is_pow2(static_cast<uint64_t>(kRowBytes.get(cfg))))
     throw ConfigError(kRowBytes.name(), "must be a power of two");
   if (bank_xor_ && !is_pow2(timing_.banks)) throw ConfigError(kBankXor.name(), "needs a power-of-two bank count");
@@ -63,6 +72,8 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
   uint64_t channels = std::max<int64_t>(1, cfg.get<int64_t>("l2.channels"));
   Cycle interval = timing_.per_bank_refresh ? timing_.tREFI / timing_.banks : timing_.tREFI;
   next_ref_ = interval + interval * (id_ % channels) / channels;
+  ref_owed_.assign(timing_.banks, 1);
+  ref_owed_count_ = timing_.banks;
 }
 
 void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {
@@ -81,17 +92,44 @@ DramLocation DramChannel::locate(const MemRequest& r) const {
   return loc;
 }
 
+// Stats over the cycles since the last tick: the queues only change when the
+// channel ticks, and between ticks no command issues.
+void DramChannel::account(Cycle now) {
+  if (now <= accounted_) return;
+  Cycle span = now - accounted_;
+  uint32_t writes = queued_writes_;
+  read_queue_cycles_.inc((queued_ - writes) * span);
+  write_queue_cycles_.inc(writes * span);
+  if (queued_ > 0) {
+    Cycle idle = span - (col_issued_ ? 1 : 0);
+    stalled_cycles_.inc(idle);
+    if (ref_blocked_) refresh_stall_cycles_.inc(idle);
+    else if (no_hit_) row_stall_cycles_.inc(idle);
+  }
+  accounted_ = now;
+  col_issued_ = ref_blocked_ = no_hit_ = false;
+}
+
 void DramChannel::tick() {
+  Cycle now = clk_.now();
+  account(now);
+  // Per-bank refresh picks its bank from the queues, so it runs before this
+  // cycle's arrivals: a back-dated pick then sees what an ungated tick saw.
+  bool row_bus_taken = timing_.per_bank_refresh && service_bank_refresh();
   enqueue_arrivals();
   deliver_replies();
   update_drain_mode();
-  if (service_refresh() || queued_ == 0) return;
-  Cycle now = clk_.now();
+  if (!timing_.per_bank_refresh && service_refresh()) {
+    ref_blocked_ = queued_ > 0;
+    return;
+  }
+  if (queued_ == 0) return;
   std::vector<DramBankView>& views = bank_views();
-  bool issued = false;
+  no_hit_ = std::none_of(views.begin(), views.end(), [](const DramBankView& v) { return v.has_hit; });
+  bool issued = row_bus_taken;
   if (dual_bus_) {
-    issued = issue_dual(views);
-  } else if (DramChoice c = scheduler_->pick(views); c.bank >= 0) {
+    issued = issue_dual(views, row_bus_taken) || issued;
+  } else if (DramChoice c = scheduler_->pick(views); c.bank >= 0 && !row_bus_taken) {
     issue(static_cast<uint32_t>(c.bank), c.hit);
     issued = true;
   }
@@ -99,9 +137,10 @@ void DramChannel::tick() {
     next_issue_ = now + 1;
     return;
   }
+  ref_blocked_ = now < ref_until_;
   // Nothing can issue: sleep until the first command's timing constraint
   // expires (arrivals and issues are the only other changes, and both tick).
-  Cycle first = ~Cycle{0};
+  Cycle first = timing_.per_bank_refresh && timing_.tREFI > 0 ? std::max(ref_wake_, next_ref_) : ~Cycle{0};
   for (uint32_t b = 0; b < banks_.size(); ++b) {
     const Bank& bank = banks_[b];
     if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(next_cmd(pool_[size_t(bank.oldest)]), b));
@@ -114,10 +153,10 @@ void DramChannel::tick() {
 // issue in the same cycle. The row pick goes first; its bank is then left out
 // of the column pick, which it cannot otherwise affect (no timing row links a
 // row command in one bank to a column command in another).
-bool DramChannel::issue_dual(std::vector<DramBankView>& views) {
+bool DramChannel::issue_dual(std::vector<DramBankView>& views, bool row_bus_taken) {
   saved_views_ = views;
   for (DramBankView& v : views) {
-    v.oldest_issuable = v.oldest_issuable && !v.oldest_is_hit;
+    v.oldest_issuable = v.oldest_issuable && !v.oldest_is_hit && !row_bus_taken;
     v.hit_issuable = false;
   }
   DramChoice row = scheduler_->pick(views);
@@ -140,16 +179,11 @@ bool DramChannel::issue_dual(std::vector<DramBankView>& views) {
 bool DramChannel::service_refresh() {
   Cycle now = clk_.now();
   while (timing_.tREFI > 0 && next_ref_ <= now) {
-    // All-bank: close every open bank; per-bank: only the bank whose turn it is.
     int32_t open = -1;
-    if (timing_.per_bank_refresh) {
-      if (banks_[ref_bank_].open) open = static_cast<int32_t>(ref_bank_);
-    } else {
-      for (uint32_t b = 0; b < banks_.size() && open < 0; ++b)
-        if (banks_[b].open) open = static_cast<int32_t>(b);
-    }
+    for (uint32_t b = 0; b < banks_.size() && open < 0; ++b)
+      if (banks_[b].open) open = static_cast<int32_t>(b);
     DramCmd cmd = open >= 0 ? DramCmd::Pre : DramCmd::Ref;
-    uint32_t bank = open >= 0 ? static_cast<uint32_t>(open) : timing_.per_bank_refresh ? ref_bank_ : 0;
+    uint32_t bank = open >= 0 ? static_cast<uint32_t>(open) : 0;
     Cycle t = std::max({next_ref_, last_cmd_ + 1, tracker_.earliest(cmd, bank)});
     if (t > now) {
       next_issue_ = t;
@@ -162,12 +196,8 @@ bool DramChannel::service_refresh() {
       precharges_.inc();
     } else {
       refreshes_.inc();
-      if (timing_.per_bank_refresh) {
-        next_ref_ += timing_.tREFI / timing_.banks;
-        ref_bank_ = (ref_bank_ + 1) % timing_.banks;
-      } else {
-        next_ref_ += timing_.tREFI;
-      }
+      next_ref_ += timing_.tREFI;
+      ref_until_ = t + timing_.tRFC;
     }
     if (t == now) {
       next_issue_ = now + 1;
@@ -175,6 +205,56 @@ bool DramChannel::service_refresh() {
     }
   }
   return false;
+}
+
+// Per-bank refresh, as HBM controllers do it: the due refresh goes to a bank
+// still owed one this round, preferring a closed bank nobody waits for, and it
+// holds only that bank (its requests wait; the row bus carries its PRE/REF as
+// soon as timing allows), so the other banks keep the data bus busy. Idle
+// stretches are back-dated as for all-bank refresh. True: the row command
+// slot of this cycle is taken.
+bool DramChannel::service_bank_refresh() {
+  Cycle now = clk_.now();
+  while (timing_.tREFI > 0 && next_ref_ <= now) {
+    if (ref_bank_ < 0) {
+      ref_bank_ = static_cast<int32_t>(pick_refresh_bank());
+      banks_[size_t(ref_bank_)].dirty = true;
+    }
+    auto bank = static_cast<uint32_t>(ref_bank_);
+    DramCmd cmd = banks_[bank].open ? DramCmd::Pre : DramCmd::Ref;
+    Cycle t = std::max({next_ref_, last_cmd_ + 1, tracker_.earliest(cmd, bank)});
+    ref_wake_ = t;
+    if (t > now) return false;
+    record(cmd, bank, banks_[bank].row, t);
+    banks_[bank].dirty = true;
+    if (cmd == DramCmd::Pre) {
+      banks_[bank].open = false;
+      precharges_.inc();
+    } else {
+      refreshes_.inc();
+      next_ref_ += timing_.tREFI / timing_.banks;
+      ref_owed_[bank] = 0;
+      if (--ref_owed_count_ == 0) {
+        std::fill(ref_owed_.begin(), ref_owed_.end(), uint8_t{1});
+        ref_owed_count_ = timing_.banks;
+      }
+      ref_bank_ = -1;
+    }
+    if (t == now) return true;
+  }
+  return false;
+}
+
+// Cheapest owed bank: no queued requests beats queued ones, closed beats open.
+uint32_t DramChannel::pick_refresh_bank() const {
+  uint32_t best = 0, best_cost = ~0u;
+  for (uint32_t b = 0; b < banks_.size(); ++b) {
+    if (!ref_owed_[b]) continue;
+    uint32_t cost = (banks_[b].queue.empty() ? 0u : 2u) + (banks_[b].open ? 1u : 0u);
+    if (cost < best_cost) best = b, best_cost = cost;
+    if (cost == 0) break;
+  }
+  return best;
 }
 
 void DramChannel::record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at) {
@@ -272,6 +352,7 @@ std::vector<DramBankView>& DramChannel::bank_views() {
     if (bank.dirty) refresh(bank);
     DramBankView& v = views_[b];
     v = DramBankView{};
+    if (static_cast<int32_t>(b) == ref_bank_) continue;  // held for its refresh
     if (bank.oldest >= 0) {
       const Entry& e = pool_[size_t(bank.oldest)];
       DramCmd cmd = next_cmd(e);
@@ -322,6 +403,10 @@ void DramChannel::issue(uint32_t b, bool hit) {
       throw Error("dram: a request cannot need a refresh");
   }
   if (!e.activated) row_hits_.inc();
+  bool is_write = cmd == DramCmd::Wr;
+  if (is_write != last_col_write_ && reads_.value() + writes_.value() > 1) turnarounds_.inc();
+  last_col_write_ = is_write;
+  col_issued_ = true;
   busy_cycles_.inc(timing_.burst_cycles);
   bank.queue.erase(std::find(bank.queue.begin(), bank.queue.end(), slot));
   free_slots_.push_back(slot);

@@ -1,8 +1,10 @@
 // One DRAM channel (DRAM clock): banks in bank groups with open-row state,
 // timing from a DramTimingTracker table, one command per cycle (or one row
 // and one column command with a dual command bus), a request queue kept per
-// bank with a write-drain watermark, and a scheduler plug-in. All-bank
-// refresh (dram.tREFI > 0) takes priority over requests once due.
+// bank with a write-drain watermark (optionally a separate write queue), and
+// a scheduler plug-in. All-bank refresh (dram.tREFI > 0) takes priority over
+// requests once due; per-bank refresh holds only the bank it refreshes.
+// Stats add queue occupancy, stalled cycles by cause and R/W turnarounds.
 //
 // Address mapping (channel-local): the line number loses the bits that chose
 // the L2 slice (log2 of all slices) and gains the sub-partition (the request's
@@ -82,8 +84,11 @@ class DramChannel : public Clocked {
   DramCmd next_cmd(const Entry& e) const;
   void refresh(Bank& bank);  // recomputes a bank's scheduler summary
   bool service_refresh();
+  bool service_bank_refresh();
+  uint32_t pick_refresh_bank() const;
   std::vector<DramBankView>& bank_views();
-  bool issue_dual(std::vector<DramBankView>& views);
+  bool issue_dual(std::vector<DramBankView>& views, bool row_bus_taken);
+  void account(Cycle now);
   void issue(uint32_t bank, bool hit);
   void record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at);
 
@@ -99,7 +104,16 @@ class DramChannel : public Clocked {
   Port<MemRequest> from_l2_;
   Cycle next_issue_ = 0;  // no queued command can issue before this cycle
   Cycle next_ref_ = 0;    // when the next refresh is due (tREFI > 0)
-  uint32_t ref_bank_ = 0;  // per-bank refresh: the bank whose turn is next
+  int32_t ref_bank_ = -1;  // per-bank refresh: the bank being refreshed (-1: none chosen yet)
+  Cycle ref_wake_ = 0;     // per-bank refresh: when its next PRE/REF may issue
+  std::vector<uint8_t> ref_owed_;  // per-bank refresh: banks not yet refreshed this round
+  uint32_t ref_owed_count_ = 0;
+  Cycle accounted_ = 0;    // stats: cycles up to here are accounted for
+  bool col_issued_ = false;  // a column command issued in the last tick
+  bool ref_blocked_ = false;  // the last tick was given to an all-bank refresh
+  bool no_hit_ = false;       // the last tick found no queued request hitting an open row
+  Cycle ref_until_ = 0;       // all-bank refresh: no ACT before this cycle (REF + tRFC)
+  bool last_col_write_ = false;  // the last column command was a write
   Cycle last_cmd_ = 0;    // cycle of the last command issued
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
   std::vector<Entry> pool_;                   // queued requests, by slot
@@ -114,6 +128,8 @@ class DramChannel : public Clocked {
   std::vector<DramBankView> views_, saved_views_;  // scratch, rebuilt each cycle
 
   stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_, &refreshes_;
+  stats::Counter &read_queue_cycles_, &write_queue_cycles_, &stalled_cycles_, &refresh_stall_cycles_, &row_stall_cycles_,
+      &turnarounds_;
 };
 
 }  // namespace ws::timing
