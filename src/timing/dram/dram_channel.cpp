@@ -22,9 +22,13 @@ const Param<int64_t> kWriteLow{"dram.write_low", 8, "requests", "queued writes t
 const Param<int64_t> kRowBytes{"dram.row_bytes", 2048, "bytes", "row (page) size per bank", {128, 1 << 20}};
 const Param<bool> kDualBus{"dram.dual_command_bus", true, "",
                            "separate row and column command buses (HBM): an ACT/PRE and a RD/WR may issue in one cycle"};
-const Param<bool> kBankXor{"dram.bank_xor", true, "", "XOR low row bits into the bank index"};
 
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+
+// Checked before the address map derives the column width from it.
+void check_row_bytes(const config::Config& cfg) {
+  if (!is_pow2(static_cast<uint64_t>(kRowBytes.get(cfg)))) throw ConfigError(kRowBytes.name(), "must be a power of two");
+}
 
 }  // namespace
 
@@ -39,11 +43,10 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       write_queue_cap_(u32(kWriteQueue.get(cfg))),
       write_high_(u32(kWriteHigh.get(cfg))),
       write_low_(u32(kWriteLow.get(cfg))),
-      row_lines_bits_(log2_exact(static_cast<uint64_t>(kRowBytes.get(cfg)) / 128)),
       // The L2 topology decides which line-number bits already chose the channel.
       total_slices_(u32(cfg.get<int64_t>("l2.channels") * cfg.get<int64_t>("l2.slices_per_channel"))),
       per_channel_(u32(cfg.get<int64_t>("l2.slices_per_channel"))),
-      bank_xor_(kBankXor.get(cfg)),
+      map_((check_row_bytes(cfg), cfg), timing_.banks),
       dual_bus_(kDualBus.get(cfg)),
       from_l2_(static_cast<size_t>(kInput.get(cfg))),
       banks_(timing_.banks),
@@ -63,9 +66,6 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       row_stall_cycles_(scope.counter("row_stall_cycles",
                                       "stalled_cycles (refresh aside) in which no queued request hit an open row")),
       turnarounds_(scope.counter("turnarounds", "column commands that switched between read and write")) {
-  if (!is_pow2(static_cast<uint64_t>(kRowBytes.get(cfg))))
-    throw ConfigError(kRowBytes.name(), "must be a power of two");
-  if (bank_xor_ && !is_pow2(timing_.banks)) throw ConfigError(kBankXor.name(), "needs a power-of-two bank count");
   if (write_low_ >= write_high_) throw ConfigError(kWriteLow.name(), "must be below dram.write_high");
   // Channels refresh independently; staggering their first refresh keeps them
   // from all stalling at the same instant.
@@ -84,12 +84,7 @@ void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {
 DramLocation DramChannel::locate(const MemRequest& r) const {
   uint64_t line = r.addr / 128;
   uint64_t local = (line / total_slices_) * per_channel_ + r.src_slice % per_channel_;
-  uint64_t rest = local >> row_lines_bits_;
-  DramLocation loc;
-  loc.bank = static_cast<uint32_t>(rest % timing_.banks);
-  loc.row = rest / timing_.banks;
-  if (bank_xor_) loc.bank ^= static_cast<uint32_t>(loc.row % timing_.banks);
-  return loc;
+  return map_.locate(local);
 }
 
 // Stats over the cycles since the last tick: the queues only change when the

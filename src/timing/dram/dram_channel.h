@@ -21,6 +21,7 @@
 
 #include "config/config.h"
 #include "stats/stats.h"
+#include "timing/dram/dram_address_map.h"
 #include "timing/dram/dram_scheduler.h"
 #include "timing/dram/dram_timing.h"
 #include "timing/engine/clocked.h"
@@ -28,11 +29,6 @@
 #include "timing/mem/mem_request.h"
 
 namespace ws::timing {
-
-struct DramLocation {
-  uint32_t bank = 0;
-  uint64_t row = 0;
-};
 
 struct DramCommandRecord {
   Cycle at;
@@ -98,8 +94,8 @@ class DramChannel : public Clocked {
   DramTimingTracker tracker_;
   std::unique_ptr<DramScheduler> scheduler_;
   uint32_t queue_cap_, write_queue_cap_, write_high_, write_low_;
-  uint32_t row_lines_bits_, total_slices_, per_channel_;
-  bool bank_xor_;
+  uint32_t total_slices_, per_channel_;
+  DramAddressMap map_;
   bool dual_bus_;
   Port<MemRequest> from_l2_;
   Cycle next_issue_ = 0;  // no queued command can issue before this cycle
