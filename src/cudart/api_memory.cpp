@@ -75,11 +75,17 @@ cudaError_t symbol_copy(const char* name, const void* symbol, bool to_symbol, vo
   });
 }
 
-cudaError_t host_alloc(const char* name, void** ptr, size_t bytes) {
-  return api_call(name, [&](Runtime&) {
+// Page-locked memory is plain host memory, unless mapped into the device's
+// address space (cudaHostAllocMapped), which makes it unified memory.
+cudaError_t host_alloc(const char* name, void** ptr, size_t bytes, unsigned flags) {
+  return api_call(name, [&](Runtime& rt) {
     if (ptr == nullptr) return cudaErrorInvalidValue;
-    // Page-locked memory is plain host memory here: kernels never touch it.
-    *ptr = std::malloc(bytes == 0 ? 1 : bytes);
+    if (flags & cudaHostAllocMapped) {
+      auto a = rt.device().memory().allocate_unified(bytes);
+      *ptr = a ? reinterpret_cast<void*>(*a) : nullptr;
+    } else {
+      *ptr = std::malloc(bytes == 0 ? 1 : bytes);
+    }
     return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
   });
 }
@@ -110,13 +116,15 @@ cudaError_t cudaFree(void* ptr) {
   });
 }
 
-cudaError_t cudaMallocHost(void** ptr, size_t bytes) { return host_alloc("cudaMallocHost", ptr, bytes); }
+cudaError_t cudaMallocHost(void** ptr, size_t bytes) { return host_alloc("cudaMallocHost", ptr, bytes, 0); }
 cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags) {
-  return host_alloc("cudaHostAlloc", ptr, bytes);
+  return host_alloc("cudaHostAlloc", ptr, bytes, flags);
 }
 cudaError_t cudaFreeHost(void* ptr) {
-  std::free(ptr);
-  return cudaSuccess;
+  return api_call("cudaFreeHost", [&](Runtime& rt) {
+    if (ptr != nullptr && !rt.device().memory().release(addr(ptr))) std::free(ptr);
+    return cudaSuccess;
+  });
 }
 cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) { return cudaSuccess; }
 cudaError_t cudaHostUnregister(void* ptr) { return cudaSuccess; }
@@ -194,7 +202,9 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* pt
     if (attr == nullptr) return cudaErrorInvalidValue;
     *attr = cudaPointerAttributes{};
     if (ptr != nullptr && is_device(rt, ptr, 1)) {
-      attr->type = cudaMemoryTypeDevice;
+      bool unified = rt.device().memory().is_unified(addr(ptr));
+      attr->type = unified ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
+      if (unified) attr->hostPointer = const_cast<void*>(ptr);
       attr->devicePointer = const_cast<void*>(ptr);
     } else {
       attr->type = cudaMemoryTypeUnregistered;

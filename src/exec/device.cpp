@@ -103,6 +103,7 @@ struct Device::Timing {
   std::unique_ptr<frontend::TraceWriter> trace;
   std::shared_ptr<const frontend::IsaTable> isa;
   PtxOpNames names = PtxOpNames::load();
+  uint32_t launches = 0;  // kernel ids count from 1, as in trace folders
   double wall_seconds = 0;
 };
 
@@ -137,6 +138,7 @@ Device::~Device() = default;
 ir::KernelInfo Device::kernel_info(const Launch& l) const {
   ir::KernelInfo info;
   info.name = l.kernel->name;
+  info.id = ++timing_->launches;
   info.grid = l.grid;
   info.block = l.block;
   info.shmem_bytes = static_cast<uint32_t>(static_shared_bytes(*l.module, *l.kernel) + l.dynamic_shmem);

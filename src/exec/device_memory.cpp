@@ -3,27 +3,50 @@
 #include "exec/device_memory.h"
 
 #include <algorithm>
+#include <sys/mman.h>
+
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 
 #include "exec/memory_windows.h"
 
 namespace ws::exec {
 
+// A page is device-owned storage, or a window onto a unified allocation's
+// host buffer (not owned).
+struct Page {
+  uint8_t* data = nullptr;
+  std::unique_ptr<uint8_t[]> owned;
+};
+
+// Host memory mapped at a fixed, deterministic address (so that runs, and
+// the timing model's view of addresses, do not depend on ASLR).
+struct UnifiedBuffer {
+  void* host = nullptr;
+  uint64_t bytes = 0;
+  ~UnifiedBuffer() {
+    if (host) munmap(host, bytes);
+  }
+};
+
 struct DeviceMemory::Impl {
-  std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages;
+  std::unordered_map<uint64_t, Page> pages;
+  std::map<Addr, std::unique_ptr<UnifiedBuffer>> unified;
 
   uint8_t* page(uint64_t number) {
-    auto& p = pages[number];
-    if (!p) {
-      p = std::make_unique<uint8_t[]>(kPageBytes);
-      std::memset(p.get(), 0, kPageBytes);
+    Page& p = pages[number];
+    if (!p.data) {
+      p.owned = std::make_unique<uint8_t[]>(kPageBytes);
+      std::memset(p.owned.get(), 0, kPageBytes);
+      p.data = p.owned.get();
     }
-    return p.get();
+    return p.data;
   }
   const uint8_t* find_page(uint64_t number) const {
     auto it = pages.find(number);
-    return it == pages.end() ? nullptr : it->second.get();
+    return it == pages.end() ? nullptr : it->second.data;
   }
 };
 
@@ -40,10 +63,51 @@ std::optional<Addr> DeviceMemory::allocate(uint64_t bytes) {
   return a;
 }
 
+// Page-aligned host memory, mapped page by page; its addresses must not meet
+// device allocations or the generic shared/local windows.
+std::optional<Addr> DeviceMemory::allocate_unified(uint64_t bytes) {
+  uint64_t rounded = (std::max<uint64_t>(bytes, 1) + kPageBytes - 1) / kPageBytes * kPageBytes;
+  if (used_ + rounded > capacity_ || rounded < bytes) return std::nullopt;
+  // Place it at the next unified address; skip ranges the process already uses.
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    Addr a = next_unified_;
+    void* p = mmap(reinterpret_cast<void*>(a), rounded, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED || p != reinterpret_cast<void*>(a)) {
+      if (p != MAP_FAILED) munmap(p, rounded);  // an old kernel ignored the flag and moved it
+      next_unified_ += uint64_t{1} << 32;
+      continue;
+    }
+    next_unified_ += rounded;
+    auto buf = std::make_unique<UnifiedBuffer>();
+    buf->host = p;
+    buf->bytes = rounded;
+    for (uint64_t off = 0; off < rounded; off += kPageBytes)
+      impl_->pages[(a + off) / kPageBytes].data = static_cast<uint8_t*>(p) + off;
+    impl_->unified.emplace(a, std::move(buf));
+    live_[a] = rounded;
+    used_ += rounded;
+    return a;
+  }
+  return std::nullopt;
+}
+
+bool DeviceMemory::is_unified(Addr addr) const {
+  auto a = find(addr);
+  return a && impl_->unified.count(a->first) > 0;
+}
+
 bool DeviceMemory::release(Addr addr) {
   auto it = live_.find(addr);
   if (it == live_.end()) return false;
   uint64_t size = it->second;
+  if (auto u = impl_->unified.find(addr); u != impl_->unified.end()) {
+    for (uint64_t off = 0; off < size; off += kPageBytes) impl_->pages.erase((addr + off) / kPageBytes);
+    impl_->unified.erase(u);
+    used_ -= size;
+    live_.erase(it);
+    return true;
+  }
   // Drop the pages the allocation covers entirely; zero the partial ones.
   for (Addr p = addr; p < addr + size;) {
     uint64_t number = p / kPageBytes;

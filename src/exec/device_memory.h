@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/types.h"
+#include "exec/memory_windows.h"
 
 namespace ws::exec {
 
@@ -23,6 +24,12 @@ class DeviceMemory {
   // Allocates `bytes` (rounded up to 256 B alignment, as cudaMalloc); contents zero.
   // nullopt when the configured capacity would be exceeded.
   std::optional<Addr> allocate(uint64_t bytes);
+  // Unified (managed / mapped) memory: host memory the device sees at the same
+  // address, so host code and kernels share it without copies. The host
+  // pointer is the returned address; contents zero.
+  std::optional<Addr> allocate_unified(uint64_t bytes);
+  // Whether `addr` lies in a unified allocation.
+  bool is_unified(Addr addr) const;
   // false when `addr` is not the start of a live allocation.
   bool release(Addr addr);
   // The live allocation containing [addr, addr+bytes), as {start, size}; nullopt if none.
@@ -46,6 +53,7 @@ class DeviceMemory {
   std::unique_ptr<Impl> impl_;
   std::map<Addr, uint64_t> live_;  // start -> size
   Addr next_ = 0;
+  Addr next_unified_ = kUnifiedBase;
   uint64_t capacity_ = 0, used_ = 0;
 };
 
