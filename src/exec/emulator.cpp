@@ -5,6 +5,7 @@
 #include "exec/emulator.h"
 
 #include <bit>
+#include <cstdio>
 #include <map>
 
 #include "exec/decode.h"
@@ -168,6 +169,7 @@ struct Emulator::Impl {
   uint32_t num_sms;
   std::map<const ptx::Function*, std::unique_ptr<DecodedKernel>> decoded;
   std::vector<Warp> warps;  // reused from CTA to CTA
+  PrintSink print = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
 
   Impl(DeviceMemory& m, uint32_t sms) : mem(m), num_sms(sms ? sms : 1) {}
 
@@ -208,6 +210,7 @@ struct Emulator::Impl {
     cta.warps = &warps;
     Ctx c;
     c.mem = &mem, c.launch = &l, c.kernel = &k, c.num_sms = num_sms, c.cta = &cta, c.gcache = gcache;
+    c.print = &print;
     c.local_stride = k.funcs[0]->stack_bytes;
     for (uint32_t i = 0; i < cta.nwarps; ++i) init_warp(c, warps[i], i);
     for (;;) {
@@ -261,6 +264,8 @@ LaunchResult Emulator::run(const Launch& launch) {
       }
   return total;
 }
+
+void Emulator::set_print_sink(PrintSink sink) { impl_->print = std::move(sink); }
 
 LaunchResult Emulator::run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer) {
   if (std::string e = check_launch(launch); !e.empty()) {

@@ -3,8 +3,10 @@
 // execution through WarpObserver; they never change what is computed.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/types.h"
@@ -54,6 +56,9 @@ class WarpObserver {
   virtual void on_step(const WarpStep& step) = 0;
 };
 
+// Receives device printf output, one string per printing lane.
+using PrintSink = std::function<void(std::string_view)>;
+
 class Emulator {
  public:
   Emulator(DeviceMemory& mem, uint32_t num_sms);
@@ -63,6 +68,8 @@ class Emulator {
   // Runs one CTA (for timing models that pull CTAs as they dispatch them);
   // `observer` (may be null) sees every warp instruction.
   LaunchResult run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer);
+  // Where device printf writes; the default appends to the process's stdout.
+  void set_print_sink(PrintSink sink);
 
  private:
   struct Impl;
