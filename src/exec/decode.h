@@ -117,6 +117,10 @@ void register_convert_ops(DecodeTable& t);
 void register_memory_ops(DecodeTable& t);
 void register_control_ops(DecodeTable& t);
 void register_warp_ops(DecodeTable& t);
+// Calls to runtime functions the emulator provides (vprintf); false when `dc`'s call is not one.
+bool decode_builtin_call(Decoder& dc, DecodedInst& out);
+// bar.warp.sync membermask (warps run in lockstep: only checks the executing lanes are in it).
+void decode_warp_sync(Decoder& dc, DecodedInst& out);
 // The handler of the `ret` appended to every function (falling off the end).
 ExecFn implicit_return();
 // Wraps in.inner, refreshing %clock-like registers first.

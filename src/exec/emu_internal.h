@@ -35,7 +35,7 @@ enum class Rounding : uint8_t { Rn, Rz, Rm, Rp, Rna };
 // Flag bits of DecodedInst::flags.
 enum : uint16_t {
   kFtz = 1, kSat = 2, kFrameLocal = 4, kIntRound = 8, kSigned = 16, kHasPred = 32, kNeg = 64, kCc = 128,
-  kFrameParam = 256,
+  kFrameParam = 256, kRelu = 512, kSatFinite = 1024,
 };
 
 struct DecodedInst {
@@ -159,6 +159,7 @@ struct Ctx {
   std::string fault;
   GlobalCache gcache;
   const std::function<uint64_t()>* clock = nullptr;  // simulated time for %clock (timing mode)
+  const PrintSink* print = nullptr;  // device printf output
   // Filled by memory instructions for the observer.
   ptx::StateSpace step_space = ptx::StateSpace::None;
   uint32_t step_bytes = 0;
@@ -201,6 +202,8 @@ void fault(Ctx& c, const DecodedInst& in, unsigned lane, const std::string& what
 // Makes `f`'s constants and special registers ready in the register frame at `reg_base`
 // (call depth `depth`), growing the warp's register array when needed.
 void prepare_frame(Ctx& c, const DecodedFunction& f, uint32_t reg_base, size_t depth);
+// Host pointer to `bytes` at generic address `addr` for `lane`; nullptr after reporting a fault.
+const uint8_t* generic_ptr(Ctx& c, const DecodedInst& in, uint64_t addr, unsigned bytes, unsigned lane);
 // Lanes leaving the kernel (exit, or ret from the kernel function).
 void finish_lanes(Ctx& c, uint32_t lanes);
 // Releases every barrier of the CTA that all its participants have reached.

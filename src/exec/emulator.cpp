@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <functional>
+#include <cstdio>
 #include <map>
 
 #include "common/error.h"
@@ -180,6 +181,7 @@ struct Emulator::Impl {
   std::map<const ptx::Function*, std::unique_ptr<DecodedKernel>> decoded;
   std::vector<Warp> warps;  // reused from CTA to CTA (functional runs)
   std::function<uint64_t()> clock;
+  PrintSink print = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
 
   Impl(DeviceMemory& m, uint32_t sms) : mem(m), num_sms(sms ? sms : 1) {}
 
@@ -228,6 +230,7 @@ class CtaExec : public CtaRun {
     c_.mem = &impl.mem, c_.launch = &l, c_.kernel = &k, c_.num_sms = impl.num_sms, c_.cta = &cta_;
     c_.gcache = gcache;
     c_.clock = impl.clock ? &impl.clock : nullptr;
+    c_.print = &impl.print;
     c_.local_stride = k.funcs[0]->stack_bytes;
     for (uint32_t i = 0; i < cta_.nwarps; ++i) impl.init_warp(c_, warps[i], i);
   }
@@ -336,6 +339,8 @@ LaunchResult Emulator::run(const Launch& launch) {
       }
   return total;
 }
+
+void Emulator::set_print_sink(PrintSink sink) { impl_->print = std::move(sink); }
 
 LaunchResult Emulator::run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer) {
   if (std::string e = check_launch(launch); !e.empty()) {

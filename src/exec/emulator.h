@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/types.h"
@@ -68,6 +69,9 @@ class CtaRun {
   virtual const LaunchResult& result() const = 0;
 };
 
+// Receives device printf output, one string per printing lane.
+using PrintSink = std::function<void(std::string_view)>;
+
 class Emulator {
  public:
   Emulator(DeviceMemory& mem, uint32_t num_sms);
@@ -85,6 +89,8 @@ class Emulator {
   void set_clock(std::function<uint64_t()> clock);
 
   struct Impl;
+  // Where device printf writes; the default appends to the process's stdout.
+  void set_print_sink(PrintSink sink);
 
  private:
   std::unique_ptr<Impl> impl_;

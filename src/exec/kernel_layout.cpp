@@ -36,15 +36,20 @@ void each_symbol(const ptx::Function& f, F&& visit) {
     for (const ptx::Operand& o : in.ops) walk(o);
 }
 
+// Functions the kernel names, directly or through the initialisers of the
+// module variables it names (tables of function pointers), transitively.
 std::vector<const ptx::Function*> reachable_functions(const ptx::Module& m, const ptx::Function& kernel) {
   std::vector<const ptx::Function*> order{&kernel};
   std::set<const ptx::Function*> seen{&kernel};
-  for (size_t i = 0; i < order.size(); ++i) {
-    each_symbol(*order[i], [&](const std::string& name) {
-      const ptx::Function* f = find_definition(m, name);
-      if (f && !seen.count(f)) seen.insert(f), order.push_back(f);
-    });
-  }
+  std::set<std::string> seen_vars;
+  std::function<void(const std::string&)> visit = [&](const std::string& name) {
+    if (const ptx::Function* f = find_definition(m, name)) {
+      if (!seen.count(f)) seen.insert(f), order.push_back(f);
+    } else if (const ptx::Variable* v = m.find_global(name); v && seen_vars.insert(name).second) {
+      for (const auto& [offset, symbol] : v->init_symbols) visit(symbol);
+    }
+  };
+  for (size_t i = 0; i < order.size(); ++i) each_symbol(*order[i], visit);
   return order;
 }
 

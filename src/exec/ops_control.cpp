@@ -1,6 +1,9 @@
 // Control flow: branches with SIMT divergence, calls and returns to .func
 // (params copied between per-lane param frames), exit, barriers, no-ops.
 #include <bit>
+#include <cstdio>
+
+#include "exec/memory_windows.h"
 
 #include "exec/ops_common.h"
 
@@ -63,11 +66,10 @@ void decode_ret(Decoder& dc, DecodedInst& out) {
   out.fn = run_ret;
 }
 
-void run_call(Ctx& c, const DecodedInst& in, uint32_t m) {
+// Enters `site`'s callee for lanes `m` (the caller's pc already points past the call).
+void enter_call(Ctx& c, const DecodedInst& in, const CallSite& site, uint32_t m) {
   Warp& w = *c.w;
-  if (m == 0) return;
   const Frame cur = w.frames.back();
-  const CallSite& site = cur.fn->calls[in.aux];
   const DecodedFunction& callee = *c.kernel->funcs[site.callee];
   if (m != w.stack.back().mask) {
     uint32_t after = w.stack.back().pc;
@@ -89,12 +91,98 @@ void run_call(Ctx& c, const DecodedInst& in, uint32_t m) {
   c.R = frame_registers(w);
 }
 
+void run_call(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (m == 0) return;
+  enter_call(c, in, c.w->frames.back().fn->calls[in.aux], m);
+}
+
+// Through a function pointer (s[0]); candidate sites are calls[aux .. aux+imm).
+// Lanes calling the first lane's target go now; the others re-run the call
+// afterwards (an entry at the call's pc that reconverges just after it).
+void run_call_indirect(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (m == 0) return;
+  const uint64_t* fp = c.R + in.s[0];
+  auto first = static_cast<unsigned>(std::countr_zero(m));
+  uint64_t target = fp[first];
+  uint32_t same = 0;
+  each_lane(m, [&](unsigned l) { same |= uint32_t(fp[l] == target) << l; });
+  const DecodedFunction& caller = *c.w->frames.back().fn;
+  const ptx::Module& module = c.kernel->module->ast;
+  uint64_t index = (target - kFunctionBase) / 16;
+  const ptx::Function* fn = (target - kFunctionBase) % 16 == 0 && index < module.functions.size()
+                                ? &module.functions[index] : nullptr;
+  const CallSite* site = nullptr;
+  for (uint32_t i = in.aux; i < in.aux + static_cast<uint32_t>(in.imm) && fn && !site; ++i)
+    if (c.kernel->funcs[caller.calls[i].callee]->fn == fn) site = &caller.calls[i];
+  if (!site) {
+    char text[96];
+    std::snprintf(text, sizeof text, "indirect call to 0x%llx, not a function with this call's parameters",
+                  static_cast<unsigned long long>(target));
+    return fault(c, in, first, text);
+  }
+  if (same != m) {
+    uint32_t after = c.w->stack.back().pc;
+    c.w->stack.push_back({after - 1, after, m & ~same});
+  }
+  enter_call(c, in, *site, same);
+}
+
+uint32_t call_param(Decoder& dc, const ptx::Operand* o) {
+  if (o->kind != ptx::Operand::Kind::Symbol) dc.fail("call arguments must be .param variables");
+  ptx::StateSpace sp = ptx::StateSpace::None;
+  uint16_t flags = 0;
+  uint64_t off = dc.symbol_address(o->symbol, sp, flags, o->local);
+  if (sp != ptx::StateSpace::Param) dc.fail("call argument '" + o->symbol + "' is not a .param variable");
+  return static_cast<uint32_t>(off);
+}
+
+// A call site to layout function `callee`: param copies in both directions.
+void add_call_site(Decoder& dc, uint32_t& index, uint32_t callee, const std::vector<const ptx::Operand*>& rets,
+                   const std::vector<const ptx::Operand*>& args) {
+  const ptx::Function& fn = *dc.layout().functions[callee];
+  const FrameLayout& callee_frame = dc.layout().frames.at(&fn);
+  if (rets.size() != fn.returns.size() || args.size() < fn.params.size())
+    dc.fail("call does not match the parameters of '" + fn.name + "'");
+  CallSite& site = dc.new_call_site(index);
+  site.callee = callee;
+  for (size_t i = 0; i < fn.returns.size(); ++i)
+    site.rets.push_back({callee_frame.returns[i], call_param(dc, rets[i]), static_cast<uint32_t>(fn.returns[i].size)});
+  for (size_t i = 0; i < fn.params.size(); ++i)
+    site.args.push_back({call_param(dc, args[i]), callee_frame.inputs[i], static_cast<uint32_t>(fn.params[i].size)});
+}
+
+// call (rets), %rd, (args), prototype: a site for every function the kernel
+// can reach whose parameter and return counts match.
+void decode_indirect_call(Decoder& dc, DecodedInst& out) {
+  const ptx::Instruction& inst = dc.inst();
+  std::vector<const ptx::Operand*> rets, args;
+  for (const ptx::Operand& o : inst.ops[0].elems) rets.push_back(&o);
+  for (const ptx::Operand& o : inst.ops[2].elems) args.push_back(&o);
+  const auto& fns = dc.layout().functions;
+  uint32_t first = 0, count = 0;
+  for (uint32_t i = 1; i < fns.size(); ++i) {
+    if (fns[i]->is_entry || fns[i]->returns.size() != rets.size() || fns[i]->params.size() != args.size()) continue;
+    uint32_t index = 0;
+    add_call_site(dc, index, i, rets, args);
+    if (count++ == 0) first = index;
+  }
+  if (count == 0) dc.fail("indirect call: no function the kernel can reach has these parameters");
+  out.s[0] = dc.src(1, ptx::Type::U64);
+  out.ns = 1;
+  out.aux = first;
+  out.imm = count;
+  out.fn = run_call_indirect;
+}
+
 // call{.uni} (rets...), fn, (args...): the parser may give each group as
 // a vector of symbols or as separate symbol operands.
 void decode_call(Decoder& dc, DecodedInst& out) {
   dc.mods().take("uni");
+  if (decode_builtin_call(dc, out)) return;
+  const ptx::Instruction& inst = dc.inst();
+  if (inst.ops.size() >= 3 && inst.ops[1].kind == ptx::Operand::Kind::Reg) return decode_indirect_call(dc, out);
   std::vector<const ptx::Operand*> flat;
-  for (const ptx::Operand& o : dc.inst().ops) {
+  for (const ptx::Operand& o : inst.ops) {
     if (o.kind == ptx::Operand::Kind::Vector)
       for (const ptx::Operand& e : o.elems) flat.push_back(&e);
     else
@@ -104,26 +192,10 @@ void decode_call(Decoder& dc, DecodedInst& out) {
   size_t at = flat.size();
   for (size_t i = 0; i < flat.size() && at == flat.size(); ++i)
     if (flat[i]->kind == ptx::Operand::Kind::Symbol && index.count(flat[i]->symbol)) at = i;
-  if (at == flat.size()) dc.fail("unsupported call: indirect, or to a function without a body");
-  uint32_t callee = index.at(flat[at]->symbol);
-  const ptx::Function& fn = *dc.layout().functions[callee];
-  const FrameLayout& callee_frame = dc.layout().frames.at(&fn);
-  CallSite& site = dc.new_call_site(out.aux);
-  site.callee = callee;
-  auto param_of = [&](const ptx::Operand* o) {
-    if (o->kind != ptx::Operand::Kind::Symbol) dc.fail("call arguments must be .param variables");
-    ptx::StateSpace sp = ptx::StateSpace::None;
-    uint16_t flags = 0;
-    uint64_t off = dc.symbol_address(o->symbol, sp, flags, o->local);
-    if (sp != ptx::StateSpace::Param) dc.fail("call argument '" + o->symbol + "' is not a .param variable");
-    return static_cast<uint32_t>(off);
-  };
-  if (at != fn.returns.size() || flat.size() - at - 1 < fn.params.size())
-    dc.fail("call does not match the parameters of '" + fn.name + "'");
-  for (size_t i = 0; i < fn.returns.size(); ++i)
-    site.rets.push_back({callee_frame.returns[i], param_of(flat[i]), static_cast<uint32_t>(fn.returns[i].size)});
-  for (size_t i = 0; i < fn.params.size(); ++i)
-    site.args.push_back({param_of(flat[at + 1 + i]), callee_frame.inputs[i], static_cast<uint32_t>(fn.params[i].size)});
+  if (at == flat.size()) dc.fail("unsupported call: to a function without a body");
+  std::vector<const ptx::Operand*> rets(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(at));
+  std::vector<const ptx::Operand*> args(flat.begin() + static_cast<std::ptrdiff_t>(at) + 1, flat.end());
+  add_call_site(dc, out.aux, index.at(flat[at]->symbol), rets, args);
   out.fn = run_call;
 }
 
@@ -163,11 +235,7 @@ void run_bar(Ctx& c, const DecodedInst& in, uint32_t m) {
 void decode_bar(Decoder& dc, DecodedInst& out) {
   Mods& m = dc.mods();
   out.fn = run_bar;
-  if (m.take("warp")) {  // bar.warp.sync: warps run in lockstep here
-    m.take("sync");
-    out.fn = [](Ctx&, const DecodedInst&, uint32_t) {};
-    return;
-  }
+  if (m.take("warp")) return decode_warp_sync(dc, out);  // warps run in lockstep: only the mask is checked
   size_t first = 0;
   if (m.take("red")) {
     int op = m.take_one({"popc", "and", "or"});

@@ -94,6 +94,25 @@ void run_compare(Ctx& c, const DecodedInst& in, uint32_t m) {
   });
 }
 
+// setp on f16x2/bf16x2: p compares the low halves, q the high halves (each combined with c).
+template <bool Brain>
+void run_compare_pair(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t* R = c.R;
+  uint64_t *p = R + in.d[0], *q = R + in.d[1], *a = R + in.s[0], *b = R + in.s[1], *pc = R + in.s[2];
+  bool has_c = in.flags & kHasPred, neg = in.flags & kNeg;
+  uint32_t bop = in.aux & 0xff;
+  auto half = [](uint64_t bits, unsigned shift) {
+    auto h = static_cast<uint16_t>(bits >> shift);
+    return Brain ? bf16_to_f32(h) : f16_to_f32(h);
+  };
+  each_lane(m, [&](unsigned l) {
+    bool lo = compare(in.sub, half(a[l], 0), half(b[l], 0)), hi = compare(in.sub, half(a[l], 16), half(b[l], 16));
+    bool cv = has_c && (((pc[l] & 1) != 0) != neg);
+    p[l] = has_c ? combine(bop, lo, cv) : lo;
+    q[l] = has_c ? combine(bop, hi, cv) : hi;
+  });
+}
+
 template <bool Set>
 ExecFn compare_handler(ptx::Type t) {
   switch (t) {
@@ -129,9 +148,13 @@ void decode_compare(Decoder& dc, DecodedInst& out) {
     if (dt == ptx::Type::F32) out.aux |= 0x100;
     else if (type_bytes(dt) != 4 || is_float(dt)) dc.fail("unsupported destination type for set");
   }
-  out.fn = dc.need(compare_handler<Set>(t));
+  bool pair = t == ptx::Type::F16x2 || t == ptx::Type::BF16x2;
+  out.fn = pair ? (Set ? nullptr : t == ptx::Type::BF16x2 ? run_compare_pair<true> : run_compare_pair<false>)
+                : compare_handler<Set>(t);
+  dc.need(out.fn);
   size_t want = 3 + (has_bop ? 1 : 0);
   size_t ndst = (!Set && dc.nops() == want + 1) ? 2 : 1;
+  if (pair && ndst != 2) dc.fail("setp on a pair needs two destinations p|q");
   if (dc.nops() != want + ndst - 1) dc.fail("wrong number of operands");
   out.d[0] = dc.dst(0);
   out.nd = static_cast<uint8_t>(ndst);
@@ -311,6 +334,8 @@ uint64_t to_int(const Scalar& v, ptx::Type dt, const DecodedInst& in) {
 }
 
 double clamp01(double x) { return std::isnan(x) ? 0.0 : std::max(0.0, std::min(1.0, x)); }
+// .relu: negative results (and -0) become +0; NaN stays NaN.
+double relu(double x) { return x > 0 || std::isnan(x) ? x : 0.0; }
 
 uint64_t to_float(const Scalar& v, ptx::Type dt, const DecodedInst& in) {
   bool ftz = in.flags & kFtz;
@@ -318,6 +343,7 @@ uint64_t to_float(const Scalar& v, ptx::Type dt, const DecodedInst& in) {
   if (ftz && v.fp && std::fabs(x) < 1.1754943508222875e-38) x = std::copysign(0.0, x);
   if (in.flags & kIntRound) x = round_to_integer(x, in.rnd);
   if (in.flags & kSat) x = clamp01(x);
+  if (in.flags & kRelu) x = relu(x);
   uint64_t bits = 0;
   switch (dt) {
     case ptx::Type::F16: return f64_to_f16(x, in.rnd);
@@ -350,10 +376,24 @@ template <bool Brain>
 void run_cvt_pair(Ctx& c, const DecodedInst& in, uint32_t m) {
   uint64_t *d = c.R + in.d[0], *a = c.R + in.s[0], *b = c.R + in.s[1];
   auto conv = [&](float f) -> uint32_t {
-    double x = (in.flags & kSat) ? clamp01(f) : f;
+    double x = (in.flags & kSat) ? clamp01(f) : (in.flags & kRelu) ? relu(f) : f;
     return Brain ? f64_to_bf16(x, in.rnd) : f64_to_f16(x, in.rnd);
   };
   each_lane(m, [&](unsigned l) { d[l] = conv(get<float>(b, l)) | conv(get<float>(a, l)) << 16; });
+}
+
+// cvt.rna.tf32.f32: the f32 rounded to 11 significant bits (its low 13 mantissa
+// bits zero); NaN gives the canonical 0x7fffffff; .satfinite clamps infinities.
+void run_cvt_tf32(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t *d = c.R + in.d[0], *a = c.R + in.s[0];
+  const double max_finite = std::ldexp(2.0 - std::ldexp(1.0, -10), 127);
+  each_lane(m, [&](unsigned l) {
+    float f = get<float>(a, l);
+    if (std::isnan(f)) return void(d[l] = 0x7fffffffu);
+    double y = round_to_precision(f, 11, -126, max_finite, in.rnd);
+    if ((in.flags & kSatFinite) && std::isinf(y)) y = std::copysign(max_finite, y);
+    put(d, l, static_cast<float>(y));
+  });
 }
 
 void decode_cvt(Decoder& dc, DecodedInst& out) {
@@ -363,6 +403,19 @@ void decode_cvt(Decoder& dc, DecodedInst& out) {
   if (m.sat) out.flags |= kSat;
   if (m.int_rnd) out.flags |= kIntRound;
   out.rnd = m.has_rnd ? m.rnd : (is_float(st) && !is_float(dt)) ? Rounding::Rz : Rounding::Rn;
+  if (m.take("relu")) {
+    if (dt != ptx::Type::F16 && dt != ptx::Type::BF16 && dt != ptx::Type::F16x2 && dt != ptx::Type::BF16x2)
+      dc.fail("cvt .relu needs an f16/bf16 destination");
+    out.flags |= kRelu;
+  }
+  if (m.take("satfinite")) out.flags |= kSatFinite;
+  if (dt == ptx::Type::TF32) {
+    if (st != ptx::Type::F32 || !m.has_rnd) dc.fail("cvt to tf32 needs an f32 source and a rounding mode");
+    out.fn = run_cvt_tf32;
+    plain_operands(dc, out, st, 1);
+    return;
+  }
+  if ((out.flags & kSatFinite)) dc.fail("unsupported modifier '.satfinite'");
   if (dt == ptx::Type::F16x2 || dt == ptx::Type::BF16x2) {
     if (st != ptx::Type::F32) dc.fail("unsupported source type for a packed cvt");
     out.fn = dt == ptx::Type::BF16x2 ? run_cvt_pair<true> : run_cvt_pair<false>;

@@ -3,6 +3,7 @@
 // compiler keeps the operations where the mode is in force.
 #include <cfenv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "exec/ops_common.h"
@@ -74,6 +75,19 @@ struct FMax {
     return a > b ? a : b;
   }
 };
+// min/max.NaN: a NaN operand gives the canonical NaN (0x7fffffff).
+template <class Op>
+struct NaNPropagating {
+  template <class T> static T f(T a, T b) {
+    if (std::isnan(a) || std::isnan(b)) {
+      uint32_t bits = 0x7fffffffu;
+      float nan;
+      std::memcpy(&nan, &bits, 4);
+      return T(nan);
+    }
+    return Op::f(a, b);
+  }
+};
 struct FCopysign { template <class T> static T f(T a, T b) { return std::copysign(b, a); } };
 struct FNeg { template <class T> static T f(T a) { return -a; } };
 struct FAbs { template <class T> static T f(T a) { return std::fabs(a); } };
@@ -139,6 +153,12 @@ void run_testp(Ctx& c, const DecodedInst& in, uint32_t m) {
   });
 }
 
+template <class Op>
+void decode_min_max(Decoder& dc, DecodedInst& out) {
+  if (dc.mods().take("NaN")) decode_float<F2, NaNPropagating<Op>, 2, false>(dc, out);
+  else decode_float<F2, Op, 2>(dc, out);
+}
+
 void decode_testp(Decoder& dc, DecodedInst& out) {
   int k = -1;
   for (size_t i = 0; i < std::size(kTests) && k < 0; ++i)
@@ -168,8 +188,8 @@ void register_float_ops(DecodeTable& t) {
   t["div:f"] = decode_float<F2, FDiv, 2>;
   t["fma:f"] = decode_float<F3, FFma, 3>;
   t["mad:f"] = decode_float<F3, FFma, 3>;
-  t["min:f"] = decode_float<F2, FMin, 2>;
-  t["max:f"] = decode_float<F2, FMax, 2>;
+  t["min:f"] = decode_min_max<FMin>;
+  t["max:f"] = decode_min_max<FMax>;
   t["copysign:f"] = decode_float<F2, FCopysign, 2>;
   t["neg:f"] = decode_float<F1, FNeg, 1>;
   t["abs:f"] = decode_float<F1, FAbs, 1>;

@@ -43,6 +43,14 @@ struct HMax {
   }
 };
 
+// min/max.NaN: a NaN operand gives NaN (stored as the canonical 0x7fff).
+template <class Op>
+struct HNaN {
+  static double f(double a, double b, double c) {
+    return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : Op::f(a, b, c);
+  }
+};
+
 template <class Fmt>
 double flush(double v) {
   return std::fabs(v) < Fmt::kMinNormal ? std::copysign(0.0, v) : v;
@@ -97,6 +105,12 @@ void decode_half(Decoder& dc, DecodedInst& out) {
   plain_operands(dc, out, t, N);
 }
 
+template <class Op>
+void decode_half_min_max(Decoder& dc, DecodedInst& out) {
+  if (dc.mods().take("NaN")) decode_half<HNaN<Op>, 2>(dc, out);
+  else decode_half<Op, 2>(dc, out);
+}
+
 template <bool Neg>
 void decode_sign(Decoder& dc, DecodedInst& out) {
   ptx::Type t = dc.type();
@@ -113,8 +127,8 @@ void register_half_ops(DecodeTable& t) {
   t["sub:h"] = decode_half<HSub, 2>;
   t["mul:h"] = decode_half<HMul, 2>;
   t["fma:h"] = decode_half<HFma, 3>;
-  t["min:h"] = decode_half<HMin, 2>;
-  t["max:h"] = decode_half<HMax, 2>;
+  t["min:h"] = decode_half_min_max<HMin>;
+  t["max:h"] = decode_half_min_max<HMax>;
   t["neg:h"] = decode_sign<true>;
   t["abs:h"] = decode_sign<false>;
 }

@@ -337,9 +337,76 @@ void decode_bit_count(Decoder& dc, DecodedInst& out) {
   plain_operands(dc, out, t, 1);
 }
 
+
+// mul24/mad24: the low 24 bits of each operand (sign-extended for .s32) give a
+// 48-bit product; .lo keeps its bits 31..0, .hi its bits 47..16.
+template <class T>
+int64_t low24(T a) {
+  if constexpr (std::is_signed_v<T>) return static_cast<int32_t>(static_cast<uint32_t>(a) << 8) >> 8;
+  return static_cast<uint32_t>(a) & 0xffffffu;
+}
+template <bool Hi>
+struct Mul24 {
+  template <class T> static T f(T a, T b) {
+    auto p = static_cast<uint64_t>(low24(a) * low24(b));
+    return T(static_cast<uint32_t>(Hi ? p >> 16 : p));
+  }
+};
+template <bool Hi>
+struct Mad24 {
+  template <class T> static T f(T a, T b, T c) { return Add::f(Mul24<Hi>::f(a, b), c); }
+};
+// mad24.hi.sat.s32: the sum saturates to the s32 range.
+struct Mad24HiSat {
+  static int32_t f(int32_t a, int32_t b, int32_t c) {
+    int64_t v = (low24(a) * low24(b) >> 16) + int64_t{c};
+    return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
+  }
+};
+
+template <template <class, class...> class H, class Op>
+ExecFn int32_handler(ptx::Type t) {
+  return t == ptx::Type::S32 ? &H<int32_t, Op>::run
+       : t == ptx::Type::U32 || t == ptx::Type::B32 ? &H<uint32_t, Op>::run : nullptr;
+}
+
+template <bool Mad>
+void decode_int24(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
+  ptx::Type t = dc.type();
+  const Mods& m = dc.mods();
+  if (!m.hi && !m.lo) dc.fail("mul24/mad24 need .lo or .hi");
+  if (m.sat && !(Mad && m.hi && t == ptx::Type::S32)) dc.fail("unsupported modifier '.sat'");
+  if constexpr (Mad) {
+    out.fn = m.sat ? &Ternary<int32_t, Mad24HiSat>::run
+           : dc.need(m.hi ? int32_handler<Ternary, Mad24<true>>(t) : int32_handler<Ternary, Mad24<false>>(t));
+  } else {
+    out.fn = dc.need(m.hi ? int32_handler<Binary, Mul24<true>>(t) : int32_handler<Binary, Mul24<false>>(t));
+  }
+  plain_operands(dc, out, t, Mad ? 3 : 2);
+}
+
+// The special prmt modes use c[1:0] to pick one of four fixed byte selections,
+// written here as default-mode selectors (result byte i from nibble i).
+constexpr uint32_t kPrmtModes[6][4] = {
+    {0x3210, 0x4321, 0x5432, 0x6543},  // f4e: forward 4 extract
+    {0x5670, 0x6701, 0x7012, 0x0123},  // b4e: backward 4 extract
+    {0x0000, 0x1111, 0x2222, 0x3333},  // rc8: replicate byte
+    {0x3210, 0x3211, 0x3222, 0x3333},  // ecl: edge clamp left
+    {0x0000, 0x1110, 0x2210, 0x3210},  // ecr: edge clamp right
+    {0x1010, 0x3232, 0x1010, 0x3232},  // rc16: replicate half
+};
+template <int Mode>
+struct PrmtMode {
+  template <class T> static uint32_t f(T a, T b, T c) { return Prmt::f(a, b, T(kPrmtModes[Mode][uint32_t(c) & 3])); }
+};
+
 void decode_prmt(Decoder& dc, DecodedInst& out) {
-  if (dc.mods().take_one({"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"}) >= 0) dc.fail("unsupported prmt mode");
-  out.fn = &Ternary<uint32_t, Prmt>::run;
+  static constexpr ExecFn kModes[] = {
+      &Ternary<uint32_t, PrmtMode<0>>::run, &Ternary<uint32_t, PrmtMode<1>>::run, &Ternary<uint32_t, PrmtMode<2>>::run,
+      &Ternary<uint32_t, PrmtMode<3>>::run, &Ternary<uint32_t, PrmtMode<4>>::run, &Ternary<uint32_t, PrmtMode<5>>::run};
+  int mode = dc.mods().take_one({"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"});
+  out.fn = mode < 0 ? &Ternary<uint32_t, Prmt>::run : kModes[mode];
   plain_operands(dc, out, ptx::Type::B32, 3);
 }
 
@@ -352,6 +419,8 @@ void register_int_ops(DecodeTable& t) {
   t["subc"] = decode_carry<true, true>;
   t["mul"] = decode_mul;
   t["mad"] = decode_mad;
+  t["mul24"] = decode_int24<false>;
+  t["mad24"] = decode_int24<true>;
   t["div"] = decode_int_simple<Binary, Div, 2>;
   t["rem"] = decode_int_simple<Binary, Rem, 2>;
   t["min"] = decode_int_simple<Binary, Min, 2>;

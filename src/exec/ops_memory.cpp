@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "exec/device_memory.h"
+#include "exec/half.h"
 #include "exec/memory_windows.h"
 #include "exec/ops_common.h"
 
@@ -137,8 +138,8 @@ T atomic_result(uint8_t op, T old, T b, T c) {
     case AAdd: if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b)); else return old + b;
     case AExch: return b;
     case ACas: return old == b ? c : old;
-    case AMin: return b < old ? b : old;
-    case AMax: return old < b ? b : old;
+    case AMin: if constexpr (std::is_floating_point_v<T>) return std::fmin(old, b); else return b < old ? b : old;
+    case AMax: if constexpr (std::is_floating_point_v<T>) return std::fmax(old, b); else return old < b ? b : old;
     default: break;
   }
   if constexpr (std::is_integral_v<T>) {
@@ -174,6 +175,39 @@ void run_atomic(Ctx& c, const DecodedInst& in, uint32_t m) {
   });
 }
 
+// atom.add.noftz on f16/bf16 (and packed pairs): each half rounds to nearest, subnormals kept.
+template <bool Brain, bool Pair>
+uint32_t add_halves(uint32_t old, uint32_t b) {
+  auto one = [](uint32_t x, uint32_t y) -> uint32_t {
+    double s = Brain ? double(bf16_to_f32(uint16_t(x))) + bf16_to_f32(uint16_t(y))
+                     : double(f16_to_f32(uint16_t(x))) + f16_to_f32(uint16_t(y));
+    return Brain ? f64_to_bf16(s, Rounding::Rn) : f64_to_f16(s, Rounding::Rn);
+  };
+  uint32_t r = one(old & 0xffff, b & 0xffff);
+  if (Pair) r |= one(old >> 16, b >> 16) << 16;
+  return r;
+}
+
+template <bool Brain, bool Pair>
+void run_atomic_add_half(Ctx& c, const DecodedInst& in, uint32_t m) {
+  constexpr unsigned kBytes = Pair ? 4 : 2;
+  c.step_bytes = kBytes;
+  c.step_space = in.space;
+  each_lane(m, [&](unsigned l) {
+    if (c.faulted) return;
+    Space sp = in.space;
+    uint64_t addr = lane_address(c, in, l);
+    uint8_t* p = lane_ptr(c, in, sp, addr, kBytes, l);
+    if (!p) return;
+    c.addrs[l] = addr, c.step_space = sp;
+    uint32_t old = 0, v;
+    std::memcpy(&old, p, kBytes);
+    v = add_halves<Brain, Pair>(old, static_cast<uint32_t>(c.R[in.s[1] + l]));
+    std::memcpy(p, &v, kBytes);
+    c.R[in.d[0] + l] = old;
+  });
+}
+
 ExecFn atomic_handler(ptx::Type t) {
   switch (t) {
     case ptx::Type::B32: case ptx::Type::U32: return run_atomic<uint32_t>;
@@ -193,9 +227,19 @@ void decode_atomic(Decoder& dc, DecodedInst& out) {
   if (op < 0) dc.fail("missing atomic operation");
   ptx::Type t = dc.type();
   out.sub = static_cast<uint8_t>(op);
-  out.fn = dc.need(atomic_handler(t));
+  bool half = t == ptx::Type::F16 || t == ptx::Type::BF16 || t == ptx::Type::F16x2 || t == ptx::Type::BF16x2;
+  if (half) {
+    if (op != AAdd) dc.fail("only atom.add takes f16/bf16");
+    m.take("noftz");
+    bool brain = t == ptx::Type::BF16 || t == ptx::Type::BF16x2, pair = t == ptx::Type::F16x2 || t == ptx::Type::BF16x2;
+    static constexpr ExecFn kHalf[4] = {run_atomic_add_half<false, false>, run_atomic_add_half<false, true>,
+                                        run_atomic_add_half<true, false>, run_atomic_add_half<true, true>};
+    out.fn = kHalf[(brain ? 2 : 0) + (pair ? 1 : 0)];
+  } else {
+    out.fn = dc.need(atomic_handler(t));
+  }
   bool float_ok = op == AAdd || op == AExch || op == ACas || op == AMin || op == AMax;
-  if (is_float(t) && (!float_ok || op == AMin || op == AMax)) dc.fail("unsupported atomic type");
+  if (is_float(t) && !float_ok) dc.fail("unsupported atomic type");
   if ((op == AInc || op == ADec) && type_bytes(t) != 4) dc.fail("inc/dec need 32-bit types");
   out.space = access_space(dc);
   if (out.space != Space::Global && out.space != Space::Shared && out.space != Space::Generic)
@@ -307,6 +351,11 @@ void decode_nothing(Decoder& dc, DecodedInst& out) {
 }
 
 }  // namespace
+
+const uint8_t* generic_ptr(Ctx& c, const DecodedInst& in, uint64_t addr, unsigned bytes, unsigned lane) {
+  Space sp = Space::Generic;
+  return lane_ptr(c, in, sp, addr, bytes, lane);
+}
 
 void register_memory_ops(DecodeTable& t) {
   t["ld"] = decode_access<false>;

@@ -1,6 +1,9 @@
 // Warp-wide operations: shfl.sync, vote.sync, match.sync, redux.sync, activemask.
-// The participating lanes are the executing ones (membermask is accepted as given).
+// The participating lanes are the executing ones. Warps run in lockstep, so
+// membermask lanes that do not execute cannot be waited for; an executing lane
+// outside its membermask (undefined in CUDA) stops the launch with a fault.
 #include <bit>
+#include <cstdio>
 
 #include "exec/ops_common.h"
 
@@ -8,10 +11,33 @@ namespace ws::exec::emu {
 
 namespace {
 
+constexpr unsigned kMaskSlot = 4;  // s[4]: the membermask of a .sync form (flag kHasPred)
+
+// False (after reporting a fault) when an executing lane is not in its membermask.
+bool members_ok(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (!(in.flags & kHasPred)) return true;
+  const uint64_t* mask = c.R + in.s[kMaskSlot];
+  uint32_t outside = 0;
+  each_lane(m, [&](unsigned l) { outside |= uint32_t(((mask[l] >> l) & 1) == 0) << l; });
+  if (!outside) return true;
+  auto lane = static_cast<unsigned>(std::countr_zero(outside));
+  char text[96];
+  std::snprintf(text, sizeof text, "lane %u executes it but is not in its membermask 0x%08x", lane,
+                static_cast<uint32_t>(mask[lane]));
+  fault(c, in, lane, text);
+  return false;
+}
+
+void take_member_mask(Decoder& dc, DecodedInst& out, size_t operand) {
+  out.s[kMaskSlot] = dc.src(operand, ptx::Type::B32);
+  out.flags |= kHasPred;
+}
+
 enum ShflMode : uint8_t { kUp, kDown, kBfly, kIdx };
 
 // PTX ISA shfl: c packs the clamp value (bits 4:0) and the segment mask (bits 12:8).
 void run_shfl(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (!members_ok(c, in, m)) return;
   uint64_t* R = c.R;
   uint64_t src[kLanes];
   for (unsigned l = 0; l < kLanes; ++l) src[l] = R[in.s[0] + l];
@@ -49,12 +75,14 @@ void decode_shfl(Decoder& dc, DecodedInst& out) {
   out.nd = static_cast<uint8_t>(ndst);
   out.d[1] = ndst == 2 ? dc.dst(1) : dc.private_slot(kSinkSlot);
   for (size_t i = 0; i < 3; ++i) out.s[i] = dc.src(ndst + i, ptx::Type::B32);
+  if (sync) take_member_mask(dc, out, ndst + 3);
   out.fn = run_shfl;
 }
 
 enum VoteMode : uint8_t { kAll, kAny, kUni, kBallot };
 
 void run_vote(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (!members_ok(c, in, m)) return;
   uint64_t* a = c.R + in.s[0];
   bool neg = in.flags & kNeg;
   uint32_t ballot = 0;
@@ -69,7 +97,7 @@ void run_vote(Ctx& c, const DecodedInst& in, uint32_t m) {
 
 void decode_vote(Decoder& dc, DecodedInst& out) {
   Mods& m = dc.mods();
-  m.take("sync");
+  bool sync = m.take("sync");
   int mode = m.take_one({"all", "any", "uni", "ballot"});
   if (mode < 0) dc.fail("vote needs a mode");
   out.sub = static_cast<uint8_t>(mode);
@@ -80,12 +108,14 @@ void decode_vote(Decoder& dc, DecodedInst& out) {
   plain.negate = false;
   out.s[0] = dc.src_operand(plain, ptx::Type::Pred);
   if (p.negate) out.flags |= kNeg;
+  if (sync && dc.nops() == 3) take_member_mask(dc, out, 2);
   out.fn = run_vote;
 }
 
 // match.any: lanes holding my value; match.all: every lane if all values agree (p: whether they do).
 template <class T>
 void run_match(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (!members_ok(c, in, m)) return;
   uint64_t *a = c.R + in.s[0], *d = c.R + in.d[0], *p = c.R + in.d[1];
   uint32_t same[kLanes] = {};
   each_lane(m, [&](unsigned l) {
@@ -108,10 +138,12 @@ void decode_match(Decoder& dc, DecodedInst& out) {
   out.fn = type_bytes(t) == 8 ? run_match<uint64_t> : run_match<uint32_t>;
   out.sub = static_cast<uint8_t>(mode);
   size_t ndst = dc.nops() - 2;
+  if (ndst < 1 || ndst > 2) dc.fail("wrong number of match operands");
   out.d[0] = dc.dst(0);
   out.d[1] = ndst == 2 ? dc.dst(1) : dc.private_slot(kSinkSlot);
   out.nd = static_cast<uint8_t>(ndst);
   out.s[0] = dc.src(ndst, t);
+  take_member_mask(dc, out, ndst + 1);
 }
 
 void run_activemask(Ctx& c, const DecodedInst& in, uint32_t m) {
@@ -123,6 +155,7 @@ enum ReduxOp : uint8_t { kRAdd, kRMin, kRMax, kRAnd, kROr, kRXor };
 
 template <class T>
 void run_redux(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (!members_ok(c, in, m)) return;
   uint64_t *a = c.R + in.s[0], *d = c.R + in.d[0];
   bool first = true;
   T acc = 0;
@@ -153,9 +186,18 @@ void decode_redux(Decoder& dc, DecodedInst& out) {
   out.d[0] = dc.dst(0);
   out.nd = 1;
   out.s[0] = dc.src(1, t);
+  take_member_mask(dc, out, 2);
 }
 
+void run_warp_sync(Ctx& c, const DecodedInst& in, uint32_t m) { members_ok(c, in, m); }
+
 }  // namespace
+
+void decode_warp_sync(Decoder& dc, DecodedInst& out) {
+  dc.mods().take("sync");
+  take_member_mask(dc, out, 0);
+  out.fn = run_warp_sync;
+}
 
 void register_warp_ops(DecodeTable& t) {
   t["shfl"] = decode_shfl;

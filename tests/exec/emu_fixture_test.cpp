@@ -163,17 +163,32 @@ TEST(EmuFixture, KernelParameterLayoutsAndGrids) {
     for (int col = 0; col < w; ++col) ASSERT_EQ(t[col * ht + row], in[row * w + col]);
 }
 
-TEST(EmuFixture, IndirectCallsAreRejectedAtDecodeNamingTheLine) {
+TEST(EmuFixture, IndirectCallsRecursionAndPrintf) {
   Harness h;
+  std::string printed;
+  h.emu.set_print_sink([&](std::string_view s) { printed += s; });
   h.load(read_fixture("indirect.ptx"), "indirect.ptx");
-  Launch l = h.make_launch("_Z5applyPKiPii", Dim3{1, 1, 1}, Dim3{1, 1, 1});
-  try {
-    h.emu.run(l);
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("indirect.ptx:"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("call"), std::string::npos) << e.what();
+  std::vector<int> a(33);
+  for (int i = 0; i < 33; ++i) a[i] = (i * 7) % 11;
+  Addr da = h.buffer(a), dout = h.buffer(std::vector<int>(32, 0));
+  auto fib = [](int n) {
+    int x = 0, y = 1;
+    for (int i = 0; i < n; ++i) std::swap(x, y), y += x;
+    return x;
+  };
+  for (int which : {0, 1}) {
+    LaunchResult r = h.launch("_Z5applyPKiPii", Dim3{2, 1, 1}, Dim3{32, 1, 1}, da, dout, which);
+    ASSERT_TRUE(r.ok) << r.error;
+    auto out = h.read<int>(dout, 32);
+    for (int t = 0; t < 32; ++t) {
+      int f = which ? std::max(a[t], a[t + 1]) : a[t] + a[t + 1];
+      EXPECT_EQ(out[t], f + fib(t & 7)) << which << " " << t;
+    }
   }
+  int first0 = a[0] + a[1], first1 = std::max(a[0], a[1]);
+  EXPECT_EQ(printed, "block 0 done, first=" + std::to_string(first0) + "\nblock 1 done, first=" +
+                         std::to_string(first0) + "\nblock 0 done, first=" + std::to_string(first1) +
+                         "\nblock 1 done, first=" + std::to_string(first1) + "\n");
 }
 
 }  // namespace

@@ -245,5 +245,140 @@ TEST(EmuOps, ShufflesAndVotes) {
   }
 }
 
+TEST(EmuOps, Mul24AndMad24UseThe24BitProduct) {
+  auto v = run1(R"(
+    mul24.lo.s32 %r3, 0x00800000, 2;            st.global.b32 [%rd0], %r3;
+    mul24.lo.u32 %r3, 0xff800000, 2;            st.global.b32 [%rd0+8], %r3;
+    mul24.hi.u32 %r3, 0xffffff, 0xffffff;       st.global.b32 [%rd0+16], %r3;
+    mul24.hi.s32 %r3, 0xffffff, 0xffffff;       st.global.b32 [%rd0+24], %r3;
+    mul24.hi.s32 %r3, 0x800000, 0x7fffff;       st.global.b32 [%rd0+32], %r3;
+    mad24.lo.s32 %r3, 0xffffff, 5, 100;         st.global.b32 [%rd0+40], %r3;
+    mad24.hi.sat.s32 %r3, 0x7fffff, 0x7fffff, 0x7fffffff; st.global.b32 [%rd0+48], %r3;
+    mad24.hi.u32 %r3, 0xffffff, 0xffffff, 1;    st.global.b32 [%rd0+56], %r3;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 0xff000000u);  // 0x800000 is -2^23 as a signed 24-bit value
+  EXPECT_EQ(uint32_t(v[1]), 0x01000000u);  // unsigned: the top byte of a is ignored
+  EXPECT_EQ(uint32_t(v[2]), 0xfffffe00u);  // (2^24-1)^2 = 0xfffffe000001, bits 47..16
+  EXPECT_EQ(uint32_t(v[3]), 0u);           // (-1)(-1) = 1
+  EXPECT_EQ(uint32_t(v[4]), 0xc0000080u);  // -2^23(2^23-1) = 0xc00000800000 in 48 bits
+  EXPECT_EQ(uint32_t(v[5]), 95u);          // -1*5 + 100
+  EXPECT_EQ(uint32_t(v[6]), 0x7fffffffu);  // 0x3fffff00 + INT_MAX saturates
+  EXPECT_EQ(uint32_t(v[7]), 0xfffffe01u);
+}
+
+TEST(EmuOps, PrmtModesSelectByTheLowTwoBitsOfC) {
+  // {b, a} bytes 7..0 = 77 66 55 44 | 33 22 11 00
+  auto v = run1(R"(
+    mov.b32 %r1, 0x33221100;
+    mov.b32 %r2, 0x77665544;
+    prmt.b32.f4e %r3, %r1, %r2, 1;   st.global.b32 [%rd0], %r3;
+    prmt.b32.f4e %r3, %r1, %r2, 7;   st.global.b32 [%rd0+8], %r3;
+    prmt.b32.b4e %r3, %r1, %r2, 0;   st.global.b32 [%rd0+16], %r3;
+    prmt.b32.rc8 %r3, %r1, %r2, 2;   st.global.b32 [%rd0+24], %r3;
+    prmt.b32.ecl %r3, %r1, %r2, 1;   st.global.b32 [%rd0+32], %r3;
+    prmt.b32.ecr %r3, %r1, %r2, 2;   st.global.b32 [%rd0+40], %r3;
+    prmt.b32.rc16 %r3, %r1, %r2, 1;  st.global.b32 [%rd0+48], %r3;
+    prmt.b32.b4e %r3, %r1, %r2, 3;   st.global.b32 [%rd0+56], %r3;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 0x44332211u);  // bytes 4 3 2 1
+  EXPECT_EQ(uint32_t(v[1]), 0x66554433u);  // c = 7 uses only 3: bytes 6 5 4 3
+  EXPECT_EQ(uint32_t(v[2]), 0x55667700u);  // bytes 5 6 7 0
+  EXPECT_EQ(uint32_t(v[3]), 0x22222222u);
+  EXPECT_EQ(uint32_t(v[4]), 0x33221111u);  // bytes 3 2 1 1
+  EXPECT_EQ(uint32_t(v[5]), 0x22221100u);  // bytes 2 2 1 0
+  EXPECT_EQ(uint32_t(v[6]), 0x33223322u);  // bytes 3 2 3 2
+  EXPECT_EQ(uint32_t(v[7]), 0x00112233u);  // bytes 0 1 2 3
+}
+
+TEST(EmuOps, MinMaxNaNAndReluAndTf32) {
+  auto v = run1(R"(
+    mov.b32 %f1, 0f7FC00000;
+    min.NaN.f32 %f2, 1.0, %f1;         st.global.b32 [%rd0], %f2;
+    min.f32 %f2, 1.0, %f1;             st.global.b32 [%rd0+8], %f2;
+    max.NaN.f32 %f2, 1.0, 2.0;         st.global.b32 [%rd0+16], %f2;
+    mov.b32 %r1, 0x7e003c00;
+    max.NaN.f16x2 %r2, %r1, 0x40004000; st.global.b32 [%rd0+24], %r2;
+    cvt.rn.relu.f16.f32 %rs1, 0fC0200000;  st.global.b16 [%rd0+32], %rs1;
+    cvt.rn.relu.f16.f32 %rs1, 0f3FC00000;  st.global.b16 [%rd0+40], %rs1;
+    cvt.rn.relu.f16x2.f32 %r2, 0fBF800000, 0f40400000; st.global.b32 [%rd0+48], %r2;
+    cvt.rn.relu.bf16.f32 %rs1, %f1;        st.global.b16 [%rd0+56], %rs1;
+    mov.b32 %f3, 0f3F801000;
+    cvt.rna.tf32.f32 %r3, %f3;             st.global.b32 [%rd0+64], %r3;
+    cvt.rn.tf32.f32 %r3, %f3;              st.global.b32 [%rd0+72], %r3;
+    cvt.rna.tf32.f32 %r3, 0f3F800FFF;      st.global.b32 [%rd0+80], %r3;
+    cvt.rna.tf32.f32 %r3, %f1;             st.global.b32 [%rd0+88], %r3;
+    cvt.rna.tf32.f32 %r3, 0f7F7FFFFF;      st.global.b32 [%rd0+96], %r3;
+    cvt.rn.satfinite.tf32.f32 %r3, 0f7F7FFFFF; st.global.b32 [%rd0+104], %r3;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 0x7fffffffu);  // .NaN: canonical NaN
+  EXPECT_EQ(u2f(v[1]), 1.0f);              // plain min ignores the NaN
+  EXPECT_EQ(u2f(v[2]), 2.0f);
+  EXPECT_EQ(uint32_t(v[3]), 0x7fff4000u);  // high half NaN, low half max(1, 2)
+  EXPECT_EQ(uint16_t(v[4]), 0x0000u);      // relu(-2.5) = +0
+  EXPECT_EQ(uint16_t(v[5]), 0x3e00u);      // 1.5
+  EXPECT_EQ(uint32_t(v[6]), 0x00004200u);  // {relu(-1) -> high, 3 -> low}
+  EXPECT_EQ(uint16_t(v[7]), 0x7fffu);      // NaN stays NaN
+  EXPECT_EQ(uint32_t(v[8]), 0x3f802000u);  // 1 + 2^-11 is a tie: .rna rounds away to 1 + 2^-10
+  EXPECT_EQ(uint32_t(v[9]), 0x3f800000u);  // .rn rounds the tie to even
+  EXPECT_EQ(uint32_t(v[10]), 0x3f800000u); // below the tie
+  EXPECT_EQ(uint32_t(v[11]), 0x7fffffffu);
+  EXPECT_EQ(uint32_t(v[12]), 0x7f800000u); // FLT_MAX rounds past the largest tf32
+  EXPECT_EQ(uint32_t(v[13]), 0x7f7fe000u); // .satfinite: the largest tf32
+}
+
+TEST(EmuOps, SetpOnHalfPairsWritesOnePredicatePerHalf) {
+  auto v = run1(R"(
+    mov.b32 %r1, 0x40003c00;           // {hi 2.0, lo 1.0}
+    mov.b32 %r2, 0x3c003c00;           // {1.0, 1.0}
+    setp.gt.f16x2 %p1|%p2, %r1, %r2;
+    setp.eq.u32 %p5, 1, 1;
+    setp.eq.and.f16x2 %p3|%p4, %r1, %r2, %p5;
+    setp.lt.or.bf16x2 %p6|%p7, 0x3f800000, 0x40004000, !%p5;
+    selp.u32 %r3, 1, 0, %p1; selp.u32 %r4, 2, 0, %p2; or.b32 %r3, %r3, %r4;
+    selp.u32 %r4, 4, 0, %p3; or.b32 %r3, %r3, %r4;
+    selp.u32 %r4, 8, 0, %p4; or.b32 %r3, %r3, %r4;
+    selp.u32 %r4, 16, 0, %p6; or.b32 %r3, %r3, %r4;
+    selp.u32 %r4, 32, 0, %p7; or.b32 %r3, %r3, %r4;
+    st.global.b32 [%rd0], %r3;
+  )");
+  // gt: lo 1>1 no, hi 2>1 yes; eq.and p5: lo yes, hi no;
+  // bf16 {hi 1.0, lo 0} < {2, 2}: both yes.
+  EXPECT_EQ(uint32_t(v[0]), 2u | 4u | 16u | 32u);
+}
+
+TEST(EmuOps, HalfAtomicAddAndFloatAtomicMinMax) {
+  Harness h;
+  h.load(kernel_ptx("k", ".param .u64 out", R"(
+    ld.param.u64 %rd0, [out];
+    mov.b16 %rs1, 0x3400;                                  // 0.25
+    atom.global.add.noftz.f16 %rs2, [%rd0], %rs1;
+    atom.global.add.noftz.bf16x2 %r1, [%rd0+4], 0x3f803f80;  // {1, 1}
+    mov.u32 %r2, %tid.x;
+    setp.ne.u32 %p1, %r2, 0;
+    @%p1 bra DONE;
+    st.global.b16 [%rd0+2], %rs2;
+    atom.global.min.f32 %f1, [%rd0+8], 0f40E00000;         // 7: min(5, 7) = 5
+    atom.global.min.f32 %f1, [%rd0+8], 0f40000000;         // 2
+    atom.global.max.f32 %f2, [%rd0+8], 0f7FC00000;         // NaN operand: stays 2
+    st.global.b32 [%rd0+12], %f1;
+DONE:
+    ret;
+  )"));
+  std::vector<uint16_t> init = {0x3c00, 0, 0, 0, 0, 0x40a0, 0, 0};  // f16 1.0; bf16x2 {0,0}; f32 5.0
+  Addr out = h.buffer(init);
+  LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{4, 1, 1}, out);
+  ASSERT_TRUE(r.ok) << r.error;
+  auto m = h.read<uint16_t>(out, 8);
+  EXPECT_EQ(m[0], 0x4000u);  // 1 + 4 x 0.25 = 2.0
+  EXPECT_EQ(m[1], 0x3c00u);  // lane 0 saw the initial 1.0
+  EXPECT_EQ(m[2], 0x4080u);  // bf16x2: four lanes add {1, 1}: {4.0, 4.0}
+  EXPECT_EQ(m[3], 0x4080u);
+  float f;
+  std::memcpy(&f, &m[4], 4);
+  EXPECT_EQ(f, 2.0f);
+  std::memcpy(&f, &m[6], 4);
+  EXPECT_EQ(f, 5.0f);  // the value before the second min
+}
+
 }  // namespace
 }  // namespace ws::exec::test

@@ -172,5 +172,104 @@ TEST(EmuSimt, BarrierIgnoresExitedWarpsAndReduces) {
   for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(v[t], 16u) << t;
 }
 
+// Three one-argument functions and a table of their addresses.
+const char* kFunctionTable = R"(
+.func (.param .b32 r) twice(.param .b32 x) { .reg .b32 %a<2>; ld.param.b32 %a0, [x]; add.s32 %a1, %a0, %a0; st.param.b32 [r], %a1; ret; }
+.func (.param .b32 r) square(.param .b32 x) { .reg .b32 %a<2>; ld.param.b32 %a0, [x]; mul.lo.s32 %a1, %a0, %a0; st.param.b32 [r], %a1; ret; }
+.func (.param .b32 r) negate(.param .b32 x) { .reg .b32 %a<2>; ld.param.b32 %a0, [x]; neg.s32 %a1, %a0; st.param.b32 [r], %a1; ret; }
+.global .align 8 .u64 table[3] = {twice, square, negate};
+)";
+
+TEST(EmuSimt, IndirectCallsSplitLanesByTargetAndReconverge) {
+  Harness h;
+  h.load(kernel_ptx("k", ".param .u64 out", R"(
+    ld.param.u64 %rd0, [out];
+    mov.u32 %r1, %tid.x;
+    rem.u32 %r2, %r1, 3;
+    mul.wide.u32 %rd1, %r2, 8;
+    mov.u64 %rd2, table;
+    add.s64 %rd3, %rd2, %rd1;
+    ld.global.u64 %rd4, [%rd3];
+    setp.eq.u32 %p1, %r1, 7;           // lane 7 does not call
+    add.s32 %r3, %r1, 1;
+    mov.u32 %r4, -1;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0], %r3;
+    .param .b32 retval0;
+    proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+    @!%p1 call (retval0), %rd4, (param0), proto;
+    @!%p1 ld.param.b32 %r4, [retval0];
+    }
+    activemask.b32 %r5;                 // all lanes together again after the call
+    mul.wide.u32 %rd5, %r1, 8;
+    add.s64 %rd6, %rd0, %rd5;
+    st.global.v2.u32 [%rd6], {%r4, %r5};
+  )", kFunctionTable));
+  Addr out = h.buffer(std::vector<int32_t>(64, 0));
+  LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{32, 1, 1}, out);
+  ASSERT_TRUE(r.ok) << r.error;
+  auto v = h.read<int32_t>(out, 64);
+  for (int t = 0; t < 32; ++t) {
+    int x = t + 1, want = t == 7 ? -1 : t % 3 == 0 ? 2 * x : t % 3 == 1 ? x * x : -x;
+    EXPECT_EQ(v[2 * t], want) << t;
+    EXPECT_EQ(uint32_t(v[2 * t + 1]), 0xffffffffu) << t;
+  }
+}
+
+TEST(EmuSimt, IndirectCallToANonFunctionFaults) {
+  Harness h;
+  h.load(kernel_ptx("k", ".param .u64 out", R"(
+    mov.u64 %rd5, table;               // the table's functions are the candidates
+    mov.u64 %rd4, 0x1234;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0], 1;
+    .param .b32 retval0;
+    proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+    call (retval0), %rd4, (param0), proto;
+    }
+  )", kFunctionTable));
+  LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{1, 1, 1}, uint64_t(0));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("indirect call to 0x1234"), std::string::npos) << r.error;
+}
+
+TEST(EmuSimt, MembermaskMustHoldEveryExecutingLane) {
+  const std::string body = R"(
+    ld.param.u64 %rd0, [out];
+    mov.u32 %r1, %laneid;
+    setp.lt.u32 %p1, %r1, LIMIT;
+    @!%p1 bra DONE;
+    shfl.sync.idx.b32 %r2, %r1, 3, 0x1f, 0x0000ffff;
+    bar.warp.sync 0x0000ffff;
+    mul.wide.u32 %rd1, %r1, 4;
+    add.s64 %rd2, %rd0, %rd1;
+    st.global.u32 [%rd2], %r2;
+  DONE:
+    ret;
+  )";
+  auto with_limit = [&](const char* limit) {
+    std::string b = body;
+    b.replace(b.find("LIMIT"), 5, limit);
+    return kernel_ptx("k", ".param .u64 out", b);
+  };
+  Harness h;
+  h.load(with_limit("16"));
+  Addr out = h.buffer(std::vector<uint32_t>(32, 99));
+  LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{32, 1, 1}, out);
+  ASSERT_TRUE(r.ok) << r.error;
+  auto v = h.read<uint32_t>(out, 32);
+  for (int l = 0; l < 32; ++l) EXPECT_EQ(v[l], l < 16 ? 3u : 99u) << l;
+
+  Harness bad;
+  bad.load(with_limit("17"));
+  r = bad.launch("k", Dim3{1, 1, 1}, Dim3{32, 1, 1}, bad.buffer(std::vector<uint32_t>(32, 0)));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("thread (16,0,0)"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("lane 16 executes it but is not in its membermask 0x0000ffff"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("shfl.sync.idx.b32"), std::string::npos) << r.error;
+}
+
 }  // namespace
 }  // namespace ws::exec::test

@@ -1,0 +1,101 @@
+// Device printf: `call (ret), vprintf, (fmt, args)` to the runtime's extern
+// vprintf runs as a built-in. Every executing lane prints in lane order, its
+// output going to the emulator's print sink as soon as the lane formats it.
+#include <cstring>
+
+#include "exec/device_printf.h"
+#include "exec/ops_common.h"
+
+namespace ws::exec::emu {
+
+namespace {
+
+constexpr size_t kMaxString = 1 << 16;  // a longer string without NUL is treated as unreadable
+
+// Reads device strings and the argument buffer of one lane; faults on a bad address.
+class LaneSource : public PrintfSource {
+ public:
+  LaneSource(Ctx& c, const DecodedInst& in, unsigned lane, uint64_t args) : c_(c), in_(in), lane_(lane), args_(args) {}
+  bool argument(uint64_t offset, unsigned bytes, uint64_t& value) override {
+    const uint8_t* p = args_ ? generic_ptr(c_, in_, args_ + offset, bytes, lane_) : nullptr;
+    if (!p) {
+      if (!args_) fault(c_, in_, lane_, "printf reads an argument but none were passed");
+      return false;
+    }
+    value = 0;
+    std::memcpy(&value, p, bytes);
+    return true;
+  }
+  bool string(uint64_t addr, std::string& out) override {
+    out.clear();
+    for (size_t i = 0; i < kMaxString; ++i) {
+      const uint8_t* p = generic_ptr(c_, in_, addr + i, 1, lane_);
+      if (!p) return false;
+      if (*p == 0) return true;
+      out += static_cast<char>(*p);
+    }
+    fault(c_, in_, lane_, "printf string without a terminating NUL");
+    return false;
+  }
+
+ private:
+  Ctx& c_;
+  const DecodedInst& in_;
+  unsigned lane_;
+  uint64_t args_;
+};
+
+uint8_t* param_slot(Ctx& c, unsigned lane, uint32_t offset) {
+  const Frame& f = c.w->frames.back();
+  return c.w->params.data() + f.param_base + size_t{lane} * f.fn->param_frame_bytes + offset;
+}
+
+// s[0]/s[1] unused; imm: format param offset, aux: args param offset, target: return offset (kNoPc: none).
+void run_vprintf(Ctx& c, const DecodedInst& in, uint32_t m) {
+  std::string fmt, text;
+  each_lane(m, [&](unsigned l) {
+    if (c.faulted) return;
+    uint64_t fmt_addr = 0, args = 0;
+    std::memcpy(&fmt_addr, param_slot(c, l, static_cast<uint32_t>(in.imm)), 8);
+    std::memcpy(&args, param_slot(c, l, in.aux), 8);
+    LaneSource src(c, in, l, args);
+    int32_t ret = -1;
+    if (fmt_addr) {
+      if (!src.string(fmt_addr, fmt)) return;
+      text.clear();
+      PrintfResult r = format_device_printf(fmt, src, text);
+      if (!r.ok) return;
+      (*c.print)(text);
+      ret = r.arguments;
+    }
+    if (in.target != kNoPc) std::memcpy(param_slot(c, l, in.target), &ret, 4);
+  });
+}
+
+uint32_t param_offset(Decoder& dc, const ptx::Operand& o) {
+  if (o.kind != ptx::Operand::Kind::Symbol) dc.fail("vprintf arguments must be .param variables");
+  ptx::StateSpace sp = ptx::StateSpace::None;
+  uint16_t flags = 0;
+  uint64_t off = dc.symbol_address(o.symbol, sp, flags, o.local);
+  if (sp != ptx::StateSpace::Param) dc.fail("vprintf argument '" + o.symbol + "' is not a .param variable");
+  return static_cast<uint32_t>(off);
+}
+
+}  // namespace
+
+bool decode_builtin_call(Decoder& dc, DecodedInst& out) {
+  const ptx::Instruction& inst = dc.inst();
+  if (inst.ops.size() < 3 || inst.ops[1].kind != ptx::Operand::Kind::Symbol || inst.ops[1].symbol != "vprintf")
+    return false;
+  if (dc.layout().function_index.count("vprintf")) return false;  // the module defines its own
+  const std::vector<ptx::Operand>& rets = inst.ops[0].elems;
+  const std::vector<ptx::Operand>& args = inst.ops[2].elems;
+  if (rets.size() > 1 || args.size() != 2) dc.fail("vprintf takes (format, arguments) and returns one value");
+  out.imm = param_offset(dc, args[0]);
+  out.aux = param_offset(dc, args[1]);
+  out.target = rets.empty() ? kNoPc : param_offset(dc, rets[0]);
+  out.fn = run_vprintf;
+  return true;
+}
+
+}  // namespace ws::exec::emu
