@@ -54,7 +54,8 @@ void fill_properties(const exec::DeviceFacts& f, cudaDeviceProp& p) {
   p.major = f.cc_major;
   p.minor = f.cc_minor;
   p.multiProcessorCount = f.sms;
-  p.canMapHostMemory = 0;  // host memory is not visible to simulated kernels
+  p.canMapHostMemory = 1;  // mapped page-locked memory is unified memory
+  p.managedMemory = 1;     // cudaMallocManaged (host memory the device addresses directly)
   fill_texture_limits(p);
   p.concurrentKernels = 1;
   p.pciBusID = 1;
@@ -105,6 +106,8 @@ std::optional<int> device_attribute(const exec::DeviceFacts& f, cudaDeviceAttr a
     case cudaDevAttrMaxThreadsPerMultiProcessor: return p.maxThreadsPerMultiProcessor;
     case cudaDevAttrAsyncEngineCount: return p.asyncEngineCount;
     case cudaDevAttrUnifiedAddressing: return p.unifiedAddressing;
+    case cudaDevAttrCanMapHostMemory: return p.canMapHostMemory;
+    case cudaDevAttrManagedMemory: return p.managedMemory;
     case cudaDevAttrComputeCapabilityMajor: return p.major;
     case cudaDevAttrComputeCapabilityMinor: return p.minor;
     case cudaDevAttrStreamPrioritiesSupported: return p.streamPrioritiesSupported;
@@ -127,7 +130,7 @@ std::optional<int> device_attribute(const exec::DeviceFacts& f, cudaDeviceAttr a
     default: break;
   }
   // Every other attribute is a capability this simulated device lacks
-  // (managed memory, IPC, NUMA, RDMA, ...) or reports as 0 on real parts.
+  // (concurrent managed access, IPC, NUMA, RDMA, ...) or reports as 0 on real parts.
   if (attr >= 1 && attr <= cudaDevAttrOnlyPartialHostNativeAtomicSupported) return 0;
   return std::nullopt;
 }
