@@ -94,8 +94,6 @@ void __cudaRegisterVar(void** handle, char* host_var, char* device_address, cons
   rt.registry().add_variable(handle, host_var, device_name, size, constant != 0);
 }
 
-char __cudaInitModule(void** handle) { return 1; }
-
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem, void* stream) {
   Runtime& rt = Runtime::get();
   std::lock_guard lock(rt.mutex());

@@ -2,13 +2,53 @@
 // host memory the simulated device addresses directly (same pointer), so host
 // code and kernels share it without copies; prefetches and advice have
 // nothing to move and succeed.
+#include <vector>
+
 #include "cudart/runtime.h"
 
 using ws::Addr;
 using ws::cudart::api_call;
 using ws::cudart::Runtime;
 
+namespace {
+
+// `__managed__` variables: the host reaches each through a pointer that nvcc
+// keeps in its shadow variable and that the runtime points at the
+// variable's unified storage in __cudaInitModule (called before first use).
+struct ManagedVar {
+  void** handle;
+  void** host_ptr;
+};
+std::vector<ManagedVar>& managed_vars() {
+  static std::vector<ManagedVar> v;
+  return v;
+}
+
+}  // namespace
+
 extern "C" {
+
+void __cudaRegisterManagedVar(void** handle, void** host_ptr, char* device_address, const char* name, int ext,
+                              size_t size, int constant, int global) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  rt.registry().add_variable(handle, reinterpret_cast<char*>(host_ptr), name, size, false);
+  managed_vars().push_back({handle, host_ptr});
+}
+
+char __cudaInitModule(void** handle) {
+  Runtime& rt = Runtime::get();
+  std::lock_guard lock(rt.mutex());
+  rt.device();  // creates the device and loads the registered modules
+  for (const ManagedVar& m : managed_vars()) {
+    if (m.handle != handle) continue;
+    auto sym = rt.symbol(m.host_ptr);
+    if (!sym || !rt.device().memory().is_unified(sym->first))
+      Runtime::fatal("a __managed__ variable is not in the loaded PTX as .attribute(.managed)");
+    *m.host_ptr = reinterpret_cast<void*>(sym->first);
+  }
+  return 1;
+}
 
 cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
   return api_call("cudaMallocManaged", [&](Runtime& rt) {

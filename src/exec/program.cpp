@@ -41,7 +41,7 @@ LoadedModule& Program::load(ptx::Module module) {
       lm->symbol_sizes[v.name] = s->second;
       continue;
     }
-    auto addr = mem_.allocate(v.size);
+    auto addr = v.is_managed ? mem_.allocate_unified(v.size) : mem_.allocate(v.size);
     if (!addr)
       throw InputError(file, v.line, "", "variable '" + v.name + "' (" + std::to_string(v.size) +
                                              " bytes) does not fit in device memory");

@@ -1,7 +1,16 @@
 // Unified memory: cudaMallocManaged arrays written by the host, updated by a
 // kernel, read back by the host without copies; mapped page-locked memory
-// (cudaHostAllocMapped + cudaHostGetDevicePointer) written by a kernel.
+// (cudaHostAllocMapped + cudaHostGetDevicePointer) written by a kernel;
+// __managed__ variables updated by a kernel and read directly by the host.
 #include "check.h"
+
+__managed__ int hits = 5;
+__managed__ float table[64];
+
+__global__ void fill_table() {
+  atomicAdd(&hits, 1);
+  table[threadIdx.x] = threadIdx.x * 2.0f;
+}
 
 __global__ void scale_add(float* data, const float* bias, int n, float s) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -42,6 +51,12 @@ int main() {
   for (int i = 0; i < n; ++i)
     if (host[i] != unsigned(i) * unsigned(i)) ++bad;
   CHECK(cudaFreeHost(host));
+
+  fill_table<<<1, 64>>>();
+  CHECK_LAUNCH();
+  if (hits != 5 + 64) ++bad;
+  for (int i = 0; i < 64; ++i)
+    if (table[i] != i * 2.0f) ++bad;
   CHECK(cudaFree(data));
   CHECK(cudaFree(bias));
   return verdict("unified_memory", bad);

@@ -287,3 +287,23 @@ TEST(PtxSyntax, DISABLED_ParseSpeed) {
 
 }  // namespace
 }  // namespace ws::ptx
+
+namespace ws::ptx {
+namespace {
+
+TEST(PtxSyntaxAttributes, ManagedVariablesAreMarked) {
+  Module m = parse_module(R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.global .attribute(.managed) .align 4 .u32 counter = 5;
+.global .align 4 .u32 plain;
+)", "m.ptx");
+  ASSERT_EQ(m.globals.size(), 2u);
+  EXPECT_TRUE(m.globals[0].is_managed);
+  EXPECT_EQ(m.globals[0].size, 4u);
+  EXPECT_FALSE(m.globals[1].is_managed);
+}
+
+}  // namespace
+}  // namespace ws::ptx

@@ -93,6 +93,7 @@ struct Variable {
   bool is_unsized_array = false;
   bool is_extern = false;
   bool is_visible = false;
+  bool is_managed = false;      // .attribute(.managed): unified memory the host also sees
   std::vector<uint8_t> init;    // initial bytes (empty: zero); size() == size when present
   // Initialisers that name other variables' addresses ({gvar, fn}): byte
   // offset within `init` and the symbol; filled in when addresses are known.

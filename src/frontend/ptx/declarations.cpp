@@ -127,6 +127,14 @@ void Parser::variable_attrs(Variable& v) {
       if (v.align == 0 || (v.align & (v.align - 1)) != 0) fail(lex_.prev(), "alignment must be a power of two");
     } else if (s == ".v2" || s == ".v4" || s == ".v8") {
       v.vec = static_cast<unsigned>(s[2] - '0');
+    } else if (s == ".attribute") {
+      expect('(', "after .attribute");
+      do {
+        Token a = next();
+        if (a.text == ".managed") v.is_managed = true;
+        else if (a.text != ".unified") fail(a, "unknown variable attribute");
+      } while (accept(','));
+      expect(')', "after the attribute list");
     } else if (s == ".texref" || s == ".samplerref" || s == ".surfref") {
       typed = true;
     } else if (Type t = type_from_name(std::string(s)); t != Type::None) {
