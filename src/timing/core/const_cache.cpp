@@ -48,9 +48,7 @@ ConstCache::ConstCache(const config::Config& cfg, stats::Scope scope)
       hit_latency_(static_cast<uint32_t>(kHitLatency.get(cfg))),
       miss_latency_(static_cast<uint32_t>(kMissLatency.get(cfg))),
       line_bytes_(static_cast<uint32_t>(kL1cLineBytes.get(cfg))),
-      sets_(shape(cfg).sets),
-      ways_(shape(cfg).ways),
-      tags_(shape(cfg)),
+      tags_(shape(cfg), miss_latency_),
       loads_(scope.counter("loads", "warp constant loads")),
       addresses_(scope.counter("addresses", "distinct addresses served (one port cycle each)")),
       hits_(scope.counter("hits", "distinct addresses found in the constant cache")),
@@ -74,30 +72,18 @@ Cycle ConstCache::load(const Addr* lane_addrs, uint32_t active_mask, Cycle now) 
 }
 
 Cycle ConstCache::lookup(Addr addr, Cycle at) {
-  // SectorCache indexes 128 B lines: give it the line number in those units.
-  Addr key = addr / line_bytes_ * kLineBytes;
-  if (Cycle* fill = in_flight_.find(key)) {
-    if (*fill > at) {  // joins the fill under way
-      misses_.inc();
-      return std::max(*fill, at + hit_latency_);
-    }
-    in_flight_.erase(key);  // filled meanwhile: install it
-    tags_.insert(key, nullptr);
-  }
-  if (CacheLine* l = tags_.find(key)) {
+  // The tag array keys 128 B lines: give it the line number in those units.
+  FixedMissTags::Result r = tags_.lookup(addr / line_bytes_ * kLineBytes, at);
+  if (r.outcome == FixedMissTags::Outcome::Hit) {
     hits_.inc();
-    tags_.touch(*l);
     return at + hit_latency_;
   }
-  misses_.inc();
-  Cycle fill = at + miss_latency_;
-  in_flight_[key] = fill;
-  return fill;
+  misses_.inc();  // a new fill, or one already under way
+  return std::max(r.ready, at + hit_latency_);
 }
 
 void ConstCache::flush() {
-  tags_.resize(sets_, ways_);
-  in_flight_.clear();
+  tags_.flush();
   port_free_ = 0;
 }
 

@@ -9,10 +9,9 @@
 #pragma once
 #include <cstdint>
 
-#include "common/flat_map.h"
 #include "config/config.h"
 #include "stats/stats.h"
-#include "timing/mem/sector_cache.h"
+#include "timing/core/fixed_miss_tags.h"
 
 namespace ws::timing {
 
@@ -28,10 +27,9 @@ class ConstCache {
   Cycle lookup(Addr addr, Cycle at);
 
   bool perfect_;
-  uint32_t hit_latency_, miss_latency_, line_bytes_, sets_, ways_;
-  SectorCache tags_;          // keyed by line number x 128 (SectorCache's line unit)
-  FlatMap<Cycle> in_flight_;  // key -> fill cycle, for misses not yet filled
-  Cycle port_free_ = 0;       // the port serves a later warp's first address from here
+  uint32_t hit_latency_, miss_latency_, line_bytes_;
+  FixedMissTags tags_;  // keyed by line number x 128 (SectorCache's line unit)
+  Cycle port_free_ = 0;  // the port serves a later warp's first address from here
   stats::Counter &loads_, &addresses_, &hits_, &misses_;
 };
 
