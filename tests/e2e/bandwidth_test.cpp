@@ -10,13 +10,17 @@
 namespace ws::test {
 namespace {
 
-std::string write_l1_stream(uint32_t ctas, uint32_t warps, uint32_t loads) {
+// Lane l of warp w reads base + w * kWarpSpan + l * lane_stride (4 B each).
+constexpr uint64_t kWarpSpan = 34 * 128;
+
+std::string write_l1_stream(uint32_t ctas, uint32_t warps, uint32_t loads, uint32_t lane_stride = 4) {
   auto dir = std::filesystem::temp_directory_path() /
-             ("warpsim-e2e-l1bw-" + std::to_string(loads) + "-" + std::to_string(::getpid()));
+             ("warpsim-e2e-l1bw-" + std::to_string(loads) + "-" + std::to_string(lane_stride) + "-" +
+              std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   frontend::TraceWriter w(dir.string());
   const Addr base = 0x00007f3000000000ull;
-  w.memcpy(base, uint64_t{warps} * 128);
+  w.memcpy(base, uint64_t{warps} * kWarpSpan);
   ir::KernelInfo k;
   k.name = "l1_stream";
   k.grid = Dim3{ctas, 1, 1};
@@ -35,7 +39,7 @@ std::string write_l1_stream(uint32_t ctas, uint32_t warps, uint32_t loads) {
         ld.dst = {static_cast<uint16_t>(2 + i % 8)};
         ld.src = {0};
         ld.mem_width = 4;
-        for (uint32_t lane = 0; lane < 32; ++lane) ld.addrs[lane] = base + wp * 128 + lane * 4;
+        for (uint32_t lane = 0; lane < 32; ++lane) ld.addrs[lane] = base + wp * kWarpSpan + lane * lane_stride;
         w.add(ld);
       }
       frontend::TraceInst exit;
@@ -66,6 +70,24 @@ TEST(E2eBandwidth, L1HitStreamReachesMostOfOneLinePerCycle) {
   EXPECT_LE(lines_per_cycle, 1.0);
   EXPECT_EQ(long_run.l1_reads - long_run.l1_read_hits, short_run.l1_reads - short_run.l1_read_hits)
       << "the extra loads all hit";
+}
+
+// Bank conflicts in the L1 data array (32 banks x 4 B, 4 tag lookups per
+// cycle), on hits: a 128 B lane stride puts every lane in its own line but in
+// bank 0, so 32 wavefronts per instruction; a 132 B stride moves lane l to
+// bank l, so the 32 lines cost only the 8 tag-stage cycles (4 lines each).
+TEST(E2eBandwidth, L1BankConflictsSerialiseStridedHits) {
+  const uint32_t ctas = 80, warps = 8;
+  auto cfg = preset("qv100", {"gpu.kernel_launch_latency=0", "l1i.perfect=true"});
+  auto cycles_per_load = [&](uint32_t stride) {
+    SimTotals short_run = simulate(write_l1_stream(ctas, warps, 32, stride), cfg);
+    SimTotals long_run = simulate(write_l1_stream(ctas, warps, 96, stride), cfg);
+    return double(long_run.cycles - short_run.cycles) / (double(warps) * 64);
+  };
+  double conflicted = cycles_per_load(128), spread = cycles_per_load(132);
+  std::printf("L1 hits: %.2f cycles per load at a 128 B lane stride, %.2f at 132 B\n", conflicted, spread);
+  EXPECT_NEAR(conflicted, 32.0, 1.0);
+  EXPECT_NEAR(spread, 8.0, 0.5);
 }
 
 }  // namespace

@@ -53,6 +53,26 @@ TEST(E2eBehaviour, DependentL2HitChainTakesL2RoundTripPerLoad) {
   EXPECT_EQ(t.dram_reads, 0u);
 }
 
+// The legacy presets' latencies hold as configured: an L1-hit chain costs
+// l1d.latency (plus the LD/ST hand-off), an L2-hit chain the L2 round trip
+// (k20: 42 and 190 cycles, gpu-facts' Kepler figures; gtx480: 23 and 155).
+TEST(E2eBehaviour, LegacyPresetsHaveTheirL1AndL2Latencies) {
+  for (const char* gpu : {"gtx480", "k20"}) {
+    auto cfg = preset(gpu, kNoLaunch);
+    uint64_t short_run = simulate(synth(chase(128, 16384, 128), std::string("lchase-a-") + gpu), cfg).cycles;
+    uint64_t long_run = simulate(synth(chase(128 + 512, 16384, 128), std::string("lchase-b-") + gpu), cfg).cycles;
+    double l1 = double(cfg.get<int64_t>("l1d.latency"));
+    double per_hit = double(long_run - short_run) / 512;
+    EXPECT_GE(per_hit, l1) << gpu;
+    EXPECT_LE(per_hit, l1 + 4) << gpu;
+    // 512 KB at a 1 KB stride: four L1 sets of 12 ways cannot hold 512 lines; the L2 can.
+    SimTotals t = simulate(synth(chase(1024, 512 << 10, 1024), std::string("lchase-l2-") + gpu), cfg);
+    double expect = double(cfg.get<int64_t>("l2.latency") + 2 * cfg.get<int64_t>("icnt.latency") + 2);
+    EXPECT_NEAR(double(t.cycles) / 1024, expect, 0.05 * expect) << gpu;
+    EXPECT_EQ(t.dram_reads, 0u) << gpu;
+  }
+}
+
 // Every load misses the L2 too (32 KB stride over a 64 MB buffer: the memcpy
 // leaves only its last 6 MB in the L2, which the chase never reaches) and
 // opens a new DRAM row: L2 round trip + L2-to-DRAM path + tRCD + CL + burst.

@@ -168,7 +168,8 @@ TEST(CliErrors, UnknownOpcodeIsNamed) {
 TEST(CliInfo, PresetsAndParamsList) {
   Result r = run("presets");
   ASSERT_EQ(r.rc, 0);
-  for (const char* p : {"qv100", "rtx2060", "rtx3070", "a100", "h100"}) EXPECT_NE(r.out.find(p), std::string::npos);
+  for (const char* p : {"qv100", "rtx2060", "rtx3070", "a100", "h100", "gtx480", "k20"})
+    EXPECT_NE(r.out.find(p), std::string::npos);
   r = run("params");
   ASSERT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("l1d.latency"), std::string::npos);

@@ -7,7 +7,7 @@ namespace {
 TEST(E2eRealTraces, VectorAddIs344WarpInstructionsOnEveryPreset) {
   std::string dir = shared_trace("vectoradd-100-32-trace");
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found: skipping the real-trace runs";
-  for (const char* gpu : {"qv100", "rtx2060", "rtx3070", "a100", "h100"}) {
+  for (const char* gpu : {"qv100", "rtx2060", "rtx3070", "a100", "h100", "gtx480", "k20"}) {
     SimTotals t = simulate(dir, preset(gpu));
     EXPECT_EQ(t.warp_insts, 344u) << gpu;
     // 32 warps of a 1024-thread CTA; cycles include the 5000-cycle launch latency.

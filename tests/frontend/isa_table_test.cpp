@@ -17,7 +17,7 @@ const OpInfo& op(uint32_t sm, std::string_view name) {
 uint8_t unit(const char* n) { return IsaTable::unit_index(n); }
 
 TEST(IsaTable, EveryShippedGenerationLoads) {
-  for (uint32_t sm : {61u, 70u, 75u, 80u, 86u, 89u, 90u}) {
+  for (uint32_t sm : {20u, 35u, 61u, 70u, 75u, 80u, 86u, 89u, 90u}) {
     IsaTable t = IsaTable::load_from(test::isa_dir(), sm);
     EXPECT_GT(t.size(), 100u) << sm;
     EXPECT_EQ(t.unit_names(), IsaTable::unit_vocabulary());
@@ -45,6 +45,25 @@ TEST(IsaTable, ClassesFollowTheGeneration) {
   EXPECT_EQ(op(86, "HMMA").unit, unit("tensor"));
   EXPECT_EQ(op(90, "HGMMA").unit, unit("tensor"));
   EXPECT_EQ(op(90, "IADD3").unit, unit("int"));  // inherited through four tables
+}
+
+// Fermi and Kepler tables: sm_35 inherits sm_20 and adds Kepler's opcodes.
+TEST(IsaTable, FermiAndKeplerTables) {
+  EXPECT_EQ(op(20, "ISCADD").unit, unit("int"));
+  EXPECT_EQ(op(20, "FFMA.FTZ").unit, unit("sp"));
+  EXPECT_EQ(op(20, "DFMA").unit, unit("dp"));
+  EXPECT_EQ(op(20, "LDSLK").space, IsaSpace::Shared);
+  EXPECT_EQ(op(20, "LD.E").space, IsaSpace::Generic);
+  EXPECT_EQ(op(20, "LDL.64").space, IsaSpace::Local);
+  EXPECT_EQ(op(20, "ATOM.E.ADD").kind, ir::OpKind::Atomic);
+  EXPECT_EQ(op(20, "SSY").kind, ir::OpKind::Branch);
+  EXPECT_EQ(op(35, "SHFL.IDX").unit, unit("int"));
+  EXPECT_EQ(op(35, "LDG.E.CT").space, IsaSpace::Global);
+  EXPECT_EQ(op(35, "IMAD").unit, unit("int"));  // inherited from sm_20
+  EXPECT_EQ(op(35, "EXIT").kind, ir::OpKind::Exit);
+  IsaTable fermi = IsaTable::load_from(test::isa_dir(), 20);
+  EXPECT_EQ(fermi.find("SHFL"), nullptr);  // Kepler-only
+  EXPECT_EQ(fermi.find("XMAD"), nullptr);  // Maxwell and Pascal
 }
 
 TEST(IsaTable, UnknownOpcodeAndVersion) {

@@ -247,5 +247,86 @@ TEST(L1D, CarveOutChangesCapacity) {
   EXPECT_EQ(b.stat("read_misses"), 2u);
 }
 
+// Local memory with l1d.local_write_policy = write-back (the default).
+void local_store(L1Bench& b, Addr line, uint8_t sectors, uint32_t bytes) {
+  L1Access a;
+  a.line_addr = line;
+  a.sector_mask = sectors;
+  a.type = AccessType::Write;
+  a.local = true;
+  for (auto& m : a.byte_masks) m = bytes;
+  ASSERT_TRUE(b.l1->can_accept());
+  b.l1->accept(a);
+}
+
+TEST(L1D, LocalStoreThenLoadHitsWithoutL2Traffic) {
+  L1Bench b;
+  b.to_cycle(1);
+  local_store(b, 0x4000, 0x3, 0xffffffffu);
+  b.to_cycle(3);
+  Cycle start = b.core.now();
+  b.access(AccessType::Read, 0x4000, 0x3, 1);
+  EXPECT_EQ(b.wait_done(1), start + 28);
+  EXPECT_TRUE(b.mem.seen.empty()) << "neither the store nor the load reached L2";
+  EXPECT_EQ(b.stat("read_hits"), 2u);
+}
+
+TEST(L1D, LocalWriteBackOnEviction) {
+  L1Bench b({"l1d.size_kb=1"});  // 4 sets x 2 ways
+  b.to_cycle(1);
+  local_store(b, 0x0, 0x1, 0xffffffffu);
+  b.to_cycle(2);
+  local_store(b, 0x0, 0x4, 0x0000ffffu);  // half a sector: dirty, not readable
+  // Two more lines of set 0 (line numbers 4 and 8) evict it.
+  b.to_cycle(3);
+  b.access(AccessType::Read, 0x200, 0x1, 1);
+  b.wait_done(1);
+  EXPECT_EQ(b.mem.seen.size(), 1u);
+  b.to_cycle(b.core.now() + 1);
+  b.access(AccessType::Read, 0x400, 0x1, 2);
+  b.wait_done(2);
+  b.drv.run_until(b.core.tick_of(b.core.now() + 5));
+  ASSERT_EQ(b.mem.seen.size(), 4u);  // two reads, then the victim's two dirty sectors
+  EXPECT_EQ(b.stat("local_writebacks"), 2u);
+  EXPECT_EQ(b.mem.seen[2].type, AccessType::Write);
+  EXPECT_EQ(b.mem.seen[2].addr, 0x0u);
+  EXPECT_EQ(b.mem.seen[2].byte_mask, 0xffffffffu);
+  EXPECT_EQ(b.mem.seen[3].addr, 0x40u);
+  EXPECT_EQ(b.mem.seen[3].byte_mask, 0x0000ffffu);
+}
+
+TEST(L1D, PartlyWrittenLocalSectorIsFetchedOnRead) {
+  L1Bench b;
+  b.to_cycle(1);
+  local_store(b, 0x5000, 0x1, 0x0000000fu);
+  b.to_cycle(2);
+  b.access(AccessType::Read, 0x5000, 0x1, 1);
+  b.wait_done(1);
+  ASSERT_EQ(b.mem.seen.size(), 1u);
+  EXPECT_EQ(b.mem.seen[0].type, AccessType::Read);
+  b.to_cycle(b.core.now() + 1);
+  Cycle start = b.core.now();
+  b.access(AccessType::Read, 0x5000, 0x1, 2);
+  EXPECT_EQ(b.wait_done(2), start + 28);
+}
+
+TEST(L1D, LocalWriteThroughSendsEveryStore) {
+  L1Bench b({"l1d.local_write_policy=write-through"});
+  b.to_cycle(1);
+  local_store(b, 0x6000, 0x3, 0xffffffffu);
+  b.drv.run_until(b.core.tick_of(10));
+  EXPECT_EQ(b.mem.seen.size(), 2u);
+  config::Config cfg;
+  cfg.set_assignment("l1d.local_write_policy=write-around");
+  stats::Registry reg;
+  ClockDomain core{"core", ClockPeriod{kPs}};
+  try {
+    L1D l1(cfg, stats::Scope(reg, "l1"), core, 0);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("l1d.local_write_policy"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace ws::timing

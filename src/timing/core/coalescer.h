@@ -2,7 +2,7 @@
 // lanes of a warp are taken 8 at a time; each sub-warp yields one access per
 // 128 B line it touches, with the mask of 32 B sectors (and bytes) it needs.
 // Consecutive sub-warps touching the same line share one access, since the
-// L1 tag stage looks up one line per cycle with up to four sectors.
+// L1 looks up a line with up to four sectors in one tag lookup.
 #pragma once
 #include <array>
 #include <cstddef>

@@ -24,10 +24,7 @@ SectorCacheShape shape(const config::Config& cfg) {
 
 InstCache::InstCache(const config::Config& cfg, stats::Scope scope)
     : perfect_(kPerfect.get(cfg)),
-      miss_latency_(static_cast<uint32_t>(kMissLatency.get(cfg))),
-      sets_(shape(cfg).sets),
-      ways_(shape(cfg).ways),
-      tags_(shape(cfg)),
+      tags_(shape(cfg), static_cast<uint32_t>(kMissLatency.get(cfg))),
       accesses_(scope.counter("accesses", "instruction fetches (one per issued instruction)")),
       misses_(scope.counter("misses", "fetches that started a line fill")) {}
 
@@ -37,27 +34,14 @@ Cycle InstCache::fetch(uint64_t pc, Cycle now) {
   Addr line = pc & ~Addr{kLineBytes - 1};
   // The most recently used line needs no lookup and no LRU update.
   if (line == mru_line_) return now;
-  if (CacheLine* l = tags_.find(line)) {
-    tags_.touch(*l);
-    mru_line_ = line;
-    return now;
-  }
-  if (Cycle* fill = in_flight_.find(line)) {
-    if (*fill > now) return *fill;
-    in_flight_.erase(line);  // filled: install it
-    tags_.touch(tags_.insert(line, nullptr));
-    mru_line_ = line;
-    return now;
-  }
-  misses_.inc();
-  Cycle ready = now + miss_latency_;
-  in_flight_[line] = ready;
-  return ready;
+  FixedMissTags::Result r = tags_.lookup(line, now);
+  if (r.outcome == FixedMissTags::Outcome::Hit) mru_line_ = line;
+  if (r.outcome == FixedMissTags::Outcome::Miss) misses_.inc();
+  return r.ready;
 }
 
 void InstCache::flush() {
-  tags_.resize(sets_, ways_);
-  in_flight_.clear();
+  tags_.flush();
   mru_line_ = kNoLine;
 }
 

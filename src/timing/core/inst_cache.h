@@ -7,10 +7,9 @@
 #pragma once
 #include <cstdint>
 
-#include "common/flat_map.h"
 #include "config/config.h"
 #include "stats/stats.h"
-#include "timing/mem/sector_cache.h"
+#include "timing/core/fixed_miss_tags.h"
 
 namespace ws::timing {
 
@@ -23,9 +22,7 @@ class InstCache {
 
  private:
   bool perfect_;
-  uint32_t miss_latency_, sets_, ways_;
-  SectorCache tags_;
-  FlatMap<Cycle> in_flight_;  // line -> fill cycle, for misses not yet filled
+  FixedMissTags tags_;
   static constexpr Addr kNoLine = ~Addr{0};
   Addr mru_line_ = kNoLine;   // last line looked up and present
   stats::Counter &accesses_, &misses_;

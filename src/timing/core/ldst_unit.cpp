@@ -10,9 +10,6 @@ namespace {
 const config::Param<int64_t> kQueue{"core.ldst_queue", 32, "accesses",
                                     "L1 accesses the LD/ST unit buffers before it stops accepting instructions",
                                     {1, 4096}};
-const config::Param<int64_t> kConstLatency{"core.const_latency", 8, "cycles",
-                                           "constant-cache hit latency (the constant cache is perfect in v1)",
-                                           {1, 1000}};
 const config::Param<int64_t> kFenceLatency{"core.fence_latency", 4, "cycles", "latency of a memory fence",
                                            {1, 10000}};
 }  // namespace
@@ -22,7 +19,7 @@ LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDom
       l1_(l1),
       queue_limit_(static_cast<size_t>(kQueue.get(cfg))),
       shared_latency_(static_cast<uint32_t>(cfg.get<int64_t>("shared.latency"))),
-      const_latency_(static_cast<uint32_t>(kConstLatency.get(cfg))),
+      const_cache_(cfg, scope.sub("l1c")),
       fence_latency_(static_cast<uint32_t>(kFenceLatency.get(cfg))),
       shared_banks_(static_cast<uint32_t>(cfg.get<int64_t>("shared.banks"))),
       shared_accesses_(scope.counter("shared_accesses", "warp shared-memory instructions")),
@@ -56,7 +53,7 @@ void LdstUnit::issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, C
     case ir::MemSpace::Const:
     case ir::MemSpace::None:  // an address-less LD/ST-unit op (e.g. LDC): constant-cache timing
       const_accesses_.inc();
-      warp.write_dsts(inst, now + const_latency_);
+      warp.write_dsts(inst, const_cache_.load(inst.addrs, inst.active_mask, now));
       break;
     default:
       issue_l1(warp, warp_slot, inst, now);
@@ -92,10 +89,11 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
     L1Access acc{};
     acc.line_addr = a.line_addr;
     acc.sector_mask = a.sector_mask;
-    acc.byte_masks = type == AccessType::Read ? std::array<uint32_t, 4>{} : a.byte_masks;
+    acc.byte_masks = a.byte_masks;
     acc.type = type;
+    acc.local = inst.space == ir::MemSpace::Local;
     acc.token = waits ? alloc_access_token(token) : 0;
-    queue_.push_back(Queued{acc});
+    queue_.push_back(Queued{acc, &a == &scratch_.back()});
   }
   global_accesses_.inc(scratch_.size());
   if (!waits) return;
@@ -142,9 +140,12 @@ void LdstUnit::tick(Cycle now, std::vector<Warp>& warps) {
     complete(done.front(), now, warps);
     done.pop();
   }
-  if (!queue_.empty() && l1_.can_accept()) {
+  // The tag stage takes lines of one instruction per cycle.
+  while (!queue_.empty() && l1_.can_accept()) {
+    bool ends = queue_.front().ends_inst;
     l1_.accept(queue_.front().access);
     queue_.pop_front();
+    if (ends) break;
   }
 }
 

@@ -10,6 +10,7 @@
 #include "ir/warp_inst.h"
 #include "stats/stats.h"
 #include "timing/core/coalescer.h"
+#include "timing/core/const_cache.h"
 #include "timing/core/warp.h"
 #include "timing/engine/clocked.h"
 #include "timing/mem/l1d.h"
@@ -27,6 +28,8 @@ class LdstUnit {
   // Sends queued accesses to the L1 and retires completed loads.
   void tick(Cycle now, std::vector<Warp>& warps);
   bool busy() const { return !queue_.empty(); }
+  // A new kernel: the constant cache starts empty.
+  void begin_kernel() { const_cache_.flush(); }
   // Warp slots whose loads completed since the last call (to wake them).
   std::vector<uint32_t>& woken() { return woken_; }
   // Earliest time a queued L1 completion becomes visible.
@@ -41,6 +44,7 @@ class LdstUnit {
   };
   struct Queued {
     L1Access access;
+    bool ends_inst = false;  // the instruction's last access: the next one waits for the next cycle
   };
   uint32_t alloc_pending(uint32_t warp_slot, const ir::WarpInst& inst);
   void issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now);
@@ -59,7 +63,9 @@ class LdstUnit {
   std::vector<uint32_t> woken_;
   std::vector<uint32_t> access_owner_;  // L1 access token -> pending instruction
   std::vector<uint32_t> free_access_tokens_;
-  uint32_t shared_latency_, const_latency_, fence_latency_, shared_banks_;
+  uint32_t shared_latency_;
+  ConstCache const_cache_;
+  uint32_t fence_latency_, shared_banks_;
   Cycle shared_free_ = 0;  // the shared-memory pipe is busy until this cycle
   stats::Counter &shared_accesses_, &shared_wavefronts_, &global_accesses_, &const_accesses_;
 };

@@ -43,6 +43,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
 void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm) {
   ctas_per_sm_ = ctas_per_sm;
   icache_.flush();
+  ldst_.begin_kernel();
   unit_of_.assign(unit_names.size(), kLdstUnit);
   for (size_t u = 0; u < unit_names.size(); ++u) {
     if (unit_names[u] == "ldst") continue;

@@ -25,9 +25,26 @@ const Param<int64_t> kFillQueue{"l1d.fill_queue", 16, "replies", "reply buffer f
 const Param<std::string> kWritePolicy{"l1d.write_policy", "write-allocate", "",
                                      "how stores (always written through to L2) treat the L1: write-allocate, "
                                      "no-allocate or write-evict"};
+const Param<std::string> kLocalWritePolicy{
+    "l1d.local_write_policy", "write-back", "",
+    "stores to local memory: write-back (allocate, stay dirty in the L1, written to L2 when evicted; dirty lines "
+    "are dropped at a kernel's end, when local memory is dead) or write-through (as l1d.write_policy)"};
 const Param<bool> kSectored{"l1d.sectored", true, "",
                             "false: a read miss fetches the whole 128 B line, as the non-sectored L1s of Kepler and "
                             "Fermi did (hits and misses are still counted per sector)"};
+// Data array: the unified L1/shared SRAM of Volta and later has the shared
+// memory's 32 banks x 4 B, so one 128 B line per cycle; the tag stage
+// resolves 4 lines (4 x 4 sectors) per cycle on GV100 and later.
+const Param<int64_t> kDataBanks{"l1d.data_banks", 32, "banks",
+                                "banks of the L1 data array; read hits of one tag-stage cycle that need one bank in "
+                                "different rows serialise (power of two)",
+                                {1, 32}};
+const Param<int64_t> kBankBytes{"l1d.bank_bytes", 4, "bytes",
+                                "width of one L1 data-array bank; data_banks x bank_bytes (one row, read per cycle) "
+                                "must be a power of two dividing 128",
+                                {1, 128}};
+const Param<int64_t> kTagLookups{"l1d.tag_lookups", 4, "lines",
+                                 "lines of one warp instruction the L1 tag stage looks up per cycle", {1, 32}};
 const Param<std::string> kReplacement{"l1d.replacement", "lru", "", "L1D replacement policy (lru, fifo)"};
 const Param<std::string> kSetIndex{"l1d.set_index", "linear", "", "L1D set-index function (linear, xor, ipoly)"};
 
@@ -46,6 +63,23 @@ const L1WritePolicy& write_policy(const config::Config& cfg) {
     known += (known.empty() ? "" : ", ") + std::string(p.name);
   }
   throw ConfigError(kWritePolicy.name(), "unknown choice '" + name + "' (known: " + known + ")");
+}
+
+L1DataArray data_array(const config::Config& cfg) {
+  auto banks = static_cast<uint32_t>(kDataBanks.get(cfg));
+  auto width = static_cast<uint32_t>(kBankBytes.get(cfg));
+  if (!std::has_single_bit(banks)) throw ConfigError(kDataBanks.name(), "must be a power of two");
+  if (!std::has_single_bit(width) || banks * width > kLineBytes)
+    throw ConfigError(kBankBytes.name(), "must be a power of two with l1d.data_banks x l1d.bank_bytes <= 128 B (got " +
+                                             std::to_string(banks) + " x " + std::to_string(width) + ")");
+  return L1DataArray(banks, width);
+}
+
+bool local_write_back(const config::Config& cfg) {
+  std::string name = kLocalWritePolicy.get(cfg);
+  if (name != "write-back" && name != "write-through")
+    throw ConfigError(kLocalWritePolicy.name(), "unknown choice '" + name + "' (known: write-back, write-through)");
+  return name == "write-back";
 }
 
 SectorCacheShape l1_shape(const config::Config& cfg) {
@@ -69,10 +103,13 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       max_merge_(static_cast<uint32_t>(kMaxMerge.get(cfg))),
       mshr_count_(static_cast<uint32_t>(kMshrs.get(cfg))),
       miss_queue_(static_cast<uint32_t>(kMissQueue.get(cfg))),
+      tag_lookups_(static_cast<uint32_t>(kTagLookups.get(cfg))),
       max_bytes_(static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024),
       write_policy_(write_policy(cfg)),
       sectored_(kSectored.get(cfg)),
+      local_write_back_(local_write_back(cfg)),
       tags_(l1_shape(cfg)),
+      data_(data_array(cfg)),
       done_(size_t{mshr_count_} + 4096),
       from_icnt_(static_cast<size_t>(kFillQueue.get(cfg))),
       mshrs_(mshr_count_),
@@ -82,10 +119,12 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       writes_(scope.counter("writes", "written sectors (write-through)")),
       write_hits_(scope.counter("write_hits", "written sectors present (updated in place)")),
       write_misses_(scope.counter("write_misses", "written sectors absent (not allocated)")),
+      local_writebacks_(scope.counter("local_writebacks", "dirty local sectors written to L2 on eviction")),
       atomics_(scope.counter("atomics", "atomic sectors sent to L2")),
       mshr_merges_(scope.counter("mshr_merges", "read sectors merged into an in-flight MSHR")),
       mshr_stalls_(scope.counter("mshr_stalls", "accesses that had to wait for an MSHR or miss-queue slot")),
-      stall_cycles_(scope.counter("stall_cycles", "cycles accesses spent waiting for an MSHR or miss-queue slot")) {
+      stall_cycles_(scope.counter("stall_cycles", "cycles accesses spent waiting for an MSHR or miss-queue slot")),
+      data_wavefronts_(scope.counter("data_wavefronts", "data-array cycles used by read hits (bank conflicts add more)")) {
   for (uint32_t i = mshr_count_; i-- > 0;) free_mshrs_.push_back(i);
   if (!sectored_ && (miss_queue_ < kSectorsPerLine || mshr_count_ < kSectorsPerLine))
     throw ConfigError(kSectored.name(), "a non-sectored L1 needs l1d.miss_queue and l1d.mshr_entries of at least 4");
@@ -100,13 +139,30 @@ void L1D::set_capacity_bytes(uint64_t bytes) {
   tags_.resize(tags_.sets(), static_cast<uint32_t>(bytes / per_way));
 }
 
-bool L1D::can_accept() const { return !stalled_ && last_accept_ != clk_.now(); }
+bool L1D::can_accept() const {
+  if (stalled_) return false;
+  Cycle now = clk_.now();
+  return last_accept_ == now ? accepted_this_cycle_ < tag_lookups_ : data_.free_at() <= now;
+}
 
 void L1D::accept(const L1Access& access) {
   assert(can_accept());
-  last_accept_ = clk_.now();
-  if (access.type != AccessType::Write)
-    pending_[access.token] = Pending{0, clk_.tick_of(clk_.now() + latency_), true};
+  Cycle now = clk_.now();
+  accepted_this_cycle_ = last_accept_ == now ? accepted_this_cycle_ + 1 : 1;
+  last_accept_ = now;
+  if (access.type != AccessType::Write) {
+    Cycle data_at = now;  // sectors that hit are read from the banked array
+    if (access.type == AccessType::Read) {
+      const CacheLine* line = tags_.find(access.line_addr);
+      uint8_t hits = line ? static_cast<uint8_t>(access.sector_mask & line->valid) : 0;
+      if (hits) {
+        uint64_t before = data_.wavefronts();
+        data_at = data_.place(access.line_addr, hits, access.byte_masks, now);
+        data_wavefronts_.inc(data_.wavefronts() - before);
+      }
+    }
+    pending_[access.token] = Pending{0, clk_.tick_of(data_at + latency_), true};
+  }
   stalled_ = access;
   issue_stalled();
 }
@@ -197,6 +253,10 @@ uint8_t L1D::line_fill_sectors(Addr line_addr, const CacheLine* line, Addr misse
 }
 
 bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
+  if (a.local && local_write_back_ && tags_.enabled()) {
+    write_back_local(a, s);
+    return true;
+  }
   if (out_.size() >= miss_queue_) return blocked(false);
   writes_.inc();
   CacheLine* line = tags_.find(a.line_addr);
@@ -208,12 +268,43 @@ bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
     tags_.touch(*line);
   } else if (write_policy_.allocate_on_miss && a.byte_masks[s] == 0xffffffffu && tags_.enabled()) {
     // Only a fully written sector is known: a partial one would need a fetch.
-    if (!line) line = &tags_.insert(a.line_addr, nullptr);
+    if (!line) line = &install(a.line_addr);
     line->valid |= static_cast<uint8_t>(1u << s);
     tags_.touch(*line);
   }
   send(sector, a.byte_masks[s], AccessType::Write, 0);
   return true;
+}
+
+// Write-back for local memory: the written bytes stay in the L1 (valid once
+// the whole sector is written; a read of a partly written one fetches and
+// merges); L2 sees them only when the line is evicted.
+void L1D::write_back_local(const L1Access& a, uint32_t s) {
+  writes_.inc();
+  CacheLine* line = tags_.find(a.line_addr);
+  bool hit = line && ((line->valid | line->dirty) >> s & 1);
+  (hit ? write_hits_ : write_misses_).inc();
+  if (!line) line = &install(a.line_addr);
+  uint8_t bit = static_cast<uint8_t>(1u << s);
+  line->written[s] |= a.byte_masks[s];
+  line->dirty |= bit;
+  if (line->written[s] == kFullSectorMask) line->valid |= bit;
+  tags_.touch(*line);
+}
+
+// Allocates a line; a victim's dirty sectors go to L2 (past the miss-queue
+// limit: at most four, and the eviction cannot wait).
+CacheLine& L1D::install(Addr line_addr) {
+  std::optional<CacheLine> victim;
+  CacheLine& line = tags_.insert(line_addr, &victim);
+  if (victim && victim->dirty) {
+    for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+      if (!(victim->dirty >> s & 1)) continue;
+      local_writebacks_.inc();
+      send(victim->line_addr + Addr{s} * kSectorBytes, victim->written[s], AccessType::Write, 0);
+    }
+  }
+  return line;
 }
 
 bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
@@ -277,7 +368,7 @@ void L1D::handle_fill() {
     if (tags_.enabled()) {
       Addr line_addr = line_of(m.sector);
       CacheLine* line = tags_.find(line_addr);
-      if (!line) line = &tags_.insert(line_addr, nullptr);
+      if (!line) line = &install(line_addr);
       line->valid |= static_cast<uint8_t>(1u << sector_in_line(m.sector));
       tags_.touch(*line);
     }

@@ -1,6 +1,9 @@
 // L1 data cache of one SM (core clock): sectored, streaming (misses in flight
-// are bounded by MSHRs, not by allocated lines), write-through without
-// allocation for stores, atomics performed at L2.
+// are bounded by MSHRs, not by allocated lines), write-through stores (see
+// l1d.write_policy), atomics performed at L2. The tag stage looks up
+// l1d.tag_lookups lines of one warp instruction per cycle; read hits then
+// take their data from a banked array (L1DataArray) and wait for bank
+// conflicts.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -14,6 +17,7 @@
 #include "stats/stats.h"
 #include "timing/engine/clocked.h"
 #include "timing/engine/port.h"
+#include "timing/mem/l1_data_array.h"
 #include "timing/mem/mem_request.h"
 #include "timing/mem/sector_cache.h"
 
@@ -23,8 +27,9 @@ namespace ws::timing {
 struct L1Access {
   Addr line_addr = 0;                     // 128 B aligned
   uint8_t sector_mask = 0;                // bit s = sector s of the line
-  std::array<uint32_t, 4> byte_masks{};  // per sector, bytes written (stores/atomics); 0 for loads
+  std::array<uint32_t, 4> byte_masks{};  // per sector, bytes written (stores/atomics) or read (loads; 0 = all)
   AccessType type = AccessType::Read;
+  bool local = false;  // local memory (l1d.local_write_policy applies to its stores)
   uint32_t token = 0;  // returned through done() when every sector of a Read/Atomic is available
 };
 
@@ -38,7 +43,9 @@ class L1D : public Clocked {
  public:
   L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t sm_id);
 
-  // One access per cycle (tag-lookup throughput) and no access stalled on MSHRs.
+  // Tag-stage room: up to l1d.tag_lookups accesses per cycle (the caller
+  // gives one warp instruction's accesses per cycle), none stalled on MSHRs,
+  // and a new cycle's lookups wait for the data array's earlier wavefronts.
   bool can_accept() const;
   // An access waits for resources: no new one is accepted until it is issued.
   bool stalled() const { return stalled_.has_value(); }
@@ -79,6 +86,8 @@ class L1D : public Clocked {
   bool issue_sector(const L1Access& a, uint32_t s);
   bool issue_read(const L1Access& a, Addr sector);
   bool issue_write(const L1Access& a, Addr sector, uint32_t s);
+  void write_back_local(const L1Access& a, uint32_t s);
+  CacheLine& install(Addr line_addr);
   bool issue_atomic(const L1Access& a, Addr sector, uint32_t s);
   std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
   void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag);
@@ -90,11 +99,13 @@ class L1D : public Clocked {
 
   const ClockDomain& clk_;
   uint16_t sm_id_;
-  uint32_t latency_, max_merge_, mshr_count_, miss_queue_;
+  uint32_t latency_, max_merge_, mshr_count_, miss_queue_, tag_lookups_;
   uint64_t max_bytes_;  // l1d.size_kb: the carve-out never grows the L1 beyond it
   const L1WritePolicy& write_policy_;
   bool sectored_;  // false: a read miss fetches the whole line
+  bool local_write_back_;  // local stores stay dirty in the L1 until evicted
   SectorCache tags_;
+  L1DataArray data_;
   Port<uint32_t> done_;
   Port<MemRequest> from_icnt_;
   Port<MemRequest>* to_icnt_ = nullptr;
@@ -107,12 +118,14 @@ class L1D : public Clocked {
   uint64_t completion_seq_ = 0;
   std::deque<MemRequest> out_;
   std::optional<L1Access> stalled_;
-  bool blocked_on_fill_ = false;  // the stalled access waits for an MSHR to free  // remaining sectors of an access waiting for resources
+  bool blocked_on_fill_ = false;  // the stalled access waits for an MSHR to free
   Cycle last_accept_ = ~Cycle{0};
+  uint32_t accepted_this_cycle_ = 0;
 
   stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;
   std::optional<Cycle> waiting_since_;  // when the stalled access first had to wait
-  stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_, &stall_cycles_;
+  stats::Counter &local_writebacks_;
+  stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_, &stall_cycles_, &data_wavefronts_;
 };
 
 }  // namespace ws::timing
