@@ -2,14 +2,15 @@
 # Runs a CUDA program under `warpsim exec --timing --trace-out`, replays the
 # written trace with `warpsim run`, and checks that every kernel simulates to
 # the same cycles and instruction counts both ways.
-#   usage: exec-replay-check.sh WARPSIM_BIN WORK_DIR PROGRAM [ARGS...]
+#   usage: [WARPSIM_CHECK_GPU=preset] exec-replay-check.sh WARPSIM_BIN WORK_DIR PROGRAM [ARGS...]
 set -euo pipefail
 bin=$1 work=$2
+gpu=${WARPSIM_CHECK_GPU:-qv100}   # preset for both runs
 shift 2
 rm -rf "$work"
 mkdir -p "$work"
-"$bin" exec --gpu qv100 --timing --out "$work/exec" --trace-out "$work/trace" -- "$@" > "$work/program.out"
-"$bin" run "$work/trace" --gpu qv100 --out "$work/replay" --format none --no-progress
+"$bin" exec --gpu "$gpu" --timing --out "$work/exec" --trace-out "$work/trace" -- "$@" > "$work/program.out"
+"$bin" run "$work/trace" --gpu "$gpu" --out "$work/replay" --format none --no-progress
 python3 - "$work/exec/stats.json" "$work/replay/stats.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])

@@ -67,10 +67,10 @@ DeviceFacts facts_from(const config::Config& cfg) {
 
 // The newest SASS table not newer than the device (sm_70 for cc 7.0, sm_86 for 8.6).
 std::shared_ptr<const frontend::IsaTable> isa_for(int cc) {
-  static const int kVersions[] = {90, 89, 86, 80, 75, 70, 61};
+  static const int kVersions[] = {90, 89, 86, 80, 75, 70, 61, 35, 20};
   for (int v : kVersions)
     if (v <= cc) return std::make_shared<const frontend::IsaTable>(frontend::IsaTable::load(static_cast<uint32_t>(v)));
-  return std::make_shared<const frontend::IsaTable>(frontend::IsaTable::load(61));
+  return std::make_shared<const frontend::IsaTable>(frontend::IsaTable::load(20));
 }
 
 }  // namespace
@@ -154,7 +154,7 @@ LaunchResult Device::launch(const Launch& l) {
   if (t.gpu || t.trace) {
     StepTranslator tr(t.names, t.isa, l);
     ir::KernelInfo info = kernel_info(l);
-    if (t.trace) t.trace->begin_kernel(info);
+    if (t.trace) t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
     EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), t.gpu != nullptr);
     if (t.gpu) {
       try {

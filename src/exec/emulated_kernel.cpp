@@ -91,10 +91,16 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   bool accessed = step.space != ptx::StateSpace::None && step.space != ptx::StateSpace::Param;
   std::string base = names_.sass_name(in, step.space, step.function == launch_.kernel, launch_.module->ast.filename);
   const frontend::OpInfo* op = isa_->find(base);
+  for (int hop = 0; !op && hop < 4; ++hop) {
+    std::string older = names_.fallback(base);
+    if (older.empty()) break;
+    base = older;
+    op = isa_->find(base);
+  }
   if (!op)
     throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
                      "isa/ptx.toml names " + base + " for `" + in.text + "`, which isa/sm_" +
-                         std::to_string(isa_->binary_version()) + ".toml does not define");
+                         std::to_string(isa_->binary_version()) + ".toml does not define (nor a [fallback])");
   ir::WarpInst& w = e.inst;
   w.pc = (function_index(*launch_.module, step.function) << 20) + uint64_t{step.pc} * 16;
   w.kind = op->kind;
@@ -103,7 +109,13 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   e.sass = memory ? base + width_suffix(step.access_bytes) : base;
   if (w.is_memory() && !memory) w.kind = ir::OpKind::Alu;
   if (memory) {
-    w.space = mem_space(op->space);
+    // A generic opcode (older generations) gets the space the trace reader
+    // will give it from the address windows: shared goes into its window.
+    e.generic = op->space == frontend::IsaSpace::Generic;
+    w.space = !e.generic ? mem_space(op->space)
+              : step.space == ptx::StateSpace::Shared ? ir::MemSpace::Shared
+              : step.space == ptx::StateSpace::Local ? ir::MemSpace::Local
+                                                     : ir::MemSpace::Global;
     w.access_bytes = frontend::access_bytes_of(e.sass);
   }
   std::vector<uint16_t> dst, src;
@@ -118,8 +130,9 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   return e;
 }
 
-void StepTranslator::timing_addrs(const WarpStep& step, uint64_t warp_uid, Addr* out) const {
+void StepTranslator::timing_addrs(const WarpStep& step, bool generic, uint64_t warp_uid, Addr* out) const {
   bool local = step.space == ptx::StateSpace::Local;
+  Addr shared_base = generic && step.space == ptx::StateSpace::Shared ? kTraceSharedWindow : 0;
   for (unsigned lane = 0; lane < 32; ++lane) {
     if (!(step.active_mask >> lane & 1)) {
       out[lane] = 0;
@@ -130,7 +143,7 @@ void StepTranslator::timing_addrs(const WarpStep& step, uint64_t warp_uid, Addr*
       uint64_t off = a % kLocalBytesPerThread;
       a = kLocalTimingBase + warp_uid * 32 * kLocalBytesPerThread + off / 4 * 128 + lane * 4 + off % 4;
     }
-    out[lane] = a;
+    out[lane] = a + shared_base;
   }
 }
 
@@ -152,7 +165,7 @@ void CtaRecording::on_step(const WarpStep& step) {
   in.active_mask = step.active_mask;
   if (in.is_memory()) {
     std::array<Addr, 32>& a = w.addrs.emplace_back();
-    tr.timing_addrs(step, kernel_.warp_uid(index_, step.warp), a.data());
+    tr.timing_addrs(step, e.generic, kernel_.warp_uid(index_, step.warp), a.data());
     in.addrs = a.data();
   }
   if (kernel_.keeps_trace()) w.sass.push_back(&e.sass);

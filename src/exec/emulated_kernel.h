@@ -25,6 +25,11 @@ namespace ws::exec {
 // per 128 B line).
 inline constexpr Addr kLocalTimingBase = 0x0000'7e00'0000'0000ull;
 inline constexpr uint64_t kLocalBytesPerThread = 1 << 16;
+// The shared/local generic windows written into trace headers: where nothing
+// else lives, so that a generic opcode (LD/ST/ATOM on older generations) is
+// classified the same by the timing run and by a replay of its trace.
+inline constexpr Addr kTraceSharedWindow = 0x0000'7a00'0000'0000ull;
+inline constexpr Addr kTraceLocalWindow = 0x0000'7b00'0000'0000ull;
 
 // Per launch: what the SASS view of each PTX instruction is (cached).
 class StepTranslator {
@@ -34,10 +39,11 @@ class StepTranslator {
   struct Entry {
     ir::WarpInst inst;
     std::string sass;
+    bool generic = false;  // a generic-space SASS opcode (classified by address)
   };
   const Entry& entry(const WarpStep& step);
   // Lane addresses as the timing model sees them (local memory interleaved).
-  void timing_addrs(const WarpStep& step, uint64_t warp_uid, Addr* out) const;
+  void timing_addrs(const WarpStep& step, bool generic, uint64_t warp_uid, Addr* out) const;
   const frontend::IsaTable& isa() const { return *isa_; }
 
  private:

@@ -65,7 +65,19 @@ PtxOpNames PtxOpNames::load_from(const std::string& path) {
     if (!v) throw InputError(path, node.source().begin.line, std::string(key.str()), "expected a SASS opcode string");
     names.map_.emplace(std::string(key.str()), *v);
   }
+  if (const toml::table* fb = t["fallback"].as_table()) {
+    for (const auto& [key, node] : *fb) {
+      auto v = node.value<std::string>();
+      if (!v) throw InputError(path, node.source().begin.line, std::string(key.str()), "expected a SASS opcode string");
+      names.fallback_.emplace(std::string(key.str()), *v);
+    }
+  }
   return names;
+}
+
+std::string PtxOpNames::fallback(const std::string& sass) const {
+  auto it = fallback_.find(sass);
+  return it == fallback_.end() ? std::string() : it->second;
 }
 
 std::string PtxOpNames::sass_name(const ptx::Instruction& inst, ptx::StateSpace space, bool in_kernel,

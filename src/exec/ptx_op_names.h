@@ -21,10 +21,13 @@ class PtxOpNames {
   // PTX line when the table has no entry.
   std::string sass_name(const ptx::Instruction& inst, ptx::StateSpace space, bool in_kernel,
                         const std::string& ptx_file) const;
+  // The stand-in for `sass` on generations whose table lacks it ([fallback]);
+  // empty when there is none.
+  std::string fallback(const std::string& sass) const;
 
  private:
   std::string path_;
-  std::unordered_map<std::string, std::string> map_;
+  std::unordered_map<std::string, std::string> map_, fallback_;
 };
 
 }  // namespace ws::exec
