@@ -1,5 +1,6 @@
 #include "frontend/trace/trace_parse.h"
 
+#include <array>
 #include <charconv>
 
 #include "common/error.h"
@@ -27,26 +28,32 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-// Whitespace tokenizer over one line; never allocates.
+// Whitespace tokenizer over one line; never allocates. Works on local
+// pointers so the scanning loops keep them in registers.
 class Tokens {
  public:
-  explicit Tokens(std::string_view s) : s_(s) {}
+  explicit Tokens(std::string_view s) : p_(s.data()), end_(s.data() + s.size()) {}
   std::string_view next() {
-    while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
-    size_t b = pos_;
-    while (pos_ < s_.size() && !is_space(s_[pos_])) ++pos_;
-    return s_.substr(b, pos_ - b);
+    const char* p = skip_space(p_);
+    const char* b = p;
+    while (p != end_ && !is_space(*p)) ++p;
+    p_ = p;
+    return {b, static_cast<size_t>(p - b)};
   }
   bool done() {
-    while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
-    return pos_ >= s_.size();
+    p_ = skip_space(p_);
+    return p_ == end_;
   }
 
  private:
   // Trace lines hold printable text; every control character separates tokens.
   static bool is_space(char c) { return static_cast<unsigned char>(c) <= ' '; }
-  std::string_view s_;
-  size_t pos_ = 0;
+  const char* skip_space(const char* p) const {
+    while (p != end_ && is_space(*p)) ++p;
+    return p;
+  }
+  const char* p_;
+  const char* end_;
 };
 
 template <class T>
@@ -56,6 +63,18 @@ bool parse_num(std::string_view t, T& v, int base) {
   return r.ec == std::errc{} && r.ptr == t.data() + t.size();
 }
 
+// Hex digit values by character, -1 for anything else.
+constexpr std::array<int8_t, 256> kHexDigit = [] {
+  std::array<int8_t, 256> t{};
+  t.fill(-1);
+  for (int c = 0; c < 10; ++c) t[static_cast<size_t>('0' + c)] = static_cast<int8_t>(c);
+  for (int c = 0; c < 6; ++c) {
+    t[static_cast<size_t>('a' + c)] = static_cast<int8_t>(10 + c);
+    t[static_cast<size_t>('A' + c)] = static_cast<int8_t>(10 + c);
+  }
+  return t;
+}();
+
 // Hand-rolled: hex fields (PCs, masks, addresses) are most of a trace's text.
 uint64_t need_hex(std::string_view t, const LineCtx& ctx, std::string_view field) {
   std::string_view d = t;
@@ -64,12 +83,9 @@ uint64_t need_hex(std::string_view t, const LineCtx& ctx, std::string_view field
   if (d.empty() || d.size() > 16) fail(ctx, field, "expected a hex number (64 bits at most), got " + quoted(t));
   uint64_t v = 0;
   for (char c : d) {
-    unsigned digit;
-    if (c >= '0' && c <= '9') digit = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') digit = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') digit = static_cast<unsigned>(c - 'A' + 10);
-    else fail(ctx, field, "expected a hex number, got " + quoted(t));
-    v = v << 4 | digit;
+    int8_t digit = kHexDigit[static_cast<unsigned char>(c)];
+    if (digit < 0) fail(ctx, field, "expected a hex number, got " + quoted(t));
+    v = v << 4 | static_cast<uint64_t>(digit);
   }
   return v;
 }

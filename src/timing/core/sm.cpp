@@ -165,8 +165,10 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
     } else {
       w.wake_at = w_wake;
       if (w_wake >= kWaitLdst) sc.sleeping |= uint64_t{1} << local;
-      if (w_wake == kWaitLdst) ldst_waiters_ = true;
-      else sub_wake = std::min(sub_wake, w_wake);
+      if (w_wake == kWaitLdst) {
+        ldst_waiters_ = true;
+        sc.ldst_wait |= uint64_t{1} << local;
+      } else sub_wake = std::min(sub_wake, w_wake);
     }
   }
   if (!ready) {
@@ -276,11 +278,16 @@ void Sm::set_sleeping(uint32_t slot, bool asleep) {
 }
 
 void Sm::wake_ldst_waiters() {
-  for (uint32_t slot = 0; slot < warps_.size(); ++slot)
-    if (warps_[slot].wake_at == kWaitLdst) {
+  uint32_t nsub = static_cast<uint32_t>(subcores_.size());
+  for (uint32_t s = 0; s < nsub; ++s) {
+    for (uint64_t m = subcores_[s].ldst_wait; m; m &= m - 1) {
+      uint32_t slot = static_cast<uint32_t>(std::countr_zero(m)) * nsub + s;
+      if (warps_[slot].wake_at != kWaitLdst) continue;
       warps_[slot].wake_at = 0;
       set_sleeping(slot, false);
     }
+    subcores_[s].ldst_wait = 0;
+  }
   ldst_waiters_ = false;
 }
 

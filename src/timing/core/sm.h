@@ -47,6 +47,7 @@ class Sm : public Clocked {
     UnitPool units;
     uint64_t live = 0;      // local slots holding live warps
     uint64_t sleeping = 0;  // live warps that only an event can wake (memory reply, barrier, LD/ST room)
+    uint64_t ldst_wait = 0;  // warps among them waiting for LD/ST queue room
     // No warp can issue before this cycle unless woken by an event (a load
     // completion, a barrier release, a launch): lets idle scans be skipped.
     Cycle next_scan = 0;

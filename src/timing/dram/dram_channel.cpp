@@ -119,14 +119,16 @@ void DramChannel::tick() {
     return;
   }
   if (queued_ == 0) return;
-  std::vector<DramBankView>& views = bank_views();
-  no_hit_ = std::none_of(views.begin(), views.end(), [](const DramBankView& v) { return v.has_hit; });
   bool issued = row_bus_taken;
   if (dual_bus_) {
-    issued = issue_dual(views, row_bus_taken) || issued;
-  } else if (DramChoice c = scheduler_->pick(views); c.bank >= 0 && !row_bus_taken) {
-    issue(static_cast<uint32_t>(c.bank), c.hit);
-    issued = true;
+    issued = issue_dual(row_bus_taken) || issued;
+  } else {
+    build_views(false);
+    DramChoice c = any_col_issuable_ ? scheduler_->pick(views_) : DramChoice{};
+    if (c.bank >= 0 && !row_bus_taken) {
+      issue(static_cast<uint32_t>(c.bank), c.hit);
+      issued = true;
+    }
   }
   if (issued) {
     next_issue_ = now + 1;
@@ -138,8 +140,8 @@ void DramChannel::tick() {
   Cycle first = timing_.per_bank_refresh && timing_.tREFI > 0 ? std::max(ref_wake_, next_ref_) : ~Cycle{0};
   for (uint32_t b = 0; b < banks_.size(); ++b) {
     const Bank& bank = banks_[b];
-    if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(next_cmd(pool_[size_t(bank.oldest)]), b));
-    if (bank.hit >= 0) first = std::min(first, tracker_.earliest(next_cmd(pool_[size_t(bank.hit)]), b));
+    if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(bank.oldest_cmd, b));
+    if (bank.hit >= 0) first = std::min(first, tracker_.earliest(bank.hit_cmd, b));
   }
   next_issue_ = std::max(first, now + 1);
 }
@@ -148,21 +150,16 @@ void DramChannel::tick() {
 // issue in the same cycle. The row pick goes first; its bank is then left out
 // of the column pick, which it cannot otherwise affect (no timing row links a
 // row command in one bank to a column command in another).
-bool DramChannel::issue_dual(std::vector<DramBankView>& views, bool row_bus_taken) {
-  saved_views_ = views;
-  for (DramBankView& v : views) {
-    v.oldest_issuable = v.oldest_issuable && !v.oldest_is_hit && !row_bus_taken;
-    v.hit_issuable = false;
+bool DramChannel::issue_dual(bool row_bus_taken) {
+  build_views(row_bus_taken);
+  // A scheduler only picks a bank whose command can issue: without one, skip it.
+  DramChoice row = any_row_issuable_ ? scheduler_->pick(row_views_) : DramChoice{};
+  if (row.bank >= 0) {
+    issue(static_cast<uint32_t>(row.bank), false);  // the request stays queued
+    DramBankView& c = views_[size_t(row.bank)];
+    c.oldest_issuable = c.hit_issuable = false;
   }
-  DramChoice row = scheduler_->pick(views);
-  if (row.bank >= 0) issue(static_cast<uint32_t>(row.bank), false);  // the request stays queued
-  for (size_t b = 0; b < views.size(); ++b) {
-    views[b] = saved_views_[b];
-    bool other_bank = static_cast<int>(b) != row.bank;
-    views[b].oldest_issuable = views[b].oldest_issuable && views[b].oldest_is_hit && other_bank;
-    views[b].hit_issuable = views[b].hit_issuable && other_bank;
-  }
-  DramChoice col = scheduler_->pick(views);
+  DramChoice col = any_col_issuable_ ? scheduler_->pick(views_) : DramChoice{};
   if (col.bank >= 0) issue(static_cast<uint32_t>(col.bank), col.hit);
   return row.bank >= 0 || col.bank >= 0;
 }
@@ -336,34 +333,58 @@ void DramChannel::refresh(Bank& bank) {
     if (bank.hit < 0 && bank.open && bank.row == e.loc.row) bank.hit = static_cast<int32_t>(slot);
     if (bank.oldest >= 0 && (bank.hit >= 0 || !bank.open)) break;
   }
+  // Next commands only change with the bank's row or queue, which dirty it.
+  if (bank.oldest >= 0) {
+    const Entry& e = pool_[size_t(bank.oldest)];
+    bank.oldest_cmd = next_cmd(e);
+    bank.oldest_age = e.age;
+  }
+  if (bank.hit >= 0) {
+    const Entry& e = pool_[size_t(bank.hit)];
+    bank.hit_cmd = next_cmd(e);
+    bank.hit_age = e.age;
+  }
   bank.dirty = false;
 }
 
-std::vector<DramBankView>& DramChannel::bank_views() {
+void DramChannel::build_views(bool row_bus_taken) {
   Cycle now = clk_.now();
   views_.resize(banks_.size());
+  if (dual_bus_) row_views_.resize(banks_.size());
+  no_hit_ = true;
+  any_row_issuable_ = any_col_issuable_ = false;
   for (uint32_t b = 0; b < banks_.size(); ++b) {
     Bank& bank = banks_[b];
     if (bank.dirty) refresh(bank);
     DramBankView& v = views_[b];
     v = DramBankView{};
-    if (static_cast<int32_t>(b) == ref_bank_) continue;  // held for its refresh
-    if (bank.oldest >= 0) {
-      const Entry& e = pool_[size_t(bank.oldest)];
-      DramCmd cmd = next_cmd(e);
-      v.has_request = true;
-      v.oldest_age = e.age;
-      v.oldest_is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
-      v.oldest_issuable = tracker_.earliest(cmd, b) <= now;
+    if (static_cast<int32_t>(b) != ref_bank_) {  // a bank held for its refresh shows nothing
+      if (bank.oldest >= 0) {
+        DramCmd cmd = bank.oldest_cmd;
+        v.has_request = true;
+        v.oldest_age = bank.oldest_age;
+        v.oldest_is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
+        v.oldest_issuable = tracker_.earliest(cmd, b) <= now;
+      }
+      if (bank.hit >= 0) {
+        v.has_hit = true;
+        no_hit_ = false;
+        v.hit_age = bank.hit_age;
+        v.hit_issuable = tracker_.earliest(bank.hit_cmd, b) <= now;
+      }
     }
-    if (bank.hit >= 0) {
-      const Entry& e = pool_[size_t(bank.hit)];
-      v.has_hit = true;
-      v.hit_age = e.age;
-      v.hit_issuable = tracker_.earliest(next_cmd(e), b) <= now;
+    if (dual_bus_) {
+      // Two views of each bank: the row pick sees only requests whose next
+      // command is ACT/PRE, the column pick (views_) only RD/WR.
+      DramBankView& r = row_views_[b];
+      r = v;
+      r.oldest_issuable = v.oldest_issuable && !v.oldest_is_hit && !row_bus_taken;
+      r.hit_issuable = false;
+      v.oldest_issuable = v.oldest_issuable && v.oldest_is_hit;
+      any_row_issuable_ |= r.oldest_issuable;
     }
+    any_col_issuable_ |= v.oldest_issuable || v.hit_issuable;
   }
-  return views_;
 }
 
 void DramChannel::issue(uint32_t b, bool hit) {

@@ -65,6 +65,8 @@ class DramChannel : public Clocked {
     uint64_t row = 0;
     std::vector<uint32_t> queue;  // pool slots of its requests, oldest first
     int32_t oldest = -1, hit = -1;  // summary for the scheduler (pool slots)
+    DramCmd oldest_cmd = DramCmd::Act, hit_cmd = DramCmd::Act;  // their next commands
+    uint64_t oldest_age = 0, hit_age = 0;                        // and arrival numbers
     bool dirty = true;              // summary needs recomputing
   };
   struct Reply {
@@ -82,8 +84,11 @@ class DramChannel : public Clocked {
   bool service_refresh();
   bool service_bank_refresh();
   uint32_t pick_refresh_bank() const;
-  std::vector<DramBankView>& bank_views();
-  bool issue_dual(std::vector<DramBankView>& views, bool row_bus_taken);
+  // Rebuilds the scheduler's view of every bank (views_; with a dual command
+  // bus, views_ for the column pick and row_views_ for the row pick), no_hit_
+  // and whether any view has an issuable command.
+  void build_views(bool row_bus_taken);
+  bool issue_dual(bool row_bus_taken);
   void account(Cycle now);
   void issue(uint32_t bank, bool hit);
   void record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at);
@@ -121,7 +126,8 @@ class DramChannel : public Clocked {
   bool draining_ = false, reads_waiting_ = false;
   bool record_ = false;
   std::vector<DramCommandRecord> log_;
-  std::vector<DramBankView> views_, saved_views_;  // scratch, rebuilt each cycle
+  std::vector<DramBankView> views_, row_views_;  // scratch, rebuilt each cycle
+  bool any_row_issuable_ = false, any_col_issuable_ = false;
 
   stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_, &refreshes_;
   stats::Counter &read_queue_cycles_, &write_queue_cycles_, &stalled_cycles_, &refresh_stall_cycles_, &row_stall_cycles_,

@@ -12,13 +12,14 @@
 
 namespace ws::timing {
 
+// Ages first, flags after: 24 bytes, as the channel rebuilds these every cycle.
 struct DramBankView {
+  uint64_t oldest_age = 0;       // arrival number of the oldest eligible request (smaller is older)
+  uint64_t hit_age = 0;          // arrival number of the oldest eligible row hit
   bool has_request = false;      // an eligible request (drain mode allows it) waits for this bank
-  uint64_t oldest_age = 0;       // arrival number of the oldest one (smaller is older)
   bool oldest_is_hit = false;    // its next command is a column command (its row is open)
   bool oldest_issuable = false;  // its next command meets every timing constraint now
   bool has_hit = false;          // an eligible request hits the open row
-  uint64_t hit_age = 0;          // the oldest such
   bool hit_issuable = false;     // its column command meets every timing constraint now
 };
 

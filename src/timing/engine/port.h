@@ -4,9 +4,10 @@
 // can_push(now) first); messages still on the wire do not take buffer slots,
 // so a long pipelined link is not throttled by a small receive buffer.
 #pragma once
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
-#include <deque>
+#include <vector>
 
 #include "common/types.h"
 
@@ -20,29 +21,46 @@ class Port {
   // Whether the receiver's buffer has room for what has arrived by `now`.
   // Delivery times are non-decreasing, so the buffer is full exactly when the
   // capacity-th oldest message has arrived.
-  bool can_push(Tick now) const { return q_.size() < capacity_ || q_[capacity_ - 1].ready > now; }
-  bool empty() const { return q_.empty(); }
-  size_t size() const { return q_.size(); }
+  bool can_push(Tick now) const { return size_ < capacity_ || at(capacity_ - 1).ready > now; }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
 
   void push(T msg, Tick ready) {
     // Keep delivery order FIFO even if a later message has a shorter latency.
-    if (!q_.empty() && ready < q_.back().ready) ready = q_.back().ready;
-    q_.push_back(Slot{std::move(msg), ready});
+    if (size_ > 0 && ready < at(size_ - 1).ready) ready = at(size_ - 1).ready;
+    if (size_ == ring_.size()) grow();
+    ring_[(head_ + size_) & mask_] = Slot{std::move(msg), ready};
+    ++size_;
   }
-  bool ready(Tick now) const { return !q_.empty() && q_.front().ready <= now; }
+  bool ready(Tick now) const { return size_ > 0 && ring_[head_].ready <= now; }
   // Time the front message becomes visible, kNever when empty.
-  Tick next_ready() const { return q_.empty() ? kNever : q_.front().ready; }
-  T& front() { return q_.front().msg; }
-  const T& front() const { return q_.front().msg; }
-  void pop() { q_.pop_front(); }
+  Tick next_ready() const { return size_ == 0 ? kNever : ring_[head_].ready; }
+  T& front() { return ring_[head_].msg; }
+  const T& front() const { return ring_[head_].msg; }
+  void pop() {
+    assert(size_ > 0);
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
 
  private:
   struct Slot {
     T msg;
     Tick ready;
   };
-  std::deque<Slot> q_;
+  // A ring buffer (power-of-two size) rather than a deque: every component
+  // polls its ports each cycle, and this keeps those reads to one index.
+  const Slot& at(size_t i) const { return ring_[(head_ + i) & mask_]; }
+  void grow() {
+    std::vector<Slot> bigger(std::max<size_t>(8, ring_.size() * 2));
+    for (size_t i = 0; i < size_; ++i) bigger[i] = std::move(ring_[(head_ + i) & mask_]);
+    ring_ = std::move(bigger);
+    head_ = 0;
+    mask_ = ring_.size() - 1;
+  }
+  std::vector<Slot> ring_;
+  size_t head_ = 0, size_ = 0, mask_ = 0;
   size_t capacity_;
 };
 

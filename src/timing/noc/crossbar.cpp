@@ -28,6 +28,7 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
       in_free_(inputs, 0),
       out_free_(outputs, 0),
       rr_(outputs, 0),
+      head_out_(inputs, kNoRoute),
       requests_(outputs),
       flits_(scope.counter("flits", "flits moved through the crossbar")),
       packets_(scope.counter("packets", "messages moved through the crossbar")),
@@ -43,18 +44,18 @@ uint32_t Crossbar::flits_of(const MemRequest& m) const {
 void Crossbar::tick() {
   Cycle now = clk_.now();
   Tick now_tick = clk_.now_tick();
-  for (auto& r : requests_) r.clear();
   for (uint32_t i = 0; i < inputs_.size(); ++i) {
     if (in_free_[i] > now || !inputs_[i]->ready(now_tick)) continue;
-    uint32_t out = route_(inputs_[i]->front());
-    if (out >= outputs_.size() || !outputs_[out])
-      throw Error("crossbar: message routed to unconnected output " + std::to_string(out));
+    uint32_t out = head_route(i);
+    if (out_free_[out] > now) continue;
+    if (requests_[out].empty()) asked_.push_back(out);
     requests_[out].push_back(i);  // inputs in ascending order
   }
+  // Each input asks one output, so grants at different outputs touch disjoint
+  // state and the order outputs are visited in does not matter.
   stalled_ = false;
-  for (uint32_t j = 0; j < outputs_.size(); ++j) {
-    const auto& req = requests_[j];
-    if (req.empty() || out_free_[j] > now) continue;
+  for (uint32_t j : asked_) {
+    std::vector<uint32_t>& req = requests_[j];
     // Round robin: the first requester at or after the favoured input.
     uint32_t pick = req.front();
     for (uint32_t i : req)
@@ -63,8 +64,21 @@ void Crossbar::tick() {
         break;
       }
     if (!grant(pick, j)) stalled_ = true;
+    req.clear();
   }
+  asked_.clear();
   if (stalled_) stall_cycles_.inc();
+}
+
+// The head of an input only changes when it is granted, so its route is
+// computed once per message.
+uint32_t Crossbar::head_route(uint32_t in) {
+  if (head_out_[in] != kNoRoute) return head_out_[in];
+  uint32_t out = route_(inputs_[in]->front());
+  if (out >= outputs_.size() || !outputs_[out])
+    throw Error("crossbar: message routed to unconnected output " + std::to_string(out));
+  head_out_[in] = out;
+  return out;
 }
 
 bool Crossbar::grant(uint32_t in, uint32_t out) {
@@ -74,6 +88,7 @@ bool Crossbar::grant(uint32_t in, uint32_t out) {
   Cycle now = clk_.now();
   outputs_[out]->push(src.front(), clk_.tick_of(now + latency_ + flits - 1));
   src.pop();
+  head_out_[in] = kNoRoute;
   in_free_[in] = out_free_[out] = now + flits;
   rr_[out] = in + 1 == inputs_.size() ? 0 : in + 1;
   flits_.inc(flits);

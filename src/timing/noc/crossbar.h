@@ -38,6 +38,7 @@ class Crossbar : public Clocked {
 
  private:
   bool grant(uint32_t in, uint32_t out);
+  uint32_t head_route(uint32_t in);
 
   const ClockDomain& clk_;
   Router route_;
@@ -46,7 +47,10 @@ class Crossbar : public Clocked {
   std::vector<Port<MemRequest>*> outputs_;
   std::vector<Cycle> in_free_, out_free_;  // first cycle a new message may start
   std::vector<uint32_t> rr_;               // per output: input favoured next
+  static constexpr uint32_t kNoRoute = ~0u;
+  std::vector<uint32_t> head_out_;  // per input: output of its head message, kNoRoute if not known yet
   std::vector<std::vector<uint32_t>> requests_;  // per output, inputs asking this cycle (scratch)
+  std::vector<uint32_t> asked_;                  // outputs with requests this cycle (scratch)
   bool stalled_ = false;
 
   stats::Counter &flits_, &packets_, &stall_cycles_;
