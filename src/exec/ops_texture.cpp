@@ -14,8 +14,6 @@ namespace {
 // d[0..3] results (kSigned: sign-extended); s[0] handle; s[1..3] coordinates
 // (aux 1: integer texel coordinates); sub = number of coordinates.
 void run_tex(Ctx& c, const DecodedInst& in, uint32_t m) {
-  c.step_space = ptx::StateSpace::Tex;
-  c.step_bytes = 0;
   each_lane(m, [&](unsigned l) {
     if (c.faulted) return;
     uint64_t handle = c.R[in.s[0] + l];
@@ -35,7 +33,9 @@ void run_tex(Ctx& c, const DecodedInst& in, uint32_t m) {
       if (in.flags & kSigned) put<int32_t>(c.R + in.d[v], l, static_cast<int32_t>(r.v[v]));
       else put<uint32_t>(c.R + in.d[v], l, r.v[v]);
     }
+    // Only a fetch that runs is a memory access (none: the step is an ALU op, as for ld).
     c.addrs[l] = r.first_texel;
+    c.step_space = ptx::StateSpace::Tex;
     c.step_bytes = t->resource.format.texel_bytes();
   });
 }
