@@ -7,6 +7,8 @@
 using ws::Addr;
 using ws::cudart::api_call;
 using ws::cudart::Runtime;
+using ws::cudart::copy_2d;
+using ws::cudart::copy_bytes;
 
 namespace {
 
@@ -22,28 +24,6 @@ cudaMemcpyKind resolve(Runtime& rt, cudaMemcpyKind kind, const void* dst, const 
   bool d = is_device(rt, dst, bytes), s = is_device(rt, src, bytes);
   return d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
            : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
-}
-
-cudaError_t copy(Runtime& rt, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
-  if (bytes == 0) return cudaSuccess;
-  if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
-  ws::exec::Device& dev = rt.device();
-  switch (resolve(rt, kind, dst, src, bytes)) {
-    case cudaMemcpyHostToHost: std::memmove(dst, src, bytes); return cudaSuccess;
-    case cudaMemcpyHostToDevice:
-      if (!is_device(rt, dst, bytes)) return cudaErrorInvalidValue;
-      dev.copy_to_device(addr(dst), src, bytes);
-      return cudaSuccess;
-    case cudaMemcpyDeviceToHost:
-      if (!is_device(rt, src, bytes)) return cudaErrorInvalidValue;
-      dev.copy_to_host(dst, addr(src), bytes);
-      return cudaSuccess;
-    case cudaMemcpyDeviceToDevice:
-      if (!is_device(rt, dst, bytes) || !is_device(rt, src, bytes)) return cudaErrorInvalidValue;
-      dev.copy_on_device(addr(dst), addr(src), bytes);
-      return cudaSuccess;
-    default: return cudaErrorInvalidMemcpyDirection;
-  }
 }
 
 cudaError_t fill(Runtime& rt, void* dst, int value, size_t bytes) {
@@ -71,7 +51,7 @@ cudaError_t symbol_copy(const char* name, const void* symbol, bool to_symbol, vo
       return cudaErrorInvalidMemcpyDirection;
     void* var;
     if (cudaError_t e = symbol_range(rt, symbol, bytes, offset, &var); e != cudaSuccess) return e;
-    return to_symbol ? copy(rt, var, other, bytes, kind) : copy(rt, other, var, bytes, kind);
+    return to_symbol ? copy_bytes(rt, var, other, bytes, kind) : copy_bytes(rt, other, var, bytes, kind);
   });
 }
 
@@ -91,6 +71,43 @@ cudaError_t host_alloc(const char* name, void** ptr, size_t bytes, unsigned flag
 }
 
 }  // namespace
+
+namespace ws::cudart {
+
+cudaError_t copy_bytes(Runtime& rt, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  if (bytes == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
+  ws::exec::Device& dev = rt.device();
+  switch (resolve(rt, kind, dst, src, bytes)) {
+    case cudaMemcpyHostToHost: std::memmove(dst, src, bytes); return cudaSuccess;
+    case cudaMemcpyHostToDevice:
+      if (!is_device(rt, dst, bytes)) return cudaErrorInvalidValue;
+      dev.copy_to_device(addr(dst), src, bytes);
+      return cudaSuccess;
+    case cudaMemcpyDeviceToHost:
+      if (!is_device(rt, src, bytes)) return cudaErrorInvalidValue;
+      dev.copy_to_host(dst, addr(src), bytes);
+      return cudaSuccess;
+    case cudaMemcpyDeviceToDevice:
+      if (!is_device(rt, dst, bytes) || !is_device(rt, src, bytes)) return cudaErrorInvalidValue;
+      dev.copy_on_device(addr(dst), addr(src), bytes);
+      return cudaSuccess;
+    default: return cudaErrorInvalidMemcpyDirection;
+  }
+}
+
+cudaError_t copy_2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                    size_t height, cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+  for (size_t row = 0; row < height; ++row) {
+    cudaError_t e = copy_bytes(rt, static_cast<uint8_t*>(dst) + row * dpitch,
+                               static_cast<const uint8_t*>(src) + row * spitch, width, kind);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace ws::cudart
 
 extern "C" {
 
@@ -113,6 +130,28 @@ cudaError_t cudaFree(void* ptr) {
     if (!rt.device().memory().release(addr(ptr))) return cudaErrorInvalidValue;
     rt.allocations().erase(addr(ptr));
     return cudaSuccess;
+  });
+}
+
+// Rows start 512 bytes apart at least (the texture pitch alignment of recent GPUs is 32;
+// 512 keeps every row on its own sectors, as cudaMallocPitch does on them).
+cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+  if (pitch == nullptr) return Runtime::get().fail(cudaErrorInvalidValue);
+  *pitch = (width + 511) / 512 * 512;
+  return cudaMalloc(ptr, *pitch * height);
+}
+
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind) {
+  return api_call("cudaMemcpy2D",
+                  [&](Runtime& rt) { return copy_2d(rt, dst, dpitch, src, spitch, width, height, kind); });
+}
+
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                              size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  return api_call("cudaMemcpy2DAsync", [&](Runtime& rt) {
+    if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
+    return copy_2d(rt, dst, dpitch, src, spitch, width, height, kind);
   });
 }
 
@@ -139,13 +178,13 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
-  return api_call("cudaMemcpy", [&](Runtime& rt) { return copy(rt, dst, src, bytes, kind); });
+  return api_call("cudaMemcpy", [&](Runtime& rt) { return copy_bytes(rt, dst, src, bytes, kind); });
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
   return api_call("cudaMemcpyAsync", [&](Runtime& rt) {
     if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
-    return copy(rt, dst, src, bytes, kind);
+    return copy_bytes(rt, dst, src, bytes, kind);
   });
 }
 
@@ -219,6 +258,8 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* pt
 
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpy_ptds, cudaMemcpy);
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpyAsync_ptsz, cudaMemcpyAsync);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpy2D_ptds, cudaMemcpy2D);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemset_ptds, cudaMemset);
 WARPSIM_PER_THREAD_ALIAS(cudaMemsetAsync_ptsz, cudaMemsetAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol);

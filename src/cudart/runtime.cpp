@@ -136,10 +136,18 @@ void Runtime::kernel_fault(const std::string& what) {
   sticky_ = last_error_ = cudaErrorIllegalAddress;
 }
 
+ArrayRecord* Runtime::array(const void* handle) {
+  auto it = arrays_.find(handle);
+  return it == arrays_.end() ? nullptr : it->second.get();
+}
+
 void Runtime::reset() {
   if (device_)
     for (Addr a : allocations_) device_->memory().release(a);
   allocations_.clear();
+  arrays_.clear();
+  textures_.clear();
+  if (device_) device_->textures().clear();
   streams_ = runtime::StreamTable();
   events_ = runtime::EventTable();
   call_stack_.clear();

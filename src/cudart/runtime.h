@@ -34,6 +34,24 @@ struct KernelSettings {
   int carveout = -1;
 };
 
+// A CUDA array: pitch-linear rows in device memory (real GPUs use a
+// block-linear layout; rows keep the timing model's addresses plausible).
+struct ArrayRecord {
+  Addr base = 0;
+  cudaChannelFormatDesc desc{};
+  cudaExtent extent{};   // width in elements; height 0 for 1D arrays
+  uint64_t pitch = 0;    // bytes per row
+  uint32_t texel_bytes = 0;
+  unsigned flags = 0;
+  uint64_t rows() const { return extent.height ? extent.height : 1; }
+};
+
+// What cudaGetTextureObject*Desc report back.
+struct TextureRecord {
+  cudaResourceDesc resource{};
+  cudaTextureDesc texture{};
+};
+
 struct CallConfig {
   dim3 grid, block;
   size_t shmem = 0;
@@ -77,6 +95,10 @@ class Runtime {
   // cudaDeviceReset: frees allocations, forgets streams, events, errors.
   void reset();
   std::set<Addr>& allocations() { return allocations_; }
+  // CUDA arrays by handle (an ArrayRecord's address), and texture objects' descriptors.
+  std::map<const void*, std::unique_ptr<ArrayRecord>>& arrays() { return arrays_; }
+  ArrayRecord* array(const void* handle);
+  std::map<uint64_t, TextureRecord>& textures() { return textures_; }
 
   template <typename... Args>
   void log(fmt::format_string<Args...> f, Args&&... args) {
@@ -99,6 +121,8 @@ class Runtime {
   std::map<const void*, KernelSettings> kernel_settings_;
   std::map<int, int64_t> limits_;
   std::set<Addr> allocations_;
+  std::map<const void*, std::unique_ptr<ArrayRecord>> arrays_;
+  std::map<uint64_t, TextureRecord> textures_;
   std::unique_ptr<exec::Device> device_;
   std::map<int, exec::LoadedModule*> modules_;  // fatbin id -> module
   std::map<int, std::string> load_errors_;      // fatbin id -> why its PTX did not load
@@ -125,6 +149,14 @@ cudaError_t api_call(const char* name, F&& body) {
     return rt.fail(cudaErrorUnknown);
   }
 }
+
+// Copies as cudaMemcpy and cudaMemcpy2D do (api_memory.cpp), inside an api_call.
+cudaError_t copy_bytes(Runtime& rt, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t copy_2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                    size_t height, cudaMemcpyKind kind);
+// The element format of a channel descriptor: 1, 2 or 4 equal channels of 8,
+// 16 or 32 bits (api_texture.cpp); nullopt for anything else.
+std::optional<exec::TexelFormat> texel_format(const cudaChannelFormatDesc& d);
 
 }  // namespace ws::cudart
 

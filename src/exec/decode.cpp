@@ -173,6 +173,7 @@ void Decoder::decode_one(size_t index) {
     register_memory_ops(t);
     register_control_ops(t);
     register_warp_ops(t);
+    register_texture_ops(t);
     return t;
   }();
   inst_ = &fn_->body[index];

@@ -117,6 +117,7 @@ void register_convert_ops(DecodeTable& t);
 void register_memory_ops(DecodeTable& t);
 void register_control_ops(DecodeTable& t);
 void register_warp_ops(DecodeTable& t);
+void register_texture_ops(DecodeTable& t);
 // Calls to runtime functions the emulator provides (vprintf); false when `dc`'s call is not one.
 bool decode_builtin_call(Decoder& dc, DecodedInst& out);
 // bar.warp.sync membermask (warps run in lockstep: only checks the executing lanes are in it).

@@ -115,6 +115,7 @@ Device::Device(const DeviceOptions& opts)
       emulator_(memory_, static_cast<uint32_t>(facts_.sms)) {
   Timing& t = *timing_;
   memory_.set_capacity(facts_.global_mem_bytes);
+  emulator_.set_textures(&textures_);
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);
   if (opts.timing) {
     t.gpu = std::make_unique<timing::Gpu>(t.cfg);

@@ -12,6 +12,7 @@
 #include "exec/device_memory.h"
 #include "exec/emulator.h"
 #include "exec/program.h"
+#include "exec/texture.h"
 #include "ir/source.h"
 
 namespace ws::config { class Config; }
@@ -62,6 +63,7 @@ class Device {
 
   DeviceMemory& memory() { return memory_; }
   Program& program() { return program_; }
+  TextureTable& textures() { return textures_; }
   const DeviceFacts& facts() const { return facts_; }
 
   // Runs a kernel to completion (functionally, and timed when enabled).
@@ -91,6 +93,7 @@ class Device {
   std::unique_ptr<Timing> timing_;  // config, and the timing model / trace writer when asked for
   DeviceFacts facts_;
   DeviceMemory memory_;
+  TextureTable textures_;
   Program program_;
   Emulator emulator_;
   double now_ns_ = 0;

@@ -16,6 +16,7 @@
 
 namespace ws::exec {
 class DeviceMemory;
+class TextureTable;
 }
 
 namespace ws::exec::emu {
@@ -147,6 +148,7 @@ struct GlobalCache {
 
 struct Ctx {
   DeviceMemory* mem = nullptr;
+  const TextureTable* textures = nullptr;  // texture objects `tex` looks handles up in
   const Launch* launch = nullptr;
   const DecodedKernel* kernel = nullptr;
   uint32_t num_sms = 1;

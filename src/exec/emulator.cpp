@@ -181,6 +181,7 @@ struct Emulator::Impl {
   std::map<const ptx::Function*, std::unique_ptr<DecodedKernel>> decoded;
   std::vector<Warp> warps;  // reused from CTA to CTA (functional runs)
   std::function<uint64_t()> clock;
+  const TextureTable* textures = nullptr;
   PrintSink print = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
 
   Impl(DeviceMemory& m, uint32_t sms) : mem(m), num_sms(sms ? sms : 1) {}
@@ -231,6 +232,7 @@ class CtaExec : public CtaRun {
     c_.gcache = gcache;
     c_.clock = impl.clock ? &impl.clock : nullptr;
     c_.print = &impl.print;
+    c_.textures = impl.textures;
     c_.local_stride = k.funcs[0]->stack_bytes;
     for (uint32_t i = 0; i < cta_.nwarps; ++i) impl.init_warp(c_, warps[i], i);
   }
@@ -341,6 +343,7 @@ LaunchResult Emulator::run(const Launch& launch) {
 }
 
 void Emulator::set_print_sink(PrintSink sink) { impl_->print = std::move(sink); }
+void Emulator::set_textures(const TextureTable* textures) { impl_->textures = textures; }
 
 LaunchResult Emulator::run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer) {
   if (std::string e = check_launch(launch); !e.empty()) {

@@ -16,6 +16,7 @@
 namespace ws::exec {
 
 class DeviceMemory;  // exec/device_memory.h
+class TextureTable;  // exec/texture.h
 
 // A kernel launch as the runtime hands it over.
 struct Launch {
@@ -87,6 +88,8 @@ class Emulator {
   // Where %clock, %clock64 and %globaltimer read from (timing mode: the
   // simulated core cycle); unset, they count the warp's instructions.
   void set_clock(std::function<uint64_t()> clock);
+  // The texture objects kernels' `tex` instructions name (none: every handle is invalid).
+  void set_textures(const TextureTable* textures);
 
   struct Impl;
   // Where device printf writes; the default appends to the process's stdout.
