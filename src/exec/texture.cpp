@@ -1,7 +1,8 @@
 // Texture sampling per the CUDA programming guide's texture-fetching rules:
 // coordinates are scaled to texels when normalized, point sampling takes
 // floor(u), linear filtering blends the 2^dims texels around u - 0.5 with
-// 9-bit fixed-point weights, and each texel index goes through the address
+// 9-bit fixed-point weights (per axis, and again for each texel's product of
+// them), and each texel index goes through the address
 // mode of its axis (wrap and mirror need normalized coordinates; otherwise
 // they clamp, as on the hardware).
 #include "exec/texture.h"
@@ -43,6 +44,14 @@ int64_t texel_index(int64_t i, uint32_t n, AddressMode mode) {
 }
 
 float filter_weight(float frac) { return std::nearbyint(frac * 256.0f) / 256.0f; }
+
+// Texel weights in 1/256 steps, as an H100 forms them (an impulse texture
+// sampled at 1,261 points matches exactly): per-axis weights A are rounded to
+// 1/256; then, from the highest axis down, the weight W of the texels not yet
+// split goes round-half-down(A * W) to the upper texel and the rest, W minus
+// that, to the lower one, so every split sums exactly. (Measured in 2D; 3D
+// follows the same rule.)
+uint32_t split_upper(uint32_t w, uint32_t a) { return (a * w + 127) >> 8; }
 
 namespace {
 
@@ -142,25 +151,26 @@ TexelResult sample(const TextureObject& t, const DeviceMemory& mem, const float 
     return finish(res, t);
   }
   int64_t lo[kAxes] = {0, 0, 0};
-  float w[kAxes] = {0, 0, 0};
+  uint32_t w[kAxes] = {0, 0, 0};  // in 1/256
   for (int a = 0; a < dims; ++a) {
     double ub = texel_coord(t, a, coords[a]) - 0.5;
     double fl = std::floor(ub);
     lo[a] = static_cast<int64_t>(fl);
-    w[a] = filter_weight(static_cast<float>(ub - fl));
+    w[a] = static_cast<uint32_t>(std::nearbyint(static_cast<float>(ub - fl) * 256.0f));
   }
   float acc[4] = {0, 0, 0, 0};
   for (unsigned corner = 0; corner < (1u << dims); ++corner) {
     int64_t idx[kAxes] = {0, 0, 0};
-    float weight = 1;
-    for (int a = 0; a < dims; ++a) {
+    uint32_t weight = 256;
+    for (int a = dims - 1; a >= 0; --a) {
       bool hi = corner >> a & 1;
       idx[a] = texel_index(lo[a] + hi, axis_size(r, a), effective_mode(t.sampler, a));
-      weight *= hi ? w[a] : 1 - w[a];
+      uint32_t upper = split_upper(weight, w[a]);
+      weight = hi ? upper : weight - upper;
     }
     uint32_t v[4];
     read_texel(t, mem, idx, v, &res.first_texel);
-    for (unsigned c = 0; c < 4; ++c) acc[c] += weight * std::bit_cast<float>(v[c]);
+    for (unsigned c = 0; c < 4; ++c) acc[c] += static_cast<float>(weight) / 256.0f * std::bit_cast<float>(v[c]);
   }
   for (unsigned c = 0; c < 4; ++c) res.v[c] = std::bit_cast<uint32_t>(acc[c]);
   return finish(res, t);
