@@ -75,6 +75,10 @@ void Runtime::load_fatbin(runtime::FatbinRecord& f) {
     std::string archs;
     for (const fatbin::Entry& e : entries)
       archs += fmt::format(" {}_{}", e.kind == fatbin::EntryKind::Ptx ? "compute" : "sm", e.arch);
+    if (entries.empty())
+      throw InputError(fmt::format("{} is empty, as nvcc leaves it for relocatable device code: programs "
+                                   "built with -rdc=true are not supported yet; build without -rdc",
+                                   what));
     if (pick < 0)
       throw InputError(fmt::format("{} holds no PTX (entries:{}); rebuild with "
                                    "-gencode arch=compute_80,code=compute_80 (and -cudart shared)",
