@@ -50,8 +50,9 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
            grid.z, block.x, block.y, block.z, shmem);
     ws::exec::LaunchResult r = rt.device().launch(l);
     if (!r.ok) {
-      rt.kernel_fault(r.error);
-      return cudaErrorIllegalAddress;
+      cudaError_t code = r.assertion ? cudaErrorAssert : cudaErrorIllegalAddress;
+      rt.kernel_fault(r.error, code);
+      return code;
     }
     rt.log("{}: {} warp instructions, {} thread instructions", k->function->name, r.warp_insts, r.thread_insts);
     return cudaSuccess;

@@ -34,6 +34,7 @@ const std::map<int, const char*> kStrings{
     {cudaErrorInvalidResourceHandle, "invalid resource handle"},
     {cudaErrorNotReady, "device not ready"},
     {cudaErrorIllegalAddress, "an illegal memory access was encountered"},
+    {cudaErrorAssert, "device-side assert triggered"},
     {cudaErrorLaunchFailure, "unspecified launch failure"},
     {cudaErrorUnsupportedLimit, "unsupported limit"},
     {cudaErrorNotSupported, "operation not supported"},

@@ -135,9 +135,9 @@ cudaError_t Runtime::take_last_error() {
   return e;
 }
 
-void Runtime::kernel_fault(const std::string& what) {
+void Runtime::kernel_fault(const std::string& what, cudaError_t code) {
   print_line(fmt::format("kernel fault: {}", what));
-  sticky_ = last_error_ = cudaErrorIllegalAddress;
+  sticky_ = last_error_ = code;
 }
 
 ArrayRecord* Runtime::array(const void* handle) {

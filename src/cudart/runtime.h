@@ -91,7 +91,7 @@ class Runtime {
   cudaError_t peek_last_error() const { return last_error_; }
   cudaError_t sticky_error() const { return sticky_; }
   // A kernel fault: the device context is unusable from now on (sticky).
-  void kernel_fault(const std::string& what);
+  void kernel_fault(const std::string& what, cudaError_t code = cudaErrorIllegalAddress);
   // cudaDeviceReset: frees allocations, forgets streams, events, errors.
   void reset();
   std::set<Addr>& allocations() { return allocations_; }

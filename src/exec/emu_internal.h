@@ -158,6 +158,7 @@ struct Ctx {
   uint64_t* R = nullptr;           // register array of the current frame
   bool yield = false;              // stop running this warp (barrier, done, fault)
   bool faulted = false;
+  bool assert_fault = false;       // the fault is a failed device assert()
   std::string fault;
   GlobalCache gcache;
   const std::function<uint64_t()>* clock = nullptr;  // simulated time for %clock (timing mode)

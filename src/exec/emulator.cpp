@@ -246,7 +246,7 @@ class CtaExec : public CtaRun {
         done = false;
         if (w.state == WarpState::Ready) ran = true, run_warp(c_, w, obs_, res_);
       }
-      if (c_.faulted) return res_.ok = false, res_.error = c_.fault, res_;
+      if (c_.faulted) return take_fault(), res_;
       if (done) return res_;
       if (!ran) return deadlock(), res_;
     }
@@ -261,7 +261,7 @@ class CtaExec : public CtaRun {
         c_.w = &w;
         c_.yield = false;
         bool stepped = exec_one(c_, w, obs_, res_);
-        if (c_.faulted) return res_.ok = false, res_.error = c_.fault, Status::Fault;
+        if (c_.faulted) return take_fault(), Status::Fault;
         if (stepped) return Status::Stepped;
         continue;
       }
@@ -269,7 +269,7 @@ class CtaExec : public CtaRun {
       bool ran = false;
       for (uint32_t i = 0; i < cta_.nwarps && !c_.faulted; ++i)
         if (i != wi && warp(i).state == WarpState::Ready) ran = true, run_warp(c_, warp(i), obs_, res_);
-      if (c_.faulted) return res_.ok = false, res_.error = c_.fault, Status::Fault;
+      if (c_.faulted) return take_fault(), Status::Fault;
       if (!ran && w.state != WarpState::Ready) return deadlock(), Status::Fault;
     }
   }
@@ -279,6 +279,11 @@ class CtaExec : public CtaRun {
 
  private:
   Warp& warp(uint32_t i) { return (*cta_.warps)[i]; }
+  void take_fault() {
+    res_.ok = false;
+    res_.error = c_.fault;
+    res_.assertion = c_.assert_fault;
+  }
   void deadlock() {
     const Dim3& id = cta_.id;
     res_.ok = false;
@@ -337,7 +342,7 @@ LaunchResult Emulator::run(const Launch& launch) {
         LaunchResult r = impl_->run_one(launch, Dim3{x, y, z}, nullptr, gcache);
         total.warp_insts += r.warp_insts;
         total.thread_insts += r.thread_insts;
-        if (!r.ok) return total.ok = false, total.error = r.error, total;
+        if (!r.ok) return total.ok = false, total.error = r.error, total.assertion = r.assertion, total;
       }
   return total;
 }

@@ -32,6 +32,7 @@ struct Launch {
 struct LaunchResult {
   bool ok = true;
   std::string error;
+  bool assertion = false;  // the kernel stopped at a failed device assert(), not a bad access
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;
 };

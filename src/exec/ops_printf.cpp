@@ -1,5 +1,5 @@
 // Device printf: `call (ret), vprintf, (fmt, args)` to the runtime's extern
-// vprintf runs as a built-in. Every executing lane prints in lane order, its
+// vprintf runs as a built-in (and device assert()'s __assertfail, below). Every executing lane prints in lane order, its
 // output going to the emulator's print sink as soon as the lane formats it.
 #include <cstring>
 
@@ -81,13 +81,60 @@ uint32_t param_offset(Decoder& dc, const ptx::Operand& o) {
   return static_cast<uint32_t>(off);
 }
 
+// Device assert(): `call __assertfail, (message, file, line, function,
+// char size)`. Every failing lane of the warp prints CUDA's line, then the
+// kernel stops, reported as a failed assertion (cudaErrorAssert).
+// imm: message offset, aux: file offset, target: line offset, d[0]: function offset.
+void run_assertfail(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (m == 0) return;
+  auto text = [&](unsigned lane, uint32_t offset) {
+    uint64_t addr = 0;
+    std::memcpy(&addr, param_slot(c, lane, offset), 8);
+    std::string s;
+    LaneSource src(c, in, lane, 0);
+    if (addr) src.string(addr, s);
+    return s;
+  };
+  const Dim3& b = c.cta->id;
+  const Dim3& bd = c.launch->block;
+  std::string first;
+  each_lane(m, [&](unsigned l) {
+    std::string msg = text(l, static_cast<uint32_t>(in.imm)), file = text(l, in.aux), func = text(l, in.d[0]);
+    if (c.faulted) return;
+    int32_t line = 0;
+    std::memcpy(&line, param_slot(c, l, in.target), 4);
+    unsigned t = c.w->index * kLanes + l;
+    (*c.print)(file + ":" + std::to_string(line) + ": " + func + ": block: [" + std::to_string(b.x) + "," +
+               std::to_string(b.y) + "," + std::to_string(b.z) + "], thread: [" + std::to_string(t % bd.x) + "," +
+               std::to_string(t / bd.x % bd.y) + "," + std::to_string(t / (bd.x * bd.y)) + "] Assertion `" + msg +
+               "` failed.\n");
+    if (first.empty()) first = "device-side assertion `" + msg + "` failed (" + file + ":" + std::to_string(line) + ")";
+  });
+  if (c.faulted) return;
+  c.assert_fault = true;
+  fault(c, in, static_cast<unsigned>(__builtin_ctz(m)), first);
+}
+
+bool decode_assertfail(Decoder& dc, DecodedInst& out) {
+  const std::vector<ptx::Operand>& args = dc.inst().ops[2].elems;
+  if (args.size() < 4) dc.fail("__assertfail takes (message, file, line, function, char size)");
+  out.imm = param_offset(dc, args[0]);
+  out.aux = param_offset(dc, args[1]);
+  out.target = param_offset(dc, args[2]);
+  out.d[0] = param_offset(dc, args[3]);
+  out.fn = run_assertfail;
+  return true;
+}
+
 }  // namespace
 
 bool decode_builtin_call(Decoder& dc, DecodedInst& out) {
   const ptx::Instruction& inst = dc.inst();
-  if (inst.ops.size() < 3 || inst.ops[1].kind != ptx::Operand::Kind::Symbol || inst.ops[1].symbol != "vprintf")
-    return false;
-  if (dc.layout().function_index.count("vprintf")) return false;  // the module defines its own
+  if (inst.ops.size() < 3 || inst.ops[1].kind != ptx::Operand::Kind::Symbol) return false;
+  const std::string& callee = inst.ops[1].symbol;
+  if (dc.layout().function_index.count(callee)) return false;  // the module defines its own
+  if (callee == "__assertfail") return decode_assertfail(dc, out);
+  if (callee != "vprintf") return false;
   const std::vector<ptx::Operand>& rets = inst.ops[0].elems;
   const std::vector<ptx::Operand>& args = inst.ops[2].elems;
   if (rets.size() > 1 || args.size() != 2) dc.fail("vprintf takes (format, arguments) and returns one value");

@@ -170,5 +170,28 @@ TEST(EmuPrintf, NvccFixturePrintsLikeTheHostPrintf) {
   EXPECT_EQ(out, want);
 }
 
+// assert(i < limit): lanes 0..limit-1 pass; each failing lane of the warp
+// prints CUDA's line and the launch stops as a failed assertion (not a bad
+// access) before the second block runs.
+TEST(EmuPrintf, DeviceAssertPrintsAndStopsTheLaunch) {
+  Harness h;
+  std::string out;
+  h.emu.set_print_sink([&](std::string_view s) { out += s; });
+  h.load(read_fixture("assert.ptx"), "assert.ptx");
+  Addr a = h.buffer(std::vector<int32_t>(32, -1));
+  LaunchResult ok = h.launch("_Z11check_belowPii", Dim3{1, 1, 1}, Dim3{32, 1, 1}, a, 40);
+  ASSERT_TRUE(ok.ok) << ok.error;
+  EXPECT_EQ(out, "");
+  LaunchResult bad = h.launch("_Z11check_belowPii", Dim3{2, 1, 1}, Dim3{32, 1, 1}, a, 20);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(bad.assertion);
+  EXPECT_NE(bad.error.find("assertion `i < limit` failed (assert.cu:7)"), std::string::npos) << bad.error;
+  std::string want;
+  for (int t = 20; t < 32; ++t)
+    want += "assert.cu:7: void check_below(int *, int): block: [0,0,0], thread: [" + std::to_string(t) +
+            ",0,0] Assertion `i < limit` failed.\n";
+  EXPECT_EQ(out, want);
+}
+
 }  // namespace
 }  // namespace ws::exec::test
