@@ -5,6 +5,8 @@
 
 #include "common/error.h"
 #include "frontend/fatbin/fatbin.h"
+#include "frontend/fatbin/relocatable.h"
+#include "frontend/ptx/link.h"
 #include "frontend/ptx/parser.h"
 
 namespace ws::cudart {
@@ -75,10 +77,10 @@ void Runtime::load_fatbin(runtime::FatbinRecord& f) {
     std::string archs;
     for (const fatbin::Entry& e : entries)
       archs += fmt::format(" {}_{}", e.kind == fatbin::EntryKind::Ptx ? "compute" : "sm", e.arch);
-    if (entries.empty())
-      throw InputError(fmt::format("{} is empty, as nvcc leaves it for relocatable device code: programs "
-                                   "built with -rdc=true are not supported yet; build without -rdc",
-                                   what));
+    if (entries.empty()) {  // -rdc=true: the units' PTX waits unlinked in __nv_relfatbin
+      modules_[f.id] = load_relocatable(what);
+      return;
+    }
     if (pick < 0)
       throw InputError(fmt::format("{} holds no PTX (entries:{}); rebuild with "
                                    "-gencode arch=compute_80,code=compute_80 (and -cudart shared)",
@@ -94,6 +96,23 @@ void Runtime::load_fatbin(runtime::FatbinRecord& f) {
     load_errors_[f.id] = e.what();
     log("{}: not loaded: {}", what, e.what());
   }
+}
+
+// Parses every relocatable unit's PTX and links them into one module, once.
+exec::LoadedModule* Runtime::load_relocatable(const std::string& what) {
+  if (relocatable_) return relocatable_;
+  const exec::DeviceFacts& facts = device_->facts();
+  std::vector<std::string> texts = fatbin::relocatable_ptx("/proc/self/exe", facts.cc_major * 10 + facts.cc_minor);
+  if (texts.empty())
+    throw InputError(fmt::format("{} is empty and the program has no relocatable PTX (__nv_relfatbin); rebuild "
+                                 "with -gencode arch=compute_80,code=compute_80",
+                                 what));
+  std::vector<ptx::Module> units;
+  for (size_t i = 0; i < texts.size(); ++i)
+    units.push_back(ptx::parse_module(texts[i], fmt::format("relocatable unit {} (__nv_relfatbin)", i + 1)));
+  log("{}: linking {} relocatable PTX units (-rdc=true)", what, units.size());
+  relocatable_ = &device_->program().load(ptx::link_modules(std::move(units), "linked relocatable PTX"));
+  return relocatable_;
 }
 
 const KernelRef* Runtime::kernel(const void* host_stub) {

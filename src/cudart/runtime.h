@@ -109,6 +109,7 @@ class Runtime {
 
  private:
   Runtime();
+  exec::LoadedModule* load_relocatable(const std::string& what);
   void load_fatbin(runtime::FatbinRecord& f);
   static void at_exit();
 
@@ -125,6 +126,7 @@ class Runtime {
   std::map<uint64_t, TextureRecord> textures_;
   std::unique_ptr<exec::Device> device_;
   std::map<int, exec::LoadedModule*> modules_;  // fatbin id -> module
+  exec::LoadedModule* relocatable_ = nullptr;   // -rdc=true units, linked once
   std::map<int, std::string> load_errors_;      // fatbin id -> why its PTX did not load
   std::set<int> attempted_;                     // fatbin ids already tried
   std::map<const void*, KernelRef> kernels_;    // host stub -> resolved kernel
