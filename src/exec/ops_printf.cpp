@@ -1,8 +1,11 @@
 // Device printf: `call (ret), vprintf, (fmt, args)` to the runtime's extern
 // vprintf runs as a built-in (and device assert()'s __assertfail, below). Every executing lane prints in lane order, its
 // output going to the emulator's print sink as soon as the lane formats it.
+#include <cstdio>
 #include <cstring>
+#include <optional>
 
+#include "exec/device_memory.h"
 #include "exec/device_printf.h"
 #include "exec/ops_common.h"
 
@@ -126,6 +129,47 @@ bool decode_assertfail(Decoder& dc, DecodedInst& out) {
   return true;
 }
 
+// Device malloc/free: each executing lane gets its own allocation from the
+// device memory (the same allocator as cudaMalloc; NULL when it is full),
+// and free releases one (NULL is ignored, like free(NULL)).
+// imm: size (malloc) or pointer (free) param offset; target: malloc's return offset.
+void run_malloc(Ctx& c, const DecodedInst& in, uint32_t m) {
+  each_lane(m, [&](unsigned l) {
+    uint64_t bytes = 0;
+    std::memcpy(&bytes, param_slot(c, l, static_cast<uint32_t>(in.imm)), 8);
+    auto a = bytes ? c.mem->allocate(bytes) : std::nullopt;
+    uint64_t ptr = a ? *a : 0;
+    std::memcpy(param_slot(c, l, in.target), &ptr, 8);
+  });
+  c.gcache = GlobalCache{};  // the valid-range cache may not know the new blocks
+}
+
+void run_free(Ctx& c, const DecodedInst& in, uint32_t m) {
+  each_lane(m, [&](unsigned l) {
+    if (c.faulted) return;
+    uint64_t ptr = 0;
+    std::memcpy(&ptr, param_slot(c, l, static_cast<uint32_t>(in.imm)), 8);
+    if (ptr && !c.mem->release(ptr)) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(ptr));
+      fault(c, in, l, std::string("free of ") + buf + ", which malloc did not return");
+    }
+  });
+  c.gcache = GlobalCache{};
+}
+
+bool decode_heap_call(Decoder& dc, DecodedInst& out, bool is_malloc) {
+  const ptx::Instruction& inst = dc.inst();
+  const std::vector<ptx::Operand>& rets = inst.ops[0].elems;
+  const std::vector<ptx::Operand>& args = inst.ops[2].elems;
+  if (args.size() != 1 || rets.size() != (is_malloc ? 1u : 0u))
+    dc.fail(is_malloc ? "malloc takes (size) and returns a pointer" : "free takes (pointer)");
+  out.imm = param_offset(dc, args[0]);
+  if (is_malloc) out.target = param_offset(dc, rets[0]);
+  out.fn = is_malloc ? run_malloc : run_free;
+  return true;
+}
+
 }  // namespace
 
 bool decode_builtin_call(Decoder& dc, DecodedInst& out) {
@@ -134,6 +178,7 @@ bool decode_builtin_call(Decoder& dc, DecodedInst& out) {
   const std::string& callee = inst.ops[1].symbol;
   if (dc.layout().function_index.count(callee)) return false;  // the module defines its own
   if (callee == "__assertfail") return decode_assertfail(dc, out);
+  if (callee == "malloc" || callee == "free") return decode_heap_call(dc, out, callee == "malloc");
   if (callee != "vprintf") return false;
   const std::vector<ptx::Operand>& rets = inst.ops[0].elems;
   const std::vector<ptx::Operand>& args = inst.ops[2].elems;
