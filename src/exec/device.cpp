@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "exec/emulated_kernel.h"
 #include "frontend/trace/trace_writer.h"
+#include "tools/progress_line.h"
 #include "tools/report.h"
 
 namespace ws::exec {
@@ -104,6 +105,7 @@ struct Device::Timing {
   std::shared_ptr<const frontend::IsaTable> isa;
   PtxOpNames names = PtxOpNames::load();
   uint32_t launches = 0;  // kernel ids count from 1, as in trace folders
+  tools::ProgressLine progress{true};  // long timed kernels, on a terminal only
   double wall_seconds = 0;
 };
 
@@ -159,7 +161,10 @@ LaunchResult Device::launch(const Launch& l) {
     EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), t.gpu != nullptr);
     if (t.gpu) {
       try {
-        t.report.kernels.push_back(t.gpu->run_kernel(kernel));
+        std::string tag = fmt::format("[kernel {}] {}", info.id, info.name.substr(0, 40));
+        auto progress = [&](Cycle c) { t.progress.update(tag, c, kernel.result().warp_insts); };
+        t.report.kernels.push_back(t.gpu->run_kernel(kernel, progress));
+        t.progress.clear();
         now_ns_ += static_cast<double>(t.report.kernels.back().cycles) * 1e3 / t.gpu->core_mhz();
       } catch (const Error& e) {
         if (kernel.result().ok) throw;  // a model error, not a fault of the program

@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "frontend/trace/trace_reader.h"
 #include "tools/commands.h"
+#include "tools/progress_line.h"
 #include "tools/report.h"
 
 namespace ws::tools {
@@ -17,33 +18,6 @@ namespace ws::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A one-line progress display on a terminal; silent otherwise.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)), start_(Clock::now()) {}
-  ~ProgressLine() { clear(); }
-  void update(const std::string& kernel_tag, uint64_t cycles, uint64_t warp_insts) {
-    if (!enabled_) return;
-    auto now = Clock::now();
-    if (now - last_ < std::chrono::milliseconds(500)) return;
-    last_ = now;
-    double secs = std::chrono::duration<double>(now - start_).count();
-    std::string line = fmt::format("{}  {} cycles  {:.2f} M warp insts/s", kernel_tag, cycles,
-                                   secs > 0 ? warp_insts / secs / 1e6 : 0.0);
-    std::cerr << "\r" << line << "\033[K" << std::flush;
-    shown_ = true;
-  }
-  void clear() {
-    if (shown_) std::cerr << "\r\033[K" << std::flush;
-    shown_ = false;
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-  Clock::time_point start_, last_{};
-};
 
 config::Config load_config(const RunOptions& opt) {
   config::Config cfg;
