@@ -138,7 +138,7 @@ Device::Device(const DeviceOptions& opts)
 
 Device::~Device() = default;
 
-ir::KernelInfo Device::kernel_info(const Launch& l) const {
+ir::KernelInfo Device::kernel_info(const Launch& l) {
   ir::KernelInfo info;
   info.name = l.kernel->name;
   info.id = ++timing_->launches;

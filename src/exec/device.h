@@ -84,7 +84,7 @@ class Device {
 
  private:
   struct Timing;
-  ir::KernelInfo kernel_info(const Launch& l) const;
+  ir::KernelInfo kernel_info(const Launch& l);  // numbers the launch
   double estimated_ns(const LaunchResult& r) const;
   void record_copy(Addr dst, uint64_t bytes);
   void write_stats();

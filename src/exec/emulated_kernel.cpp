@@ -148,8 +148,8 @@ void StepTranslator::timing_addrs(const WarpStep& step, bool generic, uint64_t w
 }
 
 CtaRecording::CtaRecording(EmulatedKernel& kernel, uint64_t index, Dim3 cta, uint32_t num_warps,
-                           std::unique_ptr<CtaRun> run)
-    : kernel_(kernel), index_(index), cta_(cta), run_(std::move(run)), warps_(num_warps) {}
+                           std::shared_ptr<bool> alive)
+    : kernel_(kernel), index_(index), cta_(cta), alive_(std::move(alive)), warps_(num_warps) {}
 
 CtaRecording::~CtaRecording() {
   if (!alive_ || !*alive_) return;  // the launch failed and is gone
@@ -234,14 +234,11 @@ std::unique_ptr<ir::CtaSource> EmulatedKernel::next_cta() {
   if (next_ >= info_.grid.count() || !result_.ok) return nullptr;
   uint64_t index = next_++;
   Dim3 id = cta_at(info_.grid, index);
-  std::unique_ptr<CtaRecording> rec;
+  auto rec = std::make_unique<CtaRecording>(*this, index, id, info_.warps_per_cta(), alive_);
   if (on_demand_) {
-    rec = std::make_unique<CtaRecording>(*this, index, id, info_.warps_per_cta(), nullptr);
-    rec->attach(emu_.start_cta(launch_, id, rec.get()), alive_);
+    rec->set_run(emu_.start_cta(launch_, id, rec.get()));
     return rec;
   }
-  rec = std::make_unique<CtaRecording>(*this, index, id, info_.warps_per_cta(), nullptr);
-  rec->attach(nullptr, alive_);
   LaunchResult r = emu_.run_cta(launch_, id, rec.get());
   add_counts(r);
   if (!r.ok) fail(r);

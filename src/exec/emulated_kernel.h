@@ -62,16 +62,12 @@ class EmulatedKernel;
 // the interleaving of memory effects between CTAs follow simulated time.
 class CtaRecording : public ir::CtaSource, public WarpObserver {
  public:
-  // `run`: the CTA's on-demand execution (null: the caller runs the CTA to
-  // completion with this as its observer before handing it out).
-  CtaRecording(EmulatedKernel& kernel, uint64_t index, Dim3 cta, uint32_t num_warps,
-               std::unique_ptr<CtaRun> run);
-  // The on-demand run (set after construction: it reports to this object),
-  // and the kernel's liveness token.
-  void attach(std::unique_ptr<CtaRun> run, std::shared_ptr<bool> alive) {
-    run_ = std::move(run);
-    alive_ = std::move(alive);
-  }
+  // `alive`: the kernel's liveness token (false once the launch is gone).
+  CtaRecording(EmulatedKernel& kernel, uint64_t index, Dim3 cta, uint32_t num_warps, std::shared_ptr<bool> alive);
+  // Timing mode: the CTA's on-demand execution, which reports to this object
+  // (so it is set after construction). Without one, the caller runs the CTA
+  // to completion with this as its observer before handing it out.
+  void set_run(std::unique_ptr<CtaRun> run) { run_ = std::move(run); }
   ~CtaRecording() override;  // hands the recording to the kernel's trace writer
   void on_step(const WarpStep& step) override;
 

@@ -1,6 +1,8 @@
 // The warpsim binary as a user runs it: outputs, determinism and bad input.
 #include <gtest/gtest.h>
 
+#include "e2e/cli_util.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,20 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc;
-  std::string out;  // stdout + stderr
-};
-
-Result run(const std::string& args) {
-  std::string cmd = std::string(WARPSIM_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int status = pclose(p);
-  return {WEXITSTATUS(status), out};
-}
+using Result = ws::test::CliResult;
+Result run(const std::string& args) { return ws::test::run_cli(args); }
 
 fs::path temp(const std::string& name) {
   fs::path p = fs::temp_directory_path() / ("warpsim-cli-" + name + "-" + std::to_string(::getpid()));

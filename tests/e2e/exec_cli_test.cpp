@@ -3,6 +3,8 @@
 // (skipped without the CUDA headers); runs no CUDA code.
 #include <gtest/gtest.h>
 
+#include "e2e/cli_util.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -11,20 +13,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  std::string cmd = std::string(WARPSIM_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int status = pclose(p);
-  return {WEXITSTATUS(status), out};
-}
+using Result = ws::test::CliResult;
+Result run(const std::string& args) { return ws::test::run_cli(args); }
 
 bool have_library() {
   return fs::exists(fs::path(WARPSIM_BIN).parent_path().parent_path() / "lib" / "libcudart.so.13");

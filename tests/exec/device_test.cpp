@@ -17,25 +17,7 @@
 namespace ws::exec {
 namespace {
 
-// out[i] = a[i] + b[i]
-const std::string kVadd = test::kernel_ptx("vadd", ".param .u64 a, .param .u64 b, .param .u64 out", R"(
-    ld.param.u64 %rd1, [a];
-    ld.param.u64 %rd2, [b];
-    ld.param.u64 %rd3, [out];
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %ntid.x;
-    mov.u32 %r4, %tid.x;
-    mad.lo.s32 %r5, %r2, %r3, %r4;
-    mul.wide.s32 %rd4, %r5, 4;
-    add.s64 %rd5, %rd1, %rd4;
-    add.s64 %rd6, %rd2, %rd4;
-    add.s64 %rd7, %rd3, %rd4;
-    ld.global.f32 %f1, [%rd5];
-    ld.global.f32 %f2, [%rd6];
-    add.f32 %f3, %f1, %f2;
-    st.global.f32 [%rd7], %f3;
-    ret;
-)");
+const std::string kVadd = test::vector_add();  // out[i] = a[i] + b[i] for i < n
 
 // Per block: a tree reduction of 256 values in shared memory (divergent
 // loop with barriers); out[block] = sum.
@@ -127,7 +109,7 @@ TEST(ExecDevice, TimedKernelsComputeAndCountLikeTheHardware) {
   std::vector<float> a(n), b(n);
   for (uint32_t i = 0; i < n; ++i) a[i] = float(i), b[i] = 2.0f;
   Addr da = run.upload(a), db = run.upload(b), dout = *run.dev->memory().allocate(n * 4);
-  LaunchResult r = run.launch("vadd", Dim3{n / 256, 1, 1}, Dim3{256, 1, 1}, {da, db, dout});
+  LaunchResult r = run.launch("vadd", Dim3{n / 256, 1, 1}, Dim3{256, 1, 1}, {da, db, dout, n});
   ASSERT_TRUE(r.ok) << r.error;
   std::vector<float> out(n);
   run.dev->copy_to_host(out.data(), dout, n * 4);
@@ -138,10 +120,11 @@ TEST(ExecDevice, TimedKernelsComputeAndCountLikeTheHardware) {
   ASSERT_EQ(s["kernels"].size(), 1u);
   const auto& k = s["kernels"][0];
   EXPECT_EQ(k["name"], "vadd");
-  // 16 instructions per warp, 256 warps, every lane active.
+  // 19 instructions per warp, 256 warps. Every lane executes all but the
+  // guarded branch out (n covers every thread, so no lane takes it): 18 per thread.
   EXPECT_EQ(k["warp_insts"].get<uint64_t>(), r.warp_insts);
-  EXPECT_EQ(k["warp_insts"].get<uint64_t>(), 16u * n / 32);
-  EXPECT_EQ(k["thread_insts"].get<uint64_t>(), 16u * n);
+  EXPECT_EQ(k["warp_insts"].get<uint64_t>(), 19u * n / 32);
+  EXPECT_EQ(k["thread_insts"].get<uint64_t>(), 18u * n);
   // Two coalesced 4-byte loads per thread: 2 * 8192 * 4 / 32 = 2048 sectors at
   // L1 and (all L1 misses) at L2, where the copy engine left them: no DRAM read.
   EXPECT_EQ(k["l1d"]["reads"].get<uint64_t>(), 2048u);
@@ -191,7 +174,7 @@ TEST(ExecDevice, FaultInTimedKernelIsReportedNotThrown) {
   o.print_summary = false;
   DeviceRun run(o);
   run.load(kVadd);
-  LaunchResult r = run.launch("vadd", Dim3{2, 1, 1}, Dim3{64, 1, 1}, {0x10, 0x10, 0x10});
+  LaunchResult r = run.launch("vadd", Dim3{2, 1, 1}, Dim3{64, 1, 1}, {0x10, 0x10, 0x10, 128});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("illegal address"), std::string::npos) << r.error;
 }

@@ -17,7 +17,6 @@ std::vector<uint64_t> run1(const std::string& body, size_t n = 16, uint32_t thre
   return h.read<uint64_t>(out, n * threads);
 }
 
-uint32_t f2u(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 float u2f(uint64_t u) { uint32_t b = uint32_t(u); float f; std::memcpy(&f, &b, 4); return f; }
 double u2d(uint64_t u) { double d; std::memcpy(&d, &u, 8); return d; }
 

@@ -4,32 +4,6 @@
 namespace ws::exec::test {
 namespace {
 
-// out[i] = a[i] + b[i] for i < n.
-std::string vector_add() {
-  return kernel_ptx("vadd", ".param .u64 a, .param .u64 b, .param .u64 out, .param .u32 n", R"(
-    ld.param.u64 %rd1, [a];
-    ld.param.u64 %rd2, [b];
-    ld.param.u64 %rd3, [out];
-    ld.param.u32 %r1, [n];
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %ntid.x;
-    mov.u32 %r4, %tid.x;
-    mad.lo.s32 %r5, %r2, %r3, %r4;
-    setp.ge.s32 %p1, %r5, %r1;
-    @%p1 bra DONE;
-    mul.wide.s32 %rd4, %r5, 4;
-    add.s64 %rd5, %rd1, %rd4;
-    add.s64 %rd6, %rd2, %rd4;
-    add.s64 %rd7, %rd3, %rd4;
-    ld.global.f32 %f1, [%rd5];
-    ld.global.f32 %f2, [%rd6];
-    add.f32 %f3, %f1, %f2;
-    st.global.f32 [%rd7], %f3;
-  DONE:
-    ret;
-  )");
-}
-
 TEST(EmuSimt, VectorAddAcrossBlocksWithTail) {
   Harness h;
   h.load(vector_add());
