@@ -37,6 +37,8 @@ runs=(
   "stream_small h100"
   "stream_small k20"
   "compute qv100"
+  "compute qv100 --set core.scheduler=lrr"
+  "stream_small qv100 --set core.scheduler=lrr"
   "chase qv100"
   "chase rtx2060"
 )

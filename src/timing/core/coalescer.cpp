@@ -10,12 +10,6 @@ namespace {
 // Marks [addr, addr+bytes) in the access, clipped to its 128 B line.
 void mark(LineAccess& a, Addr addr, uint32_t bytes) {
   uint32_t off = static_cast<uint32_t>(addr - a.line_addr);
-  if (off % kSectorBytes + bytes <= kSectorBytes) {  // the usual case: inside one sector
-    uint32_t sector = off / kSectorBytes;
-    a.sector_mask |= static_cast<uint8_t>(1u << sector);
-    a.byte_masks[sector] |= bytes == 32 ? ~0u : ((1u << bytes) - 1) << (off % kSectorBytes);
-    return;
-  }
   uint32_t end = std::min(off + bytes, kLineBytes);
   while (off < end) {  // at most two sectors for accesses of up to 16 B
     uint32_t sector = off / kSectorBytes;
@@ -30,37 +24,75 @@ void mark(LineAccess& a, Addr addr, uint32_t bytes) {
 
 // Index of the access for `line`: one of this sub-warp or the last one of the
 // preceding sub-warp, else a new one. Lines are unique over that range.
-size_t access_for(std::vector<LineAccess>& out, size_t begin, size_t first_of_subwarp, Addr line) {
-  size_t from = first_of_subwarp > begin ? first_of_subwarp - 1 : begin;
+size_t access_for(std::vector<LineAccess>& out, size_t from, Addr line) {
   for (size_t i = out.size(); i-- > from;)
     if (out[i].line_addr == line) return i;
   out.push_back(LineAccess{line, 0, {}});
   return out.size() - 1;
 }
 
+// The sectors and bytes that consecutive lanes add to one line, kept in
+// registers and merged into `out` when the lanes move to another line.
+struct Run {
+  size_t index = SIZE_MAX;  // access in `out`, SIZE_MAX: none yet
+  Addr line = ~Addr{0};
+  uint32_t sectors = 0;
+  uint32_t bytes[4] = {};  // per sector of the line
+
+  void flush(std::vector<LineAccess>& out) {
+    if (index == SIZE_MAX) return;
+    LineAccess& a = out[index];
+    a.sector_mask |= static_cast<uint8_t>(sectors);
+    for (uint32_t s = 0; s < 4; ++s) a.byte_masks[s] |= bytes[s];
+    sectors = 0;
+    std::fill(std::begin(bytes), std::end(bytes), 0u);
+  }
+  void start(std::vector<LineAccess>& out, size_t from, Addr new_line) {
+    flush(out);
+    index = access_for(out, from, new_line);
+    line = new_line;
+  }
+};
+
 }  // namespace
 
 void SubWarpCoalescer::coalesce(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane,
                                 std::vector<LineAccess>& out) const {
   if (bytes_per_lane == 0) bytes_per_lane = 4;
+  // Lanes of up to one sector that stay inside it (the usual, aligned case)
+  // take the fast path; anything else goes through mark().
+  const uint32_t lane_bits = bytes_per_lane >= 32 ? ~0u : (1u << bytes_per_lane) - 1;
+  const uint32_t subwarp_mask = subwarp_lanes_ >= 32 ? ~0u : (1u << subwarp_lanes_) - 1;
   size_t begin = out.size();
   for (uint32_t base = 0; base < 32; base += subwarp_lanes_) {
+    uint32_t lanes = active_mask >> base & subwarp_mask;
+    if (!lanes) continue;
     size_t first = out.size();
-    size_t cur = SIZE_MAX;  // the access the previous lane of this sub-warp used
-    for (uint32_t lane = base; lane < base + subwarp_lanes_ && lane < 32; ++lane) {
-      if (!(active_mask >> lane & 1)) continue;
-      Addr a = lane_addrs[lane];
+    size_t from = first > begin ? first - 1 : begin;
+    Run run;
+    for (; lanes; lanes &= lanes - 1) {
+      Addr a = lane_addrs[base + static_cast<uint32_t>(__builtin_ctz(lanes))];
       Addr line = a & ~Addr{kLineBytes - 1};
-      // Neighbouring lanes mostly share a line; lines are unique in the range
-      // access_for searches, so a match here is the one it would find.
-      if (cur == SIZE_MAX || out[cur].line_addr != line) cur = access_for(out, begin, first, line);
-      mark(out[cur], a, bytes_per_lane);
-      Addr end = a + bytes_per_lane - 1;  // an unaligned access may straddle two lines
+      uint32_t in_sector = static_cast<uint32_t>(a % kSectorBytes);
+      if (in_sector + bytes_per_lane <= kSectorBytes) {
+        if (line != run.line) run.start(out, from, line);
+        uint32_t sector = static_cast<uint32_t>(a - line) / kSectorBytes;
+        run.sectors |= 1u << sector;
+        run.bytes[sector] |= lane_bits << in_sector;
+        continue;
+      }
+      // Spans sectors, and maybe into the next line.
+      if (line != run.line) run.start(out, from, line);
+      run.flush(out);
+      mark(out[run.index], a, bytes_per_lane);
+      Addr end = a + bytes_per_lane - 1;
       if ((end & ~Addr{kLineBytes - 1}) != line) {
         Addr next = line + kLineBytes;
-        mark(out[access_for(out, begin, first, next)], next, static_cast<uint32_t>(end - next + 1));
+        run.start(out, from, next);
+        mark(out[run.index], next, static_cast<uint32_t>(end - next + 1));
       }
     }
+    run.flush(out);
   }
 }
 

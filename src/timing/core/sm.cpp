@@ -75,6 +75,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
   cta.num_warps = source->num_warps();
   cta.warps_done = cta.warps_at_barrier = 0;
   cta.warp_slots.clear();
+  cta.source = std::move(source);
   for (uint32_t slot = 0, k = 0; k < cta.num_warps && slot < warps_.size(); ++slot) {
     if (warps_[slot].live) continue;
     Warp& w = warps_[slot];
@@ -86,8 +87,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     w.busy_until = 0;
     w.wake_at = 0;
     w.scoreboard.clear();
-    w.inst = source->next(w.warp_in_cta);
-    if (w.inst) w.fetch_ready = icache_.fetch(w.inst->pc, clock_.now());
+    fetch(w, slot, clock_.now());
     cta.warp_slots.push_back(slot);
     ++live_warps_;
     SubCore& sc = subcores_[subcore_of(slot)];
@@ -96,7 +96,6 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     sc.scheduler->on_warp_added(local_of(slot), warp_age_++);
   }
   if (cta.warp_slots.size() != cta.num_warps) throw Error("internal: CTA launched without enough warp slots");
-  cta.source = std::move(source);
   ++live_ctas_;
   next_tick_ = clock_.tick_of(clock_.now());
 }
@@ -130,54 +129,80 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
   }
 }
 
+// Tests one warp for issue on behalf of the scheduler; a warp that cannot
+// issue records when it may (or sleeps until an event wakes it).
+class Sm::ReadyProbe final : public ReadyTest {
+ public:
+  ReadyProbe(Sm& sm, uint32_t s, Cycle now) : sm_(sm), s_(s), now_(now) {}
+  Cycle sub_wake = kPending;  // earliest wake of the warps found not ready
+
+  bool operator()(uint32_t local) override {
+    SubCore& sc = sm_.subcores_[s_];
+    Warp& w = sm_.warps_[local * sm_.subcores_.size() + s_];
+    if (w.at_barrier) return false;
+    if (w.wake_at > now_) {
+      if (w.wake_at < kWaitLdst) sub_wake = std::min(sub_wake, w.wake_at);
+      return false;
+    }
+    Cycle w_wake = kPending;
+    if (sm_.can_issue(sc, w, now_, w_wake)) return true;
+    w.wake_at = w_wake;
+    uint64_t bit = uint64_t{1} << local;
+    if (w_wake >= kWaitLdst) sc.sleeping |= bit;
+    if (w_wake == kWaitLdst) {
+      sm_.ldst_waiters_ = true;
+      sc.ldst_wait |= bit;
+    } else {
+      sub_wake = std::min(sub_wake, w_wake);
+    }
+    return false;
+  }
+
+ private:
+  Sm& sm_;
+  uint32_t s_;
+  Cycle now_;
+};
+
+// Warps whose stream ended finish once every result is written.
+void Sm::retire_ended(uint32_t s, uint64_t ended, Cycle now, Cycle& sub_wake) {
+  SubCore& sc = subcores_[s];
+  uint32_t nsub = static_cast<uint32_t>(subcores_.size());
+  for (uint64_t m = ended; m; m &= m - 1) {
+    uint32_t local = static_cast<uint32_t>(std::countr_zero(m));
+    uint32_t slot = local * nsub + s;
+    Warp& w = warps_[slot];
+    if (w.at_barrier) continue;
+    if (w.pending_loads > 0) {
+      sc.sleeping |= uint64_t{1} << local;
+    } else if (Cycle done = w.scoreboard.all_done(now); done > now) {
+      w.wake_at = done;
+      sub_wake = std::min(sub_wake, done);
+    } else {
+      finish_warp(slot);
+    }
+  }
+}
+
+// The warps awake when the scan starts are its candidates; the scheduler tests
+// them in priority order until one can issue.
 bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
   SubCore& sc = subcores_[s];
   if (now < sc.next_scan) {
     if (sc.next_scan < kWaitLdst) wake = std::min(wake, sc.next_scan);
     return false;
   }
-  uint32_t nsub = static_cast<uint32_t>(subcores_.size());
-  uint64_t ready = 0;
-  Cycle sub_wake = kPending;
-  for (uint64_t m = sc.live & ~sc.sleeping; m; m &= m - 1) {
-    uint32_t local = static_cast<uint32_t>(std::countr_zero(m));
-    uint32_t slot = local * nsub + s;
-    Warp& w = warps_[slot];
-    if (w.at_barrier) continue;
-    if (!w.inst) {  // stream ended: finish once every result is written
-      if (w.pending_loads > 0) {
-        sc.sleeping |= uint64_t{1} << local;
-      } else if (Cycle done = w.scoreboard.all_done(now); done > now) {
-        w.wake_at = done;
-        sub_wake = std::min(sub_wake, done);
-      } else {
-        finish_warp(slot);
-      }
-      continue;
-    }
-    if (w.wake_at > now) {
-      if (w.wake_at < kWaitLdst) sub_wake = std::min(sub_wake, w.wake_at);
-      continue;
-    }
-    Cycle w_wake = kPending;
-    if (can_issue(sc, w, now, w_wake)) {
-      ready |= uint64_t{1} << local;
-    } else {
-      w.wake_at = w_wake;
-      if (w_wake >= kWaitLdst) sc.sleeping |= uint64_t{1} << local;
-      if (w_wake == kWaitLdst) {
-        ldst_waiters_ = true;
-        sc.ldst_wait |= uint64_t{1} << local;
-      } else sub_wake = std::min(sub_wake, w_wake);
-    }
-  }
-  if (!ready) {
-    sc.next_scan = sub_wake;
-    wake = std::min(wake, sub_wake);
+  uint64_t awake = sc.live & ~sc.sleeping;
+  ReadyProbe probe(*this, s, now);
+  uint64_t ended = awake & sc.ended;  // (retiring clears their bits)
+  if (ended) retire_ended(s, ended, now, probe.sub_wake);
+  int local = sc.scheduler->pick_first(awake & ~ended, probe);
+  if (local < 0) {
+    sc.next_scan = probe.sub_wake;
+    wake = std::min(wake, probe.sub_wake);
     return false;
   }
-  uint32_t local = sc.scheduler->pick(ready);
-  issue(sc, local * nsub + s, now);
+  issue(sc, static_cast<uint32_t>(local) * static_cast<uint32_t>(subcores_.size()) + s, now);
   sc.next_scan = now + 1;
   return true;
 }
@@ -213,9 +238,17 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
   next_inst(w, now);
 }
 
-void Sm::next_inst(Warp& w, Cycle now) {
+void Sm::next_inst(Warp& w, Cycle now) { fetch(w, static_cast<uint32_t>(&w - warps_.data()), now); }
+
+// The warp's next instruction from its CTA's stream; a warp whose stream has
+// ended is marked so that scans retire it.
+void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   w.inst = ctas_[w.cta_slot].source->next(w.warp_in_cta);
-  if (w.inst) w.fetch_ready = icache_.fetch(w.inst->pc, now);
+  if (w.inst) {
+    w.fetch_ready = icache_.fetch(w.inst->pc, now);
+    return;
+  }
+  subcores_[subcore_of(slot)].ended |= uint64_t{1} << local_of(slot);
 }
 
 void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {
@@ -239,6 +272,7 @@ void Sm::finish_warp(uint32_t slot) {
   w.live = false;
   --live_warps_;
   subcores_[subcore_of(slot)].live &= ~(uint64_t{1} << local_of(slot));
+  subcores_[subcore_of(slot)].ended &= ~(uint64_t{1} << local_of(slot));
   set_sleeping(slot, false);
   CtaSlot& cta = ctas_[w.cta_slot];
   if (++cta.warps_done < cta.num_warps) {

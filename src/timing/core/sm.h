@@ -48,12 +48,15 @@ class Sm : public Clocked {
     uint64_t live = 0;      // local slots holding live warps
     uint64_t sleeping = 0;  // live warps that only an event can wake (memory reply, barrier, LD/ST room)
     uint64_t ldst_wait = 0;  // warps among them waiting for LD/ST queue room
+    uint64_t ended = 0;      // live warps whose instruction stream has ended
     // No warp can issue before this cycle unless woken by an event (a load
     // completion, a barrier release, a launch): lets idle scans be skipped.
     Cycle next_scan = 0;
   };
 
+  class ReadyProbe;
   bool issue_subcore(uint32_t s, Cycle now, Cycle& wake);
+  void retire_ended(uint32_t s, uint64_t ended, Cycle now, Cycle& sub_wake);
   bool can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const;
   void issue(SubCore& sc, uint32_t slot, Cycle now);
   void arrive_at_barrier(CtaSlot& cta, Warp& w);
@@ -62,6 +65,7 @@ class Sm : public Clocked {
   void wake_ldst_waiters();
   void account_residency(Cycle now);
   void next_inst(Warp& w, Cycle now);
+  void fetch(Warp& w, uint32_t slot, Cycle now);
   uint32_t subcore_of(uint32_t slot) const { return slot % static_cast<uint32_t>(subcores_.size()); }
   uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
   void set_sleeping(uint32_t slot, bool asleep);
