@@ -106,10 +106,6 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
     wake = std::max(w.busy_until, w.fetch_ready);
     return false;
   }
-  if (in.is_memory() && !ldst_.can_accept()) {
-    wake = kWaitLdst;  // woken when the LD/ST queue drains
-    return false;
-  }
   if (!w.regs_ready(in, now, wake)) return false;
   switch (in.kind) {
     case ir::OpKind::Load:
@@ -141,20 +137,14 @@ class Sm::ReadyProbe final : public ReadyTest {
     Warp& w = sm_.warps_[local * sm_.subcores_.size() + s_];
     if (w.at_barrier) return false;
     if (w.wake_at > now_) {
-      if (w.wake_at < kWaitLdst) sub_wake = std::min(sub_wake, w.wake_at);
+      if (w.wake_at < kPending) sub_wake = std::min(sub_wake, w.wake_at);
       return false;
     }
     Cycle w_wake = kPending;
     if (sm_.can_issue(sc, w, now_, w_wake)) return true;
     w.wake_at = w_wake;
-    uint64_t bit = uint64_t{1} << local;
-    if (w_wake >= kWaitLdst) sc.sleeping |= bit;
-    if (w_wake == kWaitLdst) {
-      sm_.ldst_waiters_ = true;
-      sc.ldst_wait |= bit;
-    } else {
-      sub_wake = std::min(sub_wake, w_wake);
-    }
+    if (w_wake == kPending) sc.sleeping |= uint64_t{1} << local;
+    else sub_wake = std::min(sub_wake, w_wake);
     return false;
   }
 
@@ -189,14 +179,21 @@ void Sm::retire_ended(uint32_t s, uint64_t ended, Cycle now, Cycle& sub_wake) {
 bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
   SubCore& sc = subcores_[s];
   if (now < sc.next_scan) {
-    if (sc.next_scan < kWaitLdst) wake = std::min(wake, sc.next_scan);
+    if (sc.next_scan < kPending) wake = std::min(wake, sc.next_scan);
     return false;
   }
   uint64_t awake = sc.live & ~sc.sleeping;
   ReadyProbe probe(*this, s, now);
   uint64_t ended = awake & sc.ended;  // (retiring clears their bits)
   if (ended) retire_ended(s, ended, now, probe.sub_wake);
-  int local = sc.scheduler->pick_first(awake & ~ended, probe);
+  uint64_t candidates = awake & ~ended;
+  // A full LD/ST queue holds every memory instruction: those warps are not
+  // tested, and the sub-core rescans once the queue has room.
+  if ((candidates & sc.mem_next) && !ldst_.can_accept()) {
+    candidates &= ~sc.mem_next;
+    sc.ldst_blocked = ldst_waiters_ = true;
+  }
+  int local = sc.scheduler->pick_first(candidates, probe);
   if (local < 0) {
     sc.next_scan = probe.sub_wake;
     wake = std::min(wake, probe.sub_wake);
@@ -244,11 +241,15 @@ void Sm::next_inst(Warp& w, Cycle now) { fetch(w, static_cast<uint32_t>(&w - war
 // ended is marked so that scans retire it.
 void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   w.inst = ctas_[w.cta_slot].source->next(w.warp_in_cta);
-  if (w.inst) {
-    w.fetch_ready = icache_.fetch(w.inst->pc, now);
+  SubCore& sc = subcores_[subcore_of(slot)];
+  uint64_t bit = uint64_t{1} << local_of(slot);
+  sc.mem_next &= ~bit;
+  if (!w.inst) {
+    sc.ended |= bit;
     return;
   }
-  subcores_[subcore_of(slot)].ended |= uint64_t{1} << local_of(slot);
+  w.fetch_ready = icache_.fetch(w.inst->pc, now);
+  if (w.inst->is_memory()) sc.mem_next |= bit;
 }
 
 void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {
@@ -312,15 +313,9 @@ void Sm::set_sleeping(uint32_t slot, bool asleep) {
 }
 
 void Sm::wake_ldst_waiters() {
-  uint32_t nsub = static_cast<uint32_t>(subcores_.size());
-  for (uint32_t s = 0; s < nsub; ++s) {
-    for (uint64_t m = subcores_[s].ldst_wait; m; m &= m - 1) {
-      uint32_t slot = static_cast<uint32_t>(std::countr_zero(m)) * nsub + s;
-      if (warps_[slot].wake_at != kWaitLdst) continue;
-      warps_[slot].wake_at = 0;
-      set_sleeping(slot, false);
-    }
-    subcores_[s].ldst_wait = 0;
+  for (SubCore& sc : subcores_) {
+    if (sc.ldst_blocked) sc.next_scan = 0;
+    sc.ldst_blocked = false;
   }
   ldst_waiters_ = false;
 }

@@ -46,9 +46,10 @@ class Sm : public Clocked {
     std::unique_ptr<WarpScheduler> scheduler;
     UnitPool units;
     uint64_t live = 0;      // local slots holding live warps
-    uint64_t sleeping = 0;  // live warps that only an event can wake (memory reply, barrier, LD/ST room)
-    uint64_t ldst_wait = 0;  // warps among them waiting for LD/ST queue room
-    uint64_t ended = 0;      // live warps whose instruction stream has ended
+    uint64_t sleeping = 0;  // live warps that only an event can wake (memory reply, barrier)
+    uint64_t ended = 0;     // live warps whose instruction stream has ended
+    uint64_t mem_next = 0;  // live warps whose next instruction goes to the LD/ST unit queue
+    bool ldst_blocked = false;  // a scan left out memory warps because the LD/ST queue was full
     // No warp can issue before this cycle unless woken by an event (a load
     // completion, a barrier release, a launch): lets idle scans be skipped.
     Cycle next_scan = 0;
@@ -86,7 +87,7 @@ class Sm : public Clocked {
   Tick next_tick_ = kNever;
   Cycle last_account_ = 0;
   uint32_t live_warps_ = 0;
-  bool ldst_waiters_ = false;  // some warp sleeps until the LD/ST queue has room
+  bool ldst_waiters_ = false;  // some sub-core waits for LD/ST queue room
   stats::Counter &warp_insts_, &thread_insts_, &ctas_done_, &active_cycles_, &warp_cycles_;
 };
 

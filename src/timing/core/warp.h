@@ -11,7 +11,6 @@
 
 namespace ws::timing {
 
-inline constexpr Cycle kWaitLdst = kPending - 1;  // warp waits for LD/ST queue space
 
 struct Warp {
   bool live = false;
