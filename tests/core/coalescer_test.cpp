@@ -97,6 +97,11 @@ TEST(CoreCoalescer, MatchesTheByteByByteRuleOnRandomWarps) {
       }
     }
     uint32_t mask = static_cast<uint32_t>(rng());
+    if (trial % 4 == 3) {  // the unit-stride fast path: full warp, consecutive aligned elements
+      mask = ~0u;
+      for (uint32_t i = 0; i < 32; ++i) a[i] = base + (rng() % 8) * bytes + i * bytes;
+      for (uint32_t i = 1; i < 32; ++i) a[i] = a[0] + i * bytes;
+    }
     auto got = run(a, mask, bytes), want = reference(a, mask, bytes);
     ASSERT_EQ(got.size(), want.size()) << "trial " << trial;
     for (size_t i = 0; i < got.size(); ++i) {

@@ -11,7 +11,7 @@ namespace {
 void mark(LineAccess& a, Addr addr, uint32_t bytes) {
   uint32_t off = static_cast<uint32_t>(addr - a.line_addr);
   uint32_t end = std::min(off + bytes, kLineBytes);
-  while (off < end) {  // at most two sectors for accesses of up to 16 B
+  while (off < end) {  // sector by sector
     uint32_t sector = off / kSectorBytes;
     uint32_t stop = std::min(end, (sector + 1) * kSectorBytes);
     uint32_t n = stop - off;
@@ -54,11 +54,42 @@ struct Run {
   }
 };
 
+// Whether all 32 lanes are active and read consecutive, naturally aligned
+// elements: the coalesced case, whose accesses follow from the first address.
+bool unit_stride(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes) {
+  if (active_mask != ~0u || lane_addrs[0] % bytes != 0 || bytes > kSectorBytes) return false;
+  for (uint32_t lane = 1; lane < 32; ++lane)
+    if (lane_addrs[lane] != lane_addrs[0] + Addr{lane} * bytes) return false;
+  return true;
+}
+
+// Marks the contiguous bytes [addr, addr+len) as lanes would, one line at a time.
+void mark_range(std::vector<LineAccess>& out, size_t from, Addr addr, uint32_t len) {
+  while (len > 0) {
+    Addr line = addr & ~Addr{kLineBytes - 1};
+    uint32_t n = std::min(len, static_cast<uint32_t>(line + kLineBytes - addr));
+    mark(out[access_for(out, from, line)], addr, n);
+    addr += n;
+    len -= n;
+  }
+}
+
 }  // namespace
+
+void SubWarpCoalescer::coalesce_unit_stride(const Addr* lane_addrs, uint32_t bytes_per_lane,
+                                            std::vector<LineAccess>& out) const {
+  size_t begin = out.size();
+  for (uint32_t base = 0; base < 32; base += subwarp_lanes_) {
+    uint32_t lanes = std::min(subwarp_lanes_, 32 - base);
+    size_t first = out.size();
+    mark_range(out, first > begin ? first - 1 : begin, lane_addrs[base], lanes * bytes_per_lane);
+  }
+}
 
 void SubWarpCoalescer::coalesce(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane,
                                 std::vector<LineAccess>& out) const {
   if (bytes_per_lane == 0) bytes_per_lane = 4;
+  if (unit_stride(lane_addrs, active_mask, bytes_per_lane)) return coalesce_unit_stride(lane_addrs, bytes_per_lane, out);
   // Lanes of up to one sector that stay inside it (the usual, aligned case)
   // take the fast path; anything else goes through mark().
   const uint32_t lane_bits = bytes_per_lane >= 32 ? ~0u : (1u << bytes_per_lane) - 1;

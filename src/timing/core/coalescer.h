@@ -29,6 +29,7 @@ class SubWarpCoalescer {
                 std::vector<LineAccess>& out) const;
 
  private:
+  void coalesce_unit_stride(const Addr* lane_addrs, uint32_t bytes_per_lane, std::vector<LineAccess>& out) const;
   uint32_t subwarp_lanes_;
 };
 

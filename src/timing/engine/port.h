@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "common/types.h"
@@ -26,7 +27,15 @@ class Port {
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
 
+  // Every push sets `bit` in `*word`: a receiver with many input ports keeps
+  // a mask of the non-empty ones instead of polling each (it clears the bit).
+  void notify_on_push(uint64_t* word, uint64_t bit) {
+    notify_word_ = word;
+    notify_bit_ = bit;
+  }
+
   void push(T msg, Tick ready) {
+    if (notify_word_) *notify_word_ |= notify_bit_;
     // Keep delivery order FIFO even if a later message has a shorter latency.
     if (size_ > 0 && ready < at(size_ - 1).ready) ready = at(size_ - 1).ready;
     if (size_ == ring_.size()) grow();
@@ -62,6 +71,8 @@ class Port {
   std::vector<Slot> ring_;
   size_t head_ = 0, size_ = 0, mask_ = 0;
   size_t capacity_;
+  uint64_t* notify_word_ = nullptr;
+  uint64_t notify_bit_ = 0;
 };
 
 }  // namespace ws::timing

@@ -34,7 +34,11 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
       packets_(scope.counter("packets", "messages moved through the crossbar")),
       stall_cycles_(scope.counter("stall_cycles", "cycles some message waited for a full output port")) {
   auto depth = static_cast<size_t>(kInputBuffer.get(cfg));
-  for (uint32_t i = 0; i < inputs; ++i) inputs_.push_back(std::make_unique<Port<MemRequest>>(depth));
+  nonempty_.assign((inputs + 63) / 64, 0);
+  for (uint32_t i = 0; i < inputs; ++i) {
+    inputs_.push_back(std::make_unique<Port<MemRequest>>(depth));
+    inputs_.back()->notify_on_push(&nonempty_[i / 64], uint64_t{1} << (i % 64));
+  }
 }
 
 uint32_t Crossbar::flits_of(const MemRequest& m) const {
@@ -44,13 +48,13 @@ uint32_t Crossbar::flits_of(const MemRequest& m) const {
 void Crossbar::tick() {
   Cycle now = clk_.now();
   Tick now_tick = clk_.now_tick();
-  for (uint32_t i = 0; i < inputs_.size(); ++i) {
-    if (in_free_[i] > now || !inputs_[i]->ready(now_tick)) continue;
+  for_each_nonempty([&](uint32_t i) {
+    if (in_free_[i] > now || !inputs_[i]->ready(now_tick)) return;
     uint32_t out = head_route(i);
-    if (out_free_[out] > now) continue;
+    if (out_free_[out] > now) return;
     if (requests_[out].empty()) asked_.push_back(out);
     requests_[out].push_back(i);  // inputs in ascending order
-  }
+  });
   // Each input asks one output, so grants at different outputs touch disjoint
   // state and the order outputs are visited in does not matter.
   stalled_ = false;
@@ -88,6 +92,7 @@ bool Crossbar::grant(uint32_t in, uint32_t out) {
   Cycle now = clk_.now();
   outputs_[out]->push(src.front(), clk_.tick_of(now + latency_ + flits - 1));
   src.pop();
+  if (src.empty()) nonempty_[in / 64] &= ~(uint64_t{1} << (in % 64));
   head_out_[in] = kNoRoute;
   in_free_[in] = out_free_[out] = now + flits;
   rr_[out] = in + 1 == inputs_.size() ? 0 : in + 1;
@@ -100,10 +105,7 @@ Tick Crossbar::next_event() const {
   // Back-pressure is polled: a downstream port frees without telling us.
   if (stalled_) return clk_.now_tick();
   Tick t = kNever;
-  for (uint32_t i = 0; i < inputs_.size(); ++i) {
-    Tick r = inputs_[i]->next_ready();
-    if (r != kNever) t = std::min(t, std::max(r, clk_.tick_of(in_free_[i])));
-  }
+  for_each_nonempty([&](uint32_t i) { t = std::min(t, std::max(inputs_[i]->next_ready(), clk_.tick_of(in_free_[i]))); });
   return t;
 }
 

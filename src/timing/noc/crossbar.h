@@ -9,6 +9,7 @@
 // is granted only if its downstream port has room (the message takes its slot
 // at grant time), so back-pressure stalls the crossbar instead of overflowing.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,11 +40,18 @@ class Crossbar : public Clocked {
  private:
   bool grant(uint32_t in, uint32_t out);
   uint32_t head_route(uint32_t in);
+  // Calls f(i) for each non-empty input, in ascending order.
+  template <class F>
+  void for_each_nonempty(F&& f) const {
+    for (size_t w = 0; w < nonempty_.size(); ++w)
+      for (uint64_t m = nonempty_[w]; m; m &= m - 1) f(static_cast<uint32_t>(w * 64 + std::countr_zero(m)));
+  }
 
   const ClockDomain& clk_;
   Router route_;
   uint32_t flit_bytes_, header_bytes_, latency_;
   std::vector<std::unique_ptr<Port<MemRequest>>> inputs_;
+  std::vector<uint64_t> nonempty_;  // bit i: input i holds a message (set by its port on push)
   std::vector<Port<MemRequest>*> outputs_;
   std::vector<Cycle> in_free_, out_free_;  // first cycle a new message may start
   std::vector<uint32_t> rr_;               // per output: input favoured next
