@@ -1,9 +1,11 @@
 // Per-warp register scoreboard: the registers with a write still in flight
 // and the cycle each write completes (kPending while a memory reply is
 // awaited). Kept as a short list rather than a 256-entry table: a warp rarely
-// has more than a few writes in flight, and the list stays in cache.
+// has more than a few writes in flight. The first kInline entries live inside
+// the warp (no pointer to chase on every issue check); more spill to the heap.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -15,32 +17,35 @@ inline constexpr Cycle kPending = ~Cycle{0};  // register waits on a memory repl
 
 class Scoreboard {
  public:
-  void clear() { pending_.clear(); }
-  bool empty() const { return pending_.empty(); }
+  void clear() {
+    count_ = 0;
+    spill_.clear();
+  }
+  bool empty() const { return count_ == 0; }
 
   // Records that `reg` is written at cycle `ready` (kPending: unknown yet).
   void set(uint16_t reg, Cycle ready) {
-    for (Entry& e : pending_)
-      if (e.reg == reg) {
-        e.ready = ready;
+    for (uint32_t i = 0; i < count_; ++i)
+      if (at(i).reg == reg) {
+        at(i).ready = ready;
         return;
       }
-    pending_.push_back(Entry{reg, ready});
+    if (count_ < kInline) inline_[count_] = Entry{reg, ready};
+    else spill_.push_back(Entry{reg, ready});
+    ++count_;
   }
 
   // The cycle by which every write in flight completes (0 if none).
   Cycle all_done(Cycle now) { return ready_at(nullptr, -1, now); }
 
   // The cycle by which every register in `regs` is written (n < 0: every
-  // register) (0 if none is in
-  // flight). Drops entries that completed by `now`.
+  // register) (0 if none is in flight). Drops entries that completed by `now`.
   Cycle ready_at(const uint16_t* regs, int n, Cycle now) {
     Cycle latest = 0;
-    for (size_t i = 0; i < pending_.size();) {
-      const Entry& e = pending_[i];
+    for (uint32_t i = 0; i < count_;) {
+      const Entry& e = at(i);
       if (e.ready <= now) {
-        pending_[i] = pending_.back();
-        pending_.pop_back();
+        remove(i);
         continue;
       }
       if (n < 0 || std::find(regs, regs + n, e.reg) != regs + n) latest = std::max(latest, e.ready);
@@ -54,7 +59,19 @@ class Scoreboard {
     uint16_t reg;
     Cycle ready;
   };
-  std::vector<Entry> pending_;
+  static constexpr uint32_t kInline = 6;
+
+  Entry& at(uint32_t i) { return i < kInline ? inline_[i] : spill_[i - kInline]; }
+  // Moves the last entry into slot i (the list is unordered).
+  void remove(uint32_t i) {
+    at(i) = at(count_ - 1);
+    if (count_ > kInline) spill_.pop_back();
+    --count_;
+  }
+
+  uint32_t count_ = 0;
+  std::array<Entry, kInline> inline_;
+  std::vector<Entry> spill_;  // entries past kInline, in order
 };
 
 }  // namespace ws::timing

@@ -1,0 +1,51 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "timing/core/scoreboard.h"
+
+namespace ws::timing {
+namespace {
+
+TEST(CoreScoreboard, WaitsForTheLatestListedWriteAndForgetsFinishedOnes) {
+  Scoreboard sb;
+  sb.set(4, 10);
+  sb.set(6, kPending);
+  uint16_t r4 = 4, both[] = {4, 6}, other = 9;
+  EXPECT_EQ(sb.ready_at(&r4, 1, 5), 10u);
+  EXPECT_EQ(sb.ready_at(both, 2, 5), kPending);
+  EXPECT_EQ(sb.ready_at(&other, 1, 5), 0u);
+  EXPECT_EQ(sb.ready_at(&r4, 1, 10), 0u);  // written by cycle 10
+  sb.set(6, 12);                           // the memory reply came
+  EXPECT_EQ(sb.all_done(11), 12u);
+  EXPECT_EQ(sb.all_done(12), 0u);
+  EXPECT_TRUE(sb.empty());
+}
+
+// Many writes in flight (past the inline entries) behave as a plain map.
+TEST(CoreScoreboard, ManyWritesInFlightMatchAMap) {
+  Scoreboard sb;
+  std::map<uint16_t, Cycle> ref;
+  std::mt19937_64 rng(3);
+  for (Cycle now = 0; now < 4000; ++now) {
+    for (int k = 0; k < 3; ++k) {
+      auto reg = static_cast<uint16_t>(rng() % 24);
+      Cycle ready = rng() % 8 == 0 ? kPending : now + 1 + rng() % 40;
+      sb.set(reg, ready);
+      ref[reg] = ready;
+    }
+    uint16_t ask[3] = {static_cast<uint16_t>(rng() % 24), static_cast<uint16_t>(rng() % 24),
+                       static_cast<uint16_t>(rng() % 24)};
+    Cycle want = 0;
+    for (uint16_t r : ask)
+      if (auto it = ref.find(r); it != ref.end() && it->second > now) want = std::max(want, it->second);
+    ASSERT_EQ(sb.ready_at(ask, 3, now), want) << "cycle " << now;
+    if (now % 97 == 0)
+      for (auto& [reg, ready] : ref)
+        if (ready == kPending) sb.set(reg, ready = now);  // replies arrive
+  }
+}
+
+}  // namespace
+}  // namespace ws::timing
