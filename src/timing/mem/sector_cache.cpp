@@ -1,39 +1,67 @@
 #include "timing/mem/sector_cache.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace ws::timing {
 namespace {
 
-// Age stamps per way; LRU refreshes on hit, FIFO only on insert.
-class StampPolicy : public ReplacementPolicy {
+// A recency list per set (least recent at the head): LRU moves a way to the
+// tail on insert and on hit, FIFO on insert only. The victim is the head, O(1)
+// for the 256-way L1. Victims are only asked for in a full set, where every
+// way has been inserted since init, so the list's starting order never shows.
+class ListPolicy : public ReplacementPolicy {
  public:
-  explicit StampPolicy(bool refresh_on_hit) : refresh_on_hit_(refresh_on_hit) {}
+  explicit ListPolicy(bool refresh_on_hit) : refresh_on_hit_(refresh_on_hit) {}
   void init(uint32_t sets, uint32_t ways) override {
     ways_ = ways;
-    stamps_.assign(size_t{sets} * ways, 0);
-    clock_ = 0;
+    links_.assign(size_t{sets} * ways, Link{});
+    ends_.assign(sets, Ends{});
+    for (uint32_t set = 0; set < sets; ++set)
+      for (uint32_t w = 0; w < ways; ++w) append(set, w);
   }
-  void on_insert(uint32_t set, uint32_t way) override { stamps_[size_t{set} * ways_ + way] = ++clock_; }
+  void on_insert(uint32_t set, uint32_t way) override { to_tail(set, way); }
   void on_hit(uint32_t set, uint32_t way) override {
-    if (refresh_on_hit_) stamps_[size_t{set} * ways_ + way] = ++clock_;
+    if (refresh_on_hit_) to_tail(set, way);
   }
-  uint32_t victim(uint32_t set) const override {
-    auto first = stamps_.begin() + ptrdiff_t(size_t{set} * ways_);
-    return static_cast<uint32_t>(std::min_element(first, first + ways_) - first);
-  }
+  uint32_t victim(uint32_t set) const override { return ends_[set].head; }
 
  private:
+  static constexpr uint32_t kNone = ~0u;
+  struct Link {
+    uint32_t prev = kNone, next = kNone;
+  };
+  struct Ends {
+    uint32_t head = kNone, tail = kNone;
+  };
+  Link& at(uint32_t set, uint32_t way) { return links_[size_t{set} * ways_ + way]; }
+  void append(uint32_t set, uint32_t way) {
+    Ends& e = ends_[set];
+    at(set, way) = Link{e.tail, kNone};
+    if (e.tail == kNone) e.head = way;
+    else at(set, e.tail).next = way;
+    e.tail = way;
+  }
+  void to_tail(uint32_t set, uint32_t way) {
+    Ends& e = ends_[set];
+    if (e.tail == way) return;
+    Link l = at(set, way);
+    if (l.prev == kNone) e.head = l.next;
+    else at(set, l.prev).next = l.next;
+    at(set, l.next).prev = l.prev;  // not the tail, so it has a successor
+    append(set, way);
+  }
+
   bool refresh_on_hit_;
   uint32_t ways_ = 0;
-  uint64_t clock_ = 0;
-  std::vector<uint64_t> stamps_;
+  std::vector<Link> links_;
+  std::vector<Ends> ends_;
 };
 
 const PluginRegistrar<ReplacementPolicy> kLruReg{
-    "lru", "least recently used", [] { return std::make_unique<StampPolicy>(true); }};
+    "lru", "least recently used", [] { return std::make_unique<ListPolicy>(true); }};
 const PluginRegistrar<ReplacementPolicy> kFifoReg{
-    "fifo", "first in, first out", [] { return std::make_unique<StampPolicy>(false); }};
+    "fifo", "first in, first out", [] { return std::make_unique<ListPolicy>(false); }};
 
 }  // namespace
 
@@ -46,6 +74,8 @@ void SectorCache::resize(uint32_t sets, uint32_t ways) {
   shape_.sets = sets;
   shape_.ways = ways;
   lines_.assign(size_t{sets} * ways, CacheLine{});
+  words_per_set_ = (ways + 63) / 64;
+  present_.assign(size_t{sets} * words_per_set_, 0);
   where_.clear();
   where_.reserve(lines_.size());
   if (sets != 0) index_ = make_index_hash(shape_.param_prefix + ".set_index", shape_.set_index, sets);
@@ -54,10 +84,6 @@ void SectorCache::resize(uint32_t sets, uint32_t ways) {
 
 uint32_t SectorCache::set_of(Addr line_addr) const {
   return index_->map(line_addr / kLineBytes / shape_.index_divisor);
-}
-
-uint32_t SectorCache::way_index(const CacheLine& line) const {
-  return static_cast<uint32_t>(&line - lines_.data()) % shape_.ways;
 }
 
 CacheLine* SectorCache::find(Addr line_addr) {
@@ -71,15 +97,32 @@ const CacheLine* SectorCache::find(Addr line_addr) const {
 }
 
 void SectorCache::touch(const CacheLine& line) {
-  repl_->on_hit(set_of(line.line_addr), way_index(line));
+  auto at = static_cast<uint32_t>(&line - lines_.data());
+  repl_->on_hit(at / shape_.ways, at % shape_.ways);
+}
+
+// The lowest-numbered way not holding a line, or `ways` when the set is full.
+uint32_t SectorCache::free_way(uint32_t set) const {
+  const uint64_t* words = &present_[size_t{set} * words_per_set_];
+  for (uint32_t i = 0; i < words_per_set_; ++i) {
+    if (~words[i] == 0) continue;
+    uint32_t way = i * 64 + static_cast<uint32_t>(std::countr_one(words[i]));
+    return std::min(way, shape_.ways);
+  }
+  return shape_.ways;
+}
+
+void SectorCache::set_present(uint32_t index, bool on) {
+  uint32_t set = index / shape_.ways, way = index % shape_.ways;
+  uint64_t& word = present_[size_t{set} * words_per_set_ + way / 64];
+  uint64_t bit = uint64_t{1} << (way % 64);
+  word = on ? word | bit : word & ~bit;
 }
 
 CacheLine& SectorCache::insert(Addr line_addr, std::optional<CacheLine>* evicted) {
   uint32_t set = set_of(line_addr);
   CacheLine* ways = &lines_[size_t{set} * shape_.ways];
-  uint32_t way = shape_.ways;
-  for (uint32_t w = 0; w < shape_.ways && way == shape_.ways; ++w)
-    if (!ways[w].present) way = w;
+  uint32_t way = free_way(set);
   if (way == shape_.ways) {
     way = repl_->victim(set);
     if (evicted) *evicted = ways[way];
@@ -88,13 +131,16 @@ CacheLine& SectorCache::insert(Addr line_addr, std::optional<CacheLine>* evicted
   ways[way] = CacheLine{};
   ways[way].line_addr = line_addr;
   ways[way].present = true;
-  where_[line_addr] = static_cast<uint32_t>(size_t{set} * shape_.ways + way);
+  auto index = static_cast<uint32_t>(size_t{set} * shape_.ways + way);
+  where_[line_addr] = index;
+  set_present(index, true);
   repl_->on_insert(set, way);
   return ways[way];
 }
 
 void SectorCache::invalidate(Addr line_addr) {
   if (CacheLine* l = find(line_addr)) {
+    set_present(static_cast<uint32_t>(l - lines_.data()), false);
     *l = CacheLine{};
     where_.erase(line_addr);
   }

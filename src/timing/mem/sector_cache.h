@@ -75,12 +75,16 @@ class SectorCache {
   uint32_t set_of(Addr line_addr) const;
 
  private:
-  uint32_t way_index(const CacheLine& line) const;
+  uint32_t free_way(uint32_t set) const;
+  void set_present(uint32_t index, bool on);
 
   SectorCacheShape shape_;
   std::unique_ptr<ReplacementPolicy> repl_;
   std::unique_ptr<IndexHash> index_;
   std::vector<CacheLine> lines_;  // set-major: lines_[set * ways + way]
+  // Bit per way of each set: the way holds a line (finds a free way in O(ways/64)).
+  std::vector<uint64_t> present_;
+  uint32_t words_per_set_ = 0;
   // line address -> index in lines_ of every present line: lookups stay O(1)
   // even for the 256-way L1.
   FlatMap<uint32_t> where_;
