@@ -1,14 +1,13 @@
 // Per-warp register scoreboard: the registers with a write still in flight
 // and the cycle each write completes (kPending while a memory reply is
 // awaited). Kept as a short list rather than a 256-entry table: a warp rarely
-// has more than a few writes in flight. The first kInline entries live inside
+// has more than a few writes in flight. The first six entries live inside
 // the warp (no pointer to chase on every issue check); more spill to the heap.
 #pragma once
 #include <algorithm>
-#include <array>
 #include <cstdint>
-#include <vector>
 
+#include "common/small_vec.h"
 #include "common/types.h"
 
 namespace ws::timing {
@@ -17,22 +16,17 @@ inline constexpr Cycle kPending = ~Cycle{0};  // register waits on a memory repl
 
 class Scoreboard {
  public:
-  void clear() {
-    count_ = 0;
-    spill_.clear();
-  }
-  bool empty() const { return count_ == 0; }
+  void clear() { list_.clear(); }
+  bool empty() const { return list_.empty(); }
 
   // Records that `reg` is written at cycle `ready` (kPending: unknown yet).
   void set(uint16_t reg, Cycle ready) {
-    for (uint32_t i = 0; i < count_; ++i)
-      if (at(i).reg == reg) {
-        at(i).ready = ready;
+    for (uint32_t i = 0; i < list_.size(); ++i)
+      if (list_[i].reg == reg) {
+        list_[i].ready = ready;
         return;
       }
-    if (count_ < kInline) inline_[count_] = Entry{reg, ready};
-    else spill_.push_back(Entry{reg, ready});
-    ++count_;
+    list_.push_back(Entry{reg, ready});
   }
 
   // The cycle by which every write in flight completes (0 if none).
@@ -42,8 +36,8 @@ class Scoreboard {
   // register) (0 if none is in flight). Drops entries that completed by `now`.
   Cycle ready_at(const uint16_t* regs, int n, Cycle now) {
     Cycle latest = 0;
-    for (uint32_t i = 0; i < count_;) {
-      const Entry& e = at(i);
+    for (uint32_t i = 0; i < list_.size();) {
+      const Entry& e = list_[i];
       if (e.ready <= now) {
         remove(i);
         continue;
@@ -56,22 +50,17 @@ class Scoreboard {
 
  private:
   struct Entry {
-    uint16_t reg;
-    Cycle ready;
+    uint16_t reg = 0;
+    Cycle ready = 0;
   };
-  static constexpr uint32_t kInline = 6;
 
-  Entry& at(uint32_t i) { return i < kInline ? inline_[i] : spill_[i - kInline]; }
   // Moves the last entry into slot i (the list is unordered).
   void remove(uint32_t i) {
-    at(i) = at(count_ - 1);
-    if (count_ > kInline) spill_.pop_back();
-    --count_;
+    list_[i] = list_.back();
+    list_.pop_back();
   }
 
-  uint32_t count_ = 0;
-  std::array<Entry, kInline> inline_;
-  std::vector<Entry> spill_;  // entries past kInline, in order
+  SmallVec<Entry, 6> list_;
 };
 
 }  // namespace ws::timing

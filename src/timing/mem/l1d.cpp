@@ -323,7 +323,11 @@ std::optional<uint32_t> L1D::alloc_mshr(Addr sector, AccessType type, uint32_t t
   if (free_mshrs_.empty()) return std::nullopt;
   uint32_t slot = free_mshrs_.back();
   free_mshrs_.pop_back();
-  mshrs_[slot] = Mshr{sector, type, {token}};
+  Mshr& m = mshrs_[slot];
+  m.sector = sector;
+  m.type = type;
+  m.tokens.clear();
+  m.tokens.push_back(token);
   return slot;
 }
 
@@ -373,7 +377,8 @@ void L1D::handle_fill() {
       tags_.touch(*line);
     }
   }
-  for (uint32_t token : m.tokens) {
+  for (uint32_t i = 0; i < m.tokens.size(); ++i) {
+    uint32_t token = m.tokens[i];
     pending_[token].misses_left--;
     finish_if_ready(token);
   }

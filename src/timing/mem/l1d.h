@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/flat_map.h"
+#include "common/small_vec.h"
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/engine/clocked.h"
@@ -68,7 +69,7 @@ class L1D : public Clocked {
   struct Mshr {
     Addr sector = 0;
     AccessType type = AccessType::Read;
-    std::vector<uint32_t> tokens;  // accesses waiting for this sector
+    SmallVec<uint32_t, 3> tokens;  // accesses waiting for this sector
   };
   struct Pending {
     uint32_t misses_left = 0;  // sectors still to arrive from L2

@@ -168,32 +168,43 @@ bool L2Slice::process_write(const MemRequest& r) {
 
 // Joins an in-flight fetch of the sector or starts one; false = stall.
 bool L2Slice::miss(const MemRequest& r) {
-  if (Mshr* m = mshrs_.find(r.addr)) {
-    if (m->waiters.size() >= max_merge_) return false;
-    m->waiters.push_back(r);
+  if (const uint32_t* slot = mshrs_.find(r.addr)) {
+    Mshr& m = mshr_pool_[*slot];
+    if (m.waiters.size() >= max_merge_) return false;
+    m.waiters.push_back(r);
     mshr_merges_.inc();
     return true;
   }
   if (mshrs_.size() >= mshr_cap_ || !dram_room(1)) return false;
-  mshrs_[r.addr].waiters.push_back(r);
+  if (free_mshrs_.empty()) {
+    free_mshrs_.push_back(static_cast<uint32_t>(mshr_pool_.size()));
+    mshr_pool_.emplace_back();
+  }
+  uint32_t slot = free_mshrs_.back();
+  free_mshrs_.pop_back();
+  mshrs_[r.addr] = slot;
+  mshr_pool_[slot].waiters.push_back(r);
   send_dram(r.addr, 0, AccessType::Read);
   dram_reads_.inc();
   return true;
 }
 
 void L2Slice::fill(const MemRequest& dram_reply) {
-  Mshr* m = mshrs_.find(dram_reply.addr);
-  if (!m) return;  // not ours to wait for (e.g. a stray reply)
-  std::vector<MemRequest> waiters = std::move(m->waiters);
+  const uint32_t* found_slot = mshrs_.find(dram_reply.addr);
+  if (!found_slot) return;  // not ours to wait for (e.g. a stray reply)
+  uint32_t slot = *found_slot;
   mshrs_.erase(dram_reply.addr);
+  SmallVec<MemRequest, 2>& waiters = mshr_pool_[slot].waiters;
   CacheLine* found = tags_.find(line_of(dram_reply.addr));
   CacheLine& line = found ? *found : line_for(dram_reply.addr);
   uint32_t s = sector_in_line(dram_reply.addr);
   line.valid |= static_cast<uint8_t>(1u << s);  // DRAM bytes merged under the written ones
-  for (const MemRequest& w : waiters) {
-    if (w.type == AccessType::Atomic) line.dirty |= static_cast<uint8_t>(1u << s);
-    reply(w);
+  for (uint32_t i = 0; i < waiters.size(); ++i) {
+    if (waiters[i].type == AccessType::Atomic) line.dirty |= static_cast<uint8_t>(1u << s);
+    reply(waiters[i]);
   }
+  waiters.clear();
+  free_mshrs_.push_back(slot);
 }
 
 CacheLine& L2Slice::line_for(Addr sector) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/flat_map.h"
+#include "common/small_vec.h"
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/engine/clocked.h"
@@ -63,7 +64,7 @@ class L2Slice : public Clocked {
 
  private:
   struct Mshr {
-    std::vector<MemRequest> waiters;  // reads and atomics waiting for the sector
+    SmallVec<MemRequest, 2> waiters;  // reads and atomics waiting for the sector
   };
   struct Staged {
     Tick ready;
@@ -91,7 +92,11 @@ class L2Slice : public Clocked {
   Port<MemRequest>* to_reply_ = nullptr;
   Port<MemRequest>* to_dram_ = nullptr;
   std::deque<Staged> pipeline_;  // requests in the fixed-latency ROP pipeline
-  FlatMap<Mshr> mshrs_;  // by sector address
+  // In-flight sector fetches: sector address -> slot in mshr_pool_ (slots
+  // are reused, so waiting lists allocate nothing in steady state).
+  FlatMap<uint32_t> mshrs_;
+  std::vector<Mshr> mshr_pool_;
+  std::vector<uint32_t> free_mshrs_;
   std::deque<MemRequest> reply_q_, dram_q_;
   bool stalled_ = false;
 
