@@ -101,7 +101,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
 }
 
 bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
-  const ir::WarpInst& in = *w.inst;
+  const ir::WarpInst& in = w.inst;
   if (w.busy_until > now || w.fetch_ready > now) {
     wake = std::max(w.busy_until, w.fetch_ready);
     return false;
@@ -206,7 +206,7 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
 
 void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
   Warp& w = warps_[slot];
-  const ir::WarpInst& in = *w.inst;
+  const ir::WarpInst& in = w.inst;
   warp_insts_.inc();
   thread_insts_.inc(in.active_count());
   switch (in.kind) {
@@ -240,16 +240,17 @@ void Sm::next_inst(Warp& w, Cycle now) { fetch(w, static_cast<uint32_t>(&w - war
 // The warp's next instruction from its CTA's stream; a warp whose stream has
 // ended is marked so that scans retire it.
 void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
-  w.inst = ctas_[w.cta_slot].source->next(w.warp_in_cta);
+  const ir::WarpInst* next = ctas_[w.cta_slot].source->next(w.warp_in_cta);
   SubCore& sc = subcores_[subcore_of(slot)];
   uint64_t bit = uint64_t{1} << local_of(slot);
   sc.mem_next &= ~bit;
-  if (!w.inst) {
+  if (!next) {
     sc.ended |= bit;
     return;
   }
-  w.fetch_ready = icache_.fetch(w.inst->pc, now);
-  if (w.inst->is_memory()) sc.mem_next |= bit;
+  w.inst = *next;
+  w.fetch_ready = icache_.fetch(w.inst.pc, now);
+  if (w.inst.is_memory()) sc.mem_next |= bit;
 }
 
 void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {

@@ -23,9 +23,12 @@ struct Warp {
   // reply must come first). Lets the scheduler skip sleeping warps cheaply.
   Cycle wake_at = 0;
   Cycle fetch_ready = 0;  // when `inst` has been fetched (instruction cache)
-  // Next instruction to issue; nullptr once the warp's stream has ended (the
-  // warp then finishes as soon as its outstanding loads have returned).
-  const ir::WarpInst* inst = nullptr;
+  // Next instruction to issue, copied out of the trace storage at fetch: the
+  // scheduler probes it on many cycles, and the warp's own line stays warm
+  // where the trace buffers do not. Meaningless once the stream has ended
+  // (the sub-core's `ended` mask; the warp then finishes as soon as its
+  // outstanding loads have returned).
+  ir::WarpInst inst;
   Scoreboard scoreboard;
 
   // Sources (true dependences) and destinations (output dependences) written.
