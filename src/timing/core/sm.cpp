@@ -38,6 +38,10 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
                UnitPool(unit_specs_), 0};
     subcores_.push_back(std::move(sc));
   }
+  track_events();
+  l1_->done().wire_producer(l1_.get());
+  l1_->done().wire_consumer(this);
+  l1_->set_client(this);
 }
 
 void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm) {
@@ -67,6 +71,7 @@ void Sm::account_residency(Cycle now) {
 }
 
 void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
+  wake();
   account_residency(clock_.now());
   auto cta_it = std::find_if(ctas_.begin(), ctas_.end(), [](const CtaSlot& c) { return !c.live; });
   CtaSlot& cta = *cta_it;

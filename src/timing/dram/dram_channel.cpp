@@ -74,6 +74,8 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
   next_ref_ = interval + interval * (id_ % channels) / channels;
   ref_owed_.assign(timing_.banks, 1);
   ref_owed_count_ = timing_.banks;
+  track_events();
+  from_l2_.wire_consumer(this);
 }
 
 void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {

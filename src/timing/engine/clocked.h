@@ -37,6 +37,24 @@ class Clocked {
   // input from others: a time <= now if it has work this cycle, kNever if idle.
   // Must include messages waiting in its input ports.
   virtual Tick next_event() const = 0;
+
+  // Marks the engine's copy of next_event() out of date (tracked components).
+  void wake() { stale_ = true; }
+
+ protected:
+  // Opt-in event caching. A component that calls this promises that its
+  // next_event(), while it lies in the future, changes only when it ticks,
+  // when a message is pushed into an input port wired to it or popped from an
+  // output port wired from it (Port::wire), or when someone calls wake(); not
+  // with time alone. The engine then asks again only after such a change,
+  // instead of polling every component on every step. Components that do not
+  // opt in are asked on every step.
+  void track_events() { tracked_ = true; }
+
+ private:
+  friend class Engine;
+  bool tracked_ = false;
+  bool stale_ = true;
 };
 
 }  // namespace ws::timing

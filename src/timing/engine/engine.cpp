@@ -11,7 +11,26 @@ ClockDomain& Engine::add_domain(const std::string& name, ClockPeriod period) {
 
 void Engine::add(ClockDomain& domain, Clocked& component) {
   for (Domain& d : domains_)
-    if (d.clock.get() == &domain) d.members.push_back(&component);
+    if (d.clock.get() == &domain) {
+      d.members.push_back(&component);
+      d.events.push_back(0);
+      component.wake();
+    }
+}
+
+void Engine::wake_all() {
+  for (Domain& d : domains_)
+    for (Clocked* m : d.members) m->wake();
+}
+
+// The member's next event: asked again unless the cached answer is known to
+// still hold (a tracked component, not woken since, whose event was in the
+// future at the last step).
+Tick Engine::refresh(Domain& d, size_t k) {
+  Clocked* m = d.members[k];
+  if (m->tracked_ && !m->stale_ && d.events[k] > now_) return d.events[k];
+  m->stale_ = false;
+  return d.events[k] = m->next_event();
 }
 
 bool Engine::step() {
@@ -23,11 +42,7 @@ bool Engine::step() {
   for (size_t i = 0; i < domains_.size(); ++i) {
     Domain& d = domains_[i];
     Tick earliest = kNever;
-    d.events.resize(d.members.size());
-    for (size_t k = 0; k < d.members.size(); ++k) {
-      d.events[k] = d.members[k]->next_event();
-      earliest = std::min(earliest, d.events[k]);
-    }
+    for (size_t k = 0; k < d.members.size(); ++k) earliest = std::min(earliest, refresh(d, k));
     if (earliest == kNever) continue;
     // Never before the current time (a domain left idle has a stale cycle),
     // and never the same edge twice.
@@ -45,9 +60,19 @@ bool Engine::step() {
     d.clock->set_now(edge[i]);
     d.started = true;
     // A component already due ticks without asking again; one that was not
-    // may have become due through an earlier tick at this same time.
-    for (size_t k = 0; k < d.members.size(); ++k)
-      if (d.events[k] <= best || d.members[k]->next_event() <= best) d.members[k]->tick();
+    // may have become due through an earlier tick at this same time (if it
+    // was woken; an untracked one is asked again).
+    for (size_t k = 0; k < d.members.size(); ++k) {
+      Clocked* m = d.members[k];
+      bool due = d.events[k] <= best;
+      if (!due && (!m->tracked_ || m->stale_)) {
+        m->stale_ = false;
+        due = (d.events[k] = m->next_event()) <= best;
+      }
+      if (!due) continue;
+      m->tick();
+      m->stale_ = true;
+    }
   }
   return true;
 }

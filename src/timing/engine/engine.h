@@ -20,6 +20,9 @@ class Engine {
   // Advances to the next time at which any component has work and ticks it.
   // Returns false when no component has any work left (all idle).
   bool step();
+  // Every component's next event is asked again at the next step (after
+  // changes made from outside the components' ticks, e.g. a kernel launch).
+  void wake_all();
   Tick now() const { return now_; }
   uint64_t steps() const { return steps_; }
 
@@ -27,9 +30,11 @@ class Engine {
   struct Domain {
     std::unique_ptr<ClockDomain> clock;
     std::vector<Clocked*> members;
-    std::vector<Tick> events;  // members' next_event() at the start of the step
+    std::vector<Tick> events;  // members' next_event(), kept while still valid (see Clocked::track_events)
     bool started = false;  // whether cycle now() has been ticked
   };
+  Tick refresh(Domain& d, size_t k);
+
   std::vector<Domain> domains_;
   static constexpr Cycle kNoEdge = ~Cycle{0};
   std::vector<Cycle> edge_;  // per domain, the edge chosen by the current step

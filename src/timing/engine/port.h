@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/types.h"
+#include "timing/engine/clocked.h"
 
 namespace ws::timing {
 
@@ -34,8 +35,15 @@ class Port {
     notify_bit_ = bit;
   }
 
+  // The components at either end, for the engine's event caching: a push
+  // wakes the consumer, a pop wakes the producer (whose room to send grew).
+  // Either may stay unset (e.g. several producers share the port).
+  void wire_producer(Clocked* c) { producer_ = c; }
+  void wire_consumer(Clocked* c) { consumer_ = c; }
+
   void push(T msg, Tick ready) {
     if (notify_word_) *notify_word_ |= notify_bit_;
+    if (consumer_) consumer_->wake();
     // Keep delivery order FIFO even if a later message has a shorter latency.
     if (size_ > 0 && ready < at(size_ - 1).ready) ready = at(size_ - 1).ready;
     if (size_ == ring_.size()) grow();
@@ -51,6 +59,7 @@ class Port {
     assert(size_ > 0);
     head_ = (head_ + 1) & mask_;
     --size_;
+    if (producer_) producer_->wake();
   }
 
  private:
@@ -73,6 +82,8 @@ class Port {
   size_t capacity_;
   uint64_t* notify_word_ = nullptr;
   uint64_t notify_bit_ = 0;
+  Clocked* producer_ = nullptr;
+  Clocked* consumer_ = nullptr;
 };
 
 }  // namespace ws::timing

@@ -90,6 +90,7 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
   r.start_cycle = core_now();
   r.launch_latency = launch_latency_;
   dispatcher_->start(kernel, r.start_cycle + launch_latency_);
+  engine_.wake_all();
   uint64_t steps = 0;
   // A kernel ends when its CTAs are done and its stores have reached the L2
   // (stores are not acknowledged in v1, so the LD/ST queues, L1s, crossbars

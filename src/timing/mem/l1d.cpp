@@ -126,6 +126,8 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       stall_cycles_(scope.counter("stall_cycles", "cycles accesses spent waiting for an MSHR or miss-queue slot")),
       data_wavefronts_(scope.counter("data_wavefronts", "data-array cycles used by read hits (bank conflicts add more)")) {
   for (uint32_t i = mshr_count_; i-- > 0;) free_mshrs_.push_back(i);
+  track_events();
+  from_icnt_.wire_consumer(this);
   if (!sectored_ && (miss_queue_ < kSectorsPerLine || mshr_count_ < kSectorsPerLine))
     throw ConfigError(kSectored.name(), "a non-sectored L1 needs l1d.miss_queue and l1d.mshr_entries of at least 4");
 }
@@ -137,6 +139,7 @@ void L1D::set_capacity_bytes(uint64_t bytes) {
     throw ConfigError(kSizeKb.name(), "L1 size " + std::to_string(bytes) + " B is not a multiple of " +
                                           std::to_string(per_way) + " B (sets x 128 B)");
   tags_.resize(tags_.sets(), static_cast<uint32_t>(bytes / per_way));
+  wake();
 }
 
 bool L1D::can_accept() const {
@@ -147,6 +150,7 @@ bool L1D::can_accept() const {
 
 void L1D::accept(const L1Access& access) {
   assert(can_accept());
+  wake();
   Cycle now = clk_.now();
   accepted_this_cycle_ = last_accept_ == now ? accepted_this_cycle_ + 1 : 1;
   last_accept_ = now;
@@ -354,6 +358,7 @@ void L1D::tick() {
     done_.push(completions_.top().token, completions_.top().at);
     completions_.pop();
   }
+  if (client_) client_->wake();
 }
 
 // A reply from L2: installs a read sector (allocate on fill) and wakes waiters.

@@ -54,7 +54,13 @@ class L1D : public Clocked {
   void accept(const L1Access& access);
   // Tokens of completed loads/atomics, visible at their completion time.
   Port<uint32_t>& done() { return done_; }
-  void connect(Port<MemRequest>* to_icnt) { to_icnt_ = to_icnt; }
+  void connect(Port<MemRequest>* to_icnt) {
+    to_icnt_ = to_icnt;
+    to_icnt_->wire_producer(this);  // next_event() asks whether it can push
+  }
+  // The SM whose next event depends on this cache's state (stalled(), done()):
+  // woken after every tick of the cache.
+  void set_client(Clocked* sm) { client_ = sm; }
   Port<MemRequest>& from_icnt() { return from_icnt_; }
   // Carve-out: the L1 share of the unified array, set before a kernel starts
   // (drops every line). Sets stay fixed; ways follow the size.
@@ -110,6 +116,7 @@ class L1D : public Clocked {
   Port<uint32_t> done_;
   Port<MemRequest> from_icnt_;
   Port<MemRequest>* to_icnt_ = nullptr;
+  Clocked* client_ = nullptr;
 
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;

@@ -76,7 +76,11 @@ L2Slice::L2Slice(const config::Config& cfg, stats::Scope scope, const ClockDomai
       dram_reads_(scope.counter("dram_reads", "sectors read from DRAM")),
       dram_writes_(scope.counter("dram_writes", "dirty sectors written back to DRAM")),
       mshr_merges_(scope.counter("mshr_merges", "misses merged into an in-flight sector")),
-      stall_cycles_(scope.counter("stall_cycles", "cycles the pipeline head waited for MSHR or queue space")) {}
+      stall_cycles_(scope.counter("stall_cycles", "cycles the pipeline head waited for MSHR or queue space")) {
+  track_events();
+  from_icnt_.wire_consumer(this);
+  from_dram_.wire_consumer(this);
+}
 
 void L2Slice::tick() {
   Tick now = clk_.now_tick();

@@ -38,7 +38,9 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
   for (uint32_t i = 0; i < inputs; ++i) {
     inputs_.push_back(std::make_unique<Port<MemRequest>>(depth));
     inputs_.back()->notify_on_push(&nonempty_[i / 64], uint64_t{1} << (i % 64));
+    inputs_.back()->wire_consumer(this);
   }
+  track_events();
 }
 
 uint32_t Crossbar::flits_of(const MemRequest& m) const {
