@@ -3,6 +3,7 @@
 // Activity gating: the engine only ticks a component when next_event() says
 // it may have work, and skips ahead over stretches where no component has any.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "common/types.h"
@@ -39,7 +40,7 @@ class Clocked {
   virtual Tick next_event() const = 0;
 
   // Marks the engine's copy of next_event() out of date (tracked components).
-  void wake() { stale_ = true; }
+  void wake() { *stale_ = 1; }
 
  protected:
   // Opt-in event caching. A component that calls this promises that its
@@ -54,7 +55,11 @@ class Clocked {
  private:
   friend class Engine;
   bool tracked_ = false;
-  bool stale_ = true;
+  // The engine keeps the flags of its members side by side (one cache line
+  // for dozens of components) and points this at its own; until then it
+  // points at own_stale_.
+  uint8_t own_stale_ = 1;
+  uint8_t* stale_ = &own_stale_;
 };
 
 }  // namespace ws::timing

@@ -5,7 +5,8 @@
 namespace ws::timing {
 
 ClockDomain& Engine::add_domain(const std::string& name, ClockPeriod period) {
-  domains_.push_back(Domain{std::make_unique<ClockDomain>(name, period), {}, {}, false});
+  domains_.emplace_back();
+  domains_.back().clock = std::make_unique<ClockDomain>(name, period);
   return *domains_.back().clock;
 }
 
@@ -14,23 +15,23 @@ void Engine::add(ClockDomain& domain, Clocked& component) {
     if (d.clock.get() == &domain) {
       d.members.push_back(&component);
       d.events.push_back(0);
-      component.wake();
+      d.tracked.push_back(component.tracked_ ? 1 : 0);
+      d.stale.push_back(1);
+      component.stale_ = &d.stale.back();
     }
 }
 
 void Engine::wake_all() {
-  for (Domain& d : domains_)
-    for (Clocked* m : d.members) m->wake();
+  for (Domain& d : domains_) std::fill(d.stale.begin(), d.stale.end(), uint8_t{1});
 }
 
 // The member's next event: asked again unless the cached answer is known to
 // still hold (a tracked component, not woken since, whose event was in the
 // future at the last step).
 Tick Engine::refresh(Domain& d, size_t k) {
-  Clocked* m = d.members[k];
-  if (m->tracked_ && !m->stale_ && d.events[k] > now_) return d.events[k];
-  m->stale_ = false;
-  return d.events[k] = m->next_event();
+  if (d.tracked[k] && !d.stale[k] && d.events[k] > now_) return d.events[k];
+  d.stale[k] = 0;
+  return d.events[k] = d.members[k]->next_event();
 }
 
 bool Engine::step() {
@@ -63,15 +64,14 @@ bool Engine::step() {
     // may have become due through an earlier tick at this same time (if it
     // was woken; an untracked one is asked again).
     for (size_t k = 0; k < d.members.size(); ++k) {
-      Clocked* m = d.members[k];
       bool due = d.events[k] <= best;
-      if (!due && (!m->tracked_ || m->stale_)) {
-        m->stale_ = false;
-        due = (d.events[k] = m->next_event()) <= best;
+      if (!due && (!d.tracked[k] || d.stale[k])) {
+        d.stale[k] = 0;
+        due = (d.events[k] = d.members[k]->next_event()) <= best;
       }
       if (!due) continue;
-      m->tick();
-      m->stale_ = true;
+      d.members[k]->tick();
+      d.stale[k] = 1;
     }
   }
   return true;

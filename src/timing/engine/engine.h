@@ -4,6 +4,8 @@
 // which nothing can happen. Components of one domain tick in registration
 // order, domains in declaration order: the run is deterministic.
 #pragma once
+#include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,11 +33,13 @@ class Engine {
     std::unique_ptr<ClockDomain> clock;
     std::vector<Clocked*> members;
     std::vector<Tick> events;  // members' next_event(), kept while still valid (see Clocked::track_events)
+    std::vector<uint8_t> tracked;  // per member: Clocked::track_events() was called
+    std::deque<uint8_t> stale;     // per member: woken since asked (stable addresses for Clocked::wake)
     bool started = false;  // whether cycle now() has been ticked
   };
   Tick refresh(Domain& d, size_t k);
 
-  std::vector<Domain> domains_;
+  std::deque<Domain> domains_;  // a deque: members hold pointers into their domain's flags
   static constexpr Cycle kNoEdge = ~Cycle{0};
   std::vector<Cycle> edge_;  // per domain, the edge chosen by the current step
   Tick now_ = 0;
