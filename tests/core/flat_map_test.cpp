@@ -27,7 +27,9 @@ TEST(CommonFlatMap, BehavesLikeAMapUnderRandomInsertsAndErases) {
     const uint32_t* v = fm.find(k);
     auto it = ref.find(k);
     ASSERT_EQ(v != nullptr, it != ref.end());
-    if (v) EXPECT_EQ(*v, it->second);
+    if (v) {
+      EXPECT_EQ(*v, it->second);
+    }
   }
 }
 

@@ -73,7 +73,9 @@ TEST(TraceWriter, RoundTrip) {
     for (size_t s = 0; s < t.src.size(); ++s) EXPECT_EQ(i->src[s], t.src[s]);
     if (t.mem_width == 0) continue;
     for (unsigned l = 0; l < 32; ++l)
-      if (t.mask >> l & 1) EXPECT_EQ(i->addrs[l], t.addrs[l]) << "lane " << l;
+      if (t.mask >> l & 1) {
+        EXPECT_EQ(i->addrs[l], t.addrs[l]) << "lane " << l;
+      }
   }
   EXPECT_EQ(cta->next(0), nullptr);
   EXPECT_EQ(k->next_cta(), nullptr);
