@@ -1,6 +1,7 @@
 #include "timing/dram/dram_channel.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/error.h"
 #include "timing/mem/index_hash.h"
@@ -285,14 +286,15 @@ void DramChannel::enqueue_arrivals() {
 }
 
 void DramChannel::deliver_replies() {
-  while (!replies_.empty() && replies_.front().at <= clk_.now()) {
-    const MemRequest& r = replies_.front().req;
+  Tick now = clk_.now_tick();
+  while (replies_.ready(now)) {
+    const MemRequest& r = replies_.front();
     Port<MemRequest>* to = r.src_slice < reply_to_.size() ? reply_to_[r.src_slice] : nullptr;
     if (!to) throw Error("dram channel " + std::to_string(id_) + ": no reply port for slice " +
                          std::to_string(r.src_slice));
-    if (!to->can_push(clk_.now_tick())) return;  // the slice is full: hold the data (in order)
-    to->push(r, clk_.tick_of(replies_.front().at));
-    replies_.pop_front();
+    if (!to->can_push(now)) return;  // the slice is full: hold the data (in order)
+    to->push(r, replies_.next_ready());
+    replies_.pop();
   }
 }
 
@@ -408,8 +410,8 @@ void DramChannel::issue(uint32_t b, bool hit) {
       return;
     case DramCmd::Rd:
       reads_.inc();
-      replies_.push_back(Reply{now + timing_.CL + timing_.burst_cycles, e.req});
-      replies_.back().req.is_reply = true;
+      e.req.is_reply = true;  // the entry itself is freed below
+      replies_.push(std::move(e.req), clk_.tick_of(now + timing_.CL + timing_.burst_cycles));
       break;
     case DramCmd::Wr:
       writes_.inc();
@@ -434,7 +436,7 @@ Tick DramChannel::next_event() const {
   if (queued_ > 0) t = std::min(t, clk_.tick_of(next_issue_));
   // Busy channels wake for a due refresh; idle ones catch up when next ticked.
   if (queued_ > 0 && timing_.tREFI > 0) t = std::min(t, clk_.tick_of(std::max(next_ref_, next_issue_)));
-  if (!replies_.empty()) t = std::min(t, clk_.tick_of(replies_.front().at));
+  t = std::min(t, replies_.next_ready());
   return t;
 }
 

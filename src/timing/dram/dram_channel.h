@@ -15,7 +15,6 @@
 // cycles after the read command; writes need no reply.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -69,10 +68,6 @@ class DramChannel : public Clocked {
     uint64_t oldest_age = 0, hit_age = 0;                        // and arrival numbers
     bool dirty = true;              // summary needs recomputing
   };
-  struct Reply {
-    Cycle at;
-    MemRequest req;
-  };
 
   bool has_room(const MemRequest& r) const;
   void enqueue_arrivals();
@@ -120,7 +115,9 @@ class DramChannel : public Clocked {
   std::vector<Entry> pool_;                   // queued requests, by slot
   std::vector<uint32_t> free_slots_;
   std::vector<Bank> banks_;
-  std::deque<Reply> replies_;
+  // Read data on its way back, ready CL + burst after the read command: a
+  // port used as an unbounded delay line (its ring buffer beats a deque).
+  Port<MemRequest> replies_{SIZE_MAX};
   uint32_t queued_ = 0, queued_writes_ = 0;
   uint64_t next_age_ = 0;
   bool draining_ = false, reads_waiting_ = false;

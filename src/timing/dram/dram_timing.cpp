@@ -112,7 +112,8 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
 }
 
 DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups)
-    : table_(std::move(table)), groups_(bank_groups), bank_(banks, Last{}), group_(bank_groups, Last{}) {
+    : table_(std::move(table)), group_of_(banks), bank_(banks, Last{}), group_(bank_groups, Last{}) {
+  for (uint32_t b = 0; b < banks; ++b) group_of_[b] = b % bank_groups;
   for (const DramTimingRow& r : table_) by_preceding_[static_cast<size_t>(r.preceding)].push_back(r);
 }
 

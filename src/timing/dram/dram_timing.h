@@ -51,13 +51,15 @@ class DramTimingTracker {
     return std::max({bank_[bank][c], group_[group_of(bank)][c], channel_[c]});
   }
   void issued(DramCmd cmd, uint32_t bank, Cycle at);
-  uint32_t group_of(uint32_t bank) const { return bank % groups_; }
+  // A table rather than `bank % groups`: earliest() runs for every waiting
+  // bank several times a cycle, and the modulo is a division.
+  uint32_t group_of(uint32_t bank) const { return group_of_[bank]; }
 
  private:
   using Last = std::array<Cycle, kDramCmds>;
   std::vector<DramTimingRow> table_;
   std::array<std::vector<DramTimingRow>, kDramCmds> by_preceding_;  // rows by preceding command
-  uint32_t groups_;
+  std::vector<uint32_t> group_of_;  // by bank: banks interleave over groups
   std::vector<Last> bank_, group_;  // earliest cycle per command imposed at each scope
   Last channel_{};
 };
