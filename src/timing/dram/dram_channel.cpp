@@ -51,6 +51,8 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       dual_bus_(kDualBus.get(cfg)),
       from_l2_(static_cast<size_t>(kInput.get(cfg))),
       banks_(timing_.banks),
+      dirty_(timing_.banks),
+      active_(timing_.banks),
       reads_(scope.counter("reads", "read commands (32 B sectors)")),
       writes_(scope.counter("writes", "write commands (32 B sectors)")),
       activates_(scope.counter("activates", "row activations")),
@@ -75,6 +77,8 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
   next_ref_ = interval + interval * (id_ % channels) / channels;
   ref_owed_.assign(timing_.banks, 1);
   ref_owed_count_ = timing_.banks;
+  views_.resize(timing_.banks);
+  if (dual_bus_) row_views_.resize(timing_.banks);
 }
 
 void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {
@@ -125,7 +129,7 @@ void DramChannel::tick() {
     issued = issue_dual(row_bus_taken) || issued;
   } else {
     build_views(false);
-    DramChoice c = any_col_issuable_ ? scheduler_->pick(views_) : DramChoice{};
+    DramChoice c = any_col_issuable_ ? scheduler_->pick(col_views()) : DramChoice{};
     if (c.bank >= 0 && !row_bus_taken) {
       issue(static_cast<uint32_t>(c.bank), c.hit);
       issued = true;
@@ -139,11 +143,11 @@ void DramChannel::tick() {
   // Nothing can issue: sleep until the first command's timing constraint
   // expires (arrivals and issues are the only other changes, and both tick).
   Cycle first = timing_.per_bank_refresh && timing_.tREFI > 0 ? std::max(ref_wake_, next_ref_) : ~Cycle{0};
-  for (uint32_t b = 0; b < banks_.size(); ++b) {
+  active_.for_each([&](uint32_t b) {
     const Bank& bank = banks_[b];
-    if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(bank.oldest_cmd, b));
+    first = std::min(first, tracker_.earliest(bank.oldest_cmd, b));
     if (bank.hit >= 0) first = std::min(first, tracker_.earliest(bank.hit_cmd, b));
-  }
+  });
   next_issue_ = std::max(first, now + 1);
 }
 
@@ -154,13 +158,13 @@ void DramChannel::tick() {
 bool DramChannel::issue_dual(bool row_bus_taken) {
   build_views(row_bus_taken);
   // A scheduler only picks a bank whose command can issue: without one, skip it.
-  DramChoice row = any_row_issuable_ ? scheduler_->pick(row_views_) : DramChoice{};
+  DramChoice row = any_row_issuable_ ? scheduler_->pick(row_views()) : DramChoice{};
   if (row.bank >= 0) {
     issue(static_cast<uint32_t>(row.bank), false);  // the request stays queued
-    DramBankView& c = views_[size_t(row.bank)];
-    c.oldest_issuable = c.hit_issuable = false;
+    for (size_t i = 0; i < n_views_; ++i)
+      if (views_[i].bank == row.bank) views_[i].oldest_issuable = views_[i].hit_issuable = false;
   }
-  DramChoice col = any_col_issuable_ ? scheduler_->pick(views_) : DramChoice{};
+  DramChoice col = any_col_issuable_ ? scheduler_->pick(col_views()) : DramChoice{};
   if (col.bank >= 0) issue(static_cast<uint32_t>(col.bank), col.hit);
   return row.bank >= 0 || col.bank >= 0;
 }
@@ -185,7 +189,7 @@ bool DramChannel::service_refresh() {
     record(cmd, bank, banks_[bank].row, t);
     if (cmd == DramCmd::Pre) {
       banks_[bank].open = false;
-      banks_[bank].dirty = true;
+      dirty_.set(bank);
       precharges_.inc();
     } else {
       refreshes_.inc();
@@ -211,7 +215,7 @@ bool DramChannel::service_bank_refresh() {
   while (timing_.tREFI > 0 && next_ref_ <= now) {
     if (ref_bank_ < 0) {
       ref_bank_ = static_cast<int32_t>(pick_refresh_bank());
-      banks_[size_t(ref_bank_)].dirty = true;
+      dirty_.set(size_t(ref_bank_));
     }
     auto bank = static_cast<uint32_t>(ref_bank_);
     DramCmd cmd = banks_[bank].open ? DramCmd::Pre : DramCmd::Ref;
@@ -219,7 +223,7 @@ bool DramChannel::service_bank_refresh() {
     ref_wake_ = t;
     if (t > now) return false;
     record(cmd, bank, banks_[bank].row, t);
-    banks_[bank].dirty = true;
+    dirty_.set(bank);
     if (cmd == DramCmd::Pre) {
       banks_[bank].open = false;
       precharges_.inc();
@@ -276,9 +280,9 @@ void DramChannel::enqueue_arrivals() {
       free_slots_.pop_back();
     }
     pool_[slot] = Entry{r, locate(r), false, next_age_++};
-    Bank& bank = banks_[pool_[slot].loc.bank];
-    bank.queue.push_back(slot);
-    bank.dirty = true;
+    uint32_t b = pool_[slot].loc.bank;
+    banks_[b].queue.push_back(slot);
+    dirty_.set(b);
     ++queued_;
     queued_writes_ += r.type == AccessType::Write;
     from_l2_.pop();
@@ -306,8 +310,7 @@ void DramChannel::update_drain_mode() {
   if (!draining && queued_writes_ >= write_high_) draining = true;
   if (draining && queued_writes_ <= write_low_) draining = false;
   bool reads_waiting = queued_writes_ < queued_;
-  if (draining != draining_ || reads_waiting != reads_waiting_)
-    for (Bank& b : banks_) b.dirty = true;
+  if (draining != draining_ || reads_waiting != reads_waiting_) dirty_.set_all();
   draining_ = draining;
   reads_waiting_ = reads_waiting;
 }
@@ -326,7 +329,8 @@ DramCmd DramChannel::next_cmd(const Entry& e) const {
 
 // A bank's oldest eligible request and oldest eligible row hit, recomputed
 // only after its queue, its open row or the eligibility rule changed.
-void DramChannel::refresh(Bank& bank) {
+void DramChannel::refresh(uint32_t b) {
+  Bank& bank = banks_[b];
   bank.oldest = bank.hit = -1;
   for (uint32_t slot : bank.queue) {
     const Entry& e = pool_[slot];
@@ -346,39 +350,32 @@ void DramChannel::refresh(Bank& bank) {
     bank.hit_cmd = next_cmd(e);
     bank.hit_age = e.age;
   }
-  bank.dirty = false;
+  active_.assign(b, bank.oldest >= 0);
 }
 
 void DramChannel::build_views(bool row_bus_taken) {
+  dirty_.take_each([&](uint32_t b) { refresh(b); });
   Cycle now = clk_.now();
-  views_.resize(banks_.size());
-  if (dual_bus_) row_views_.resize(banks_.size());
+  n_views_ = 0;
   no_hit_ = true;
   any_row_issuable_ = any_col_issuable_ = false;
-  for (uint32_t b = 0; b < banks_.size(); ++b) {
-    Bank& bank = banks_[b];
-    if (bank.dirty) refresh(bank);
-    DramBankView& v = views_[b];
-    v = DramBankView{};
-    if (static_cast<int32_t>(b) != ref_bank_) {  // a bank held for its refresh shows nothing
-      if (bank.oldest >= 0) {
-        DramCmd cmd = bank.oldest_cmd;
-        v.has_request = true;
-        v.oldest_age = bank.oldest_age;
-        v.oldest_is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
-        v.oldest_issuable = tracker_.earliest(cmd, b) <= now;
-      }
-      if (bank.hit >= 0) {
-        v.has_hit = true;
-        no_hit_ = false;
-        v.hit_age = bank.hit_age;
-        v.hit_issuable = tracker_.earliest(bank.hit_cmd, b) <= now;
-      }
-    }
+  active_.for_each([&](uint32_t b) {
+    if (static_cast<int32_t>(b) == ref_bank_) return;  // a bank held for its refresh shows nothing
+    const Bank& bank = banks_[b];
+    DramBankView& v = views_[n_views_];
+    DramCmd cmd = bank.oldest_cmd;
+    v.bank = static_cast<uint16_t>(b);
+    v.oldest_age = bank.oldest_age;
+    v.oldest_is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
+    v.oldest_issuable = tracker_.earliest(cmd, b) <= now;
+    v.has_hit = bank.hit >= 0;
+    v.hit_age = v.has_hit ? bank.hit_age : 0;
+    v.hit_issuable = v.has_hit && tracker_.earliest(bank.hit_cmd, b) <= now;
+    no_hit_ &= !v.has_hit;
     if (dual_bus_) {
       // Two views of each bank: the row pick sees only requests whose next
       // command is ACT/PRE, the column pick (views_) only RD/WR.
-      DramBankView& r = row_views_[b];
+      DramBankView& r = row_views_[n_views_];
       r = v;
       r.oldest_issuable = v.oldest_issuable && !v.oldest_is_hit && !row_bus_taken;
       r.hit_issuable = false;
@@ -386,7 +383,8 @@ void DramChannel::build_views(bool row_bus_taken) {
       any_row_issuable_ |= r.oldest_issuable;
     }
     any_col_issuable_ |= v.oldest_issuable || v.hit_issuable;
-  }
+    ++n_views_;
+  });
 }
 
 void DramChannel::issue(uint32_t b, bool hit) {
@@ -396,7 +394,7 @@ void DramChannel::issue(uint32_t b, bool hit) {
   DramCmd cmd = next_cmd(e);
   Cycle now = clk_.now();
   record(cmd, b, e.loc.row, now);
-  bank.dirty = true;
+  dirty_.set(b);
   switch (cmd) {
     case DramCmd::Act:
       bank.open = true;

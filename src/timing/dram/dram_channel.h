@@ -16,8 +16,10 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "common/bit_set.h"
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/dram/dram_address_map.h"
@@ -66,7 +68,6 @@ class DramChannel : public Clocked {
     int32_t oldest = -1, hit = -1;  // summary for the scheduler (pool slots)
     DramCmd oldest_cmd = DramCmd::Act, hit_cmd = DramCmd::Act;  // their next commands
     uint64_t oldest_age = 0, hit_age = 0;                        // and arrival numbers
-    bool dirty = true;              // summary needs recomputing
   };
 
   bool has_room(const MemRequest& r) const;
@@ -75,14 +76,17 @@ class DramChannel : public Clocked {
   void update_drain_mode();
   bool eligible(const Entry& e) const;
   DramCmd next_cmd(const Entry& e) const;
-  void refresh(Bank& bank);  // recomputes a bank's scheduler summary
+  void refresh(uint32_t b);  // recomputes a bank's scheduler summary
   bool service_refresh();
   bool service_bank_refresh();
   uint32_t pick_refresh_bank() const;
-  // Rebuilds the scheduler's view of every bank (views_; with a dual command
-  // bus, views_ for the column pick and row_views_ for the row pick), no_hit_
-  // and whether any view has an issuable command.
+  // Rebuilds the scheduler's view of every bank with an eligible request
+  // (views_; with a dual command bus, views_ for the column pick and
+  // row_views_ for the row pick), no_hit_ and whether any view has an
+  // issuable command.
   void build_views(bool row_bus_taken);
+  std::span<const DramBankView> col_views() const { return {views_.data(), n_views_}; }
+  std::span<const DramBankView> row_views() const { return {row_views_.data(), n_views_}; }
   bool issue_dual(bool row_bus_taken);
   void account(Cycle now);
   void issue(uint32_t bank, bool hit);
@@ -115,6 +119,8 @@ class DramChannel : public Clocked {
   std::vector<Entry> pool_;                   // queued requests, by slot
   std::vector<uint32_t> free_slots_;
   std::vector<Bank> banks_;
+  BitSet dirty_;   // banks whose summary needs recomputing
+  BitSet active_;  // banks whose summary has an eligible request (oldest >= 0)
   // Read data on its way back, ready CL + burst after the read command: a
   // port used as an unbounded delay line (its ring buffer beats a deque).
   Port<MemRequest> replies_{SIZE_MAX};
@@ -123,7 +129,8 @@ class DramChannel : public Clocked {
   bool draining_ = false, reads_waiting_ = false;
   bool record_ = false;
   std::vector<DramCommandRecord> log_;
-  std::vector<DramBankView> views_, row_views_;  // scratch, rebuilt each cycle
+  std::vector<DramBankView> views_, row_views_;  // scratch, rebuilt each cycle (banks entries)
+  size_t n_views_ = 0;                           // how many of them are in use
   bool any_row_issuable_ = false, any_col_issuable_ = false;
 
   stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_, &refreshes_;

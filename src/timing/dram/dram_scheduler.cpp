@@ -8,13 +8,12 @@ namespace {
 // Strict arrival order: only the oldest eligible request may issue.
 class FcfsScheduler : public DramScheduler {
  public:
-  DramChoice pick(const std::vector<DramBankView>& banks) const override {
-    int best = -1;
-    for (size_t b = 0; b < banks.size(); ++b)
-      if (banks[b].has_request && (best < 0 || banks[b].oldest_age < banks[size_t(best)].oldest_age))
-        best = static_cast<int>(b);
-    if (best < 0 || !banks[size_t(best)].oldest_issuable) return {};
-    return {best, false};
+  DramChoice pick(std::span<const DramBankView> banks) const override {
+    const DramBankView* best = nullptr;
+    for (const DramBankView& v : banks)
+      if (!best || v.oldest_age < best->oldest_age) best = &v;
+    if (!best || !best->oldest_issuable) return {};
+    return {best->bank, false};
   }
 };
 
@@ -22,18 +21,14 @@ class FcfsScheduler : public DramScheduler {
 // next command can issue without closing a row that others still hit.
 class FrFcfsScheduler : public DramScheduler {
  public:
-  DramChoice pick(const std::vector<DramBankView>& banks) const override {
-    int hit = -1, other = -1;
-    for (size_t b = 0; b < banks.size(); ++b) {
-      const DramBankView& v = banks[b];
-      if (v.has_hit && v.hit_issuable && (hit < 0 || v.hit_age < banks[size_t(hit)].hit_age))
-        hit = static_cast<int>(b);
-      if (v.has_request && v.oldest_issuable && !v.has_hit &&
-          (other < 0 || v.oldest_age < banks[size_t(other)].oldest_age))
-        other = static_cast<int>(b);
+  DramChoice pick(std::span<const DramBankView> banks) const override {
+    const DramBankView *hit = nullptr, *other = nullptr;
+    for (const DramBankView& v : banks) {
+      if (v.has_hit && v.hit_issuable && (!hit || v.hit_age < hit->hit_age)) hit = &v;
+      if (v.oldest_issuable && !v.has_hit && (!other || v.oldest_age < other->oldest_age)) other = &v;
     }
-    if (hit >= 0) return {hit, true};
-    return {other, false};
+    if (hit) return {hit->bank, true};
+    return {other ? other->bank : -1, false};
   }
 };
 
