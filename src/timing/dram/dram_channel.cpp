@@ -353,38 +353,39 @@ void DramChannel::refresh(uint32_t b) {
   active_.assign(b, bank.oldest >= 0);
 }
 
+// Views are filled from locals and flags gathered in locals: copying a view
+// just written field by field stalls on store forwarding.
 void DramChannel::build_views(bool row_bus_taken) {
   dirty_.take_each([&](uint32_t b) { refresh(b); });
   Cycle now = clk_.now();
-  n_views_ = 0;
-  no_hit_ = true;
-  any_row_issuable_ = any_col_issuable_ = false;
+  size_t n = 0;
+  bool any_hit = false, any_row = false, any_col = false;
   active_.for_each([&](uint32_t b) {
     if (static_cast<int32_t>(b) == ref_bank_) return;  // a bank held for its refresh shows nothing
     const Bank& bank = banks_[b];
-    DramBankView& v = views_[n_views_];
     DramCmd cmd = bank.oldest_cmd;
-    v.bank = static_cast<uint16_t>(b);
-    v.oldest_age = bank.oldest_age;
-    v.oldest_is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
-    v.oldest_issuable = tracker_.earliest(cmd, b) <= now;
-    v.has_hit = bank.hit >= 0;
-    v.hit_age = v.has_hit ? bank.hit_age : 0;
-    v.hit_issuable = v.has_hit && tracker_.earliest(bank.hit_cmd, b) <= now;
-    no_hit_ &= !v.has_hit;
+    bool is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
+    bool ready = tracker_.earliest(cmd, b) <= now;
+    bool has_hit = bank.hit >= 0;
+    bool hit_ready = has_hit && tracker_.earliest(bank.hit_cmd, b) <= now;
+    auto bank16 = static_cast<uint16_t>(b);
+    uint64_t hit_age = has_hit ? bank.hit_age : 0;
+    any_hit |= has_hit;
     if (dual_bus_) {
       // Two views of each bank: the row pick sees only requests whose next
       // command is ACT/PRE, the column pick (views_) only RD/WR.
-      DramBankView& r = row_views_[n_views_];
-      r = v;
-      r.oldest_issuable = v.oldest_issuable && !v.oldest_is_hit && !row_bus_taken;
-      r.hit_issuable = false;
-      v.oldest_issuable = v.oldest_issuable && v.oldest_is_hit;
-      any_row_issuable_ |= r.oldest_issuable;
+      bool row_ready = ready && !is_hit && !row_bus_taken;
+      row_views_[n] = DramBankView{bank.oldest_age, hit_age, bank16, is_hit, row_ready, has_hit, false};
+      any_row |= row_ready;
+      ready = ready && is_hit;
     }
-    any_col_issuable_ |= v.oldest_issuable || v.hit_issuable;
-    ++n_views_;
+    views_[n++] = DramBankView{bank.oldest_age, hit_age, bank16, is_hit, ready, has_hit, hit_ready};
+    any_col |= ready || hit_ready;
   });
+  n_views_ = n;
+  no_hit_ = !any_hit;
+  any_row_issuable_ = any_row;
+  any_col_issuable_ = any_col;
 }
 
 void DramChannel::issue(uint32_t b, bool hit) {

@@ -5,15 +5,22 @@
 namespace ws::timing {
 namespace {
 
+// Both picks keep the smallest key, an arrival number or kNone for a view
+// that does not qualify, so the loops compile to conditional moves: which
+// banks qualify changes every cycle and defeats the branch predictor.
+constexpr uint64_t kNone = ~uint64_t{0};
+
 // Strict arrival order: only the oldest eligible request may issue.
 class FcfsScheduler : public DramScheduler {
  public:
   DramChoice pick(std::span<const DramBankView> banks) const override {
-    const DramBankView* best = nullptr;
+    uint64_t best = kNone;
+    int bank = -1;
+    bool issuable = false;
     for (const DramBankView& v : banks)
-      if (!best || v.oldest_age < best->oldest_age) best = &v;
-    if (!best || !best->oldest_issuable) return {};
-    return {best->bank, false};
+      if (v.oldest_age < best) best = v.oldest_age, bank = v.bank, issuable = v.oldest_issuable;
+    if (!issuable) return {};
+    return {bank, false};
   }
 };
 
@@ -22,13 +29,16 @@ class FcfsScheduler : public DramScheduler {
 class FrFcfsScheduler : public DramScheduler {
  public:
   DramChoice pick(std::span<const DramBankView> banks) const override {
-    const DramBankView *hit = nullptr, *other = nullptr;
+    uint64_t best_hit = kNone, best_other = kNone;
+    int hit = -1, other = -1;
     for (const DramBankView& v : banks) {
-      if (v.has_hit && v.hit_issuable && (!hit || v.hit_age < hit->hit_age)) hit = &v;
-      if (v.oldest_issuable && !v.has_hit && (!other || v.oldest_age < other->oldest_age)) other = &v;
+      uint64_t hit_key = v.has_hit & v.hit_issuable ? v.hit_age : kNone;
+      uint64_t other_key = v.oldest_issuable & !v.has_hit ? v.oldest_age : kNone;
+      if (hit_key < best_hit) best_hit = hit_key, hit = v.bank;
+      if (other_key < best_other) best_other = other_key, other = v.bank;
     }
-    if (hit) return {hit->bank, true};
-    return {other ? other->bank : -1, false};
+    if (hit >= 0) return {hit, true};
+    return {other, false};
   }
 };
 
