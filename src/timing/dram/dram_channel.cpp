@@ -280,8 +280,9 @@ void DramChannel::enqueue_arrivals() {
       free_slots_.pop_back();
     }
     pool_[slot] = Entry{r, locate(r), false, next_age_++};
-    uint32_t b = pool_[slot].loc.bank;
-    banks_[b].queue.push_back(slot);
+    const Entry& e = pool_[slot];
+    uint32_t b = e.loc.bank;
+    banks_[b].queue.push_back(Queued{e.loc.row, e.age, slot, r.type == AccessType::Write});
     dirty_.set(b);
     ++queued_;
     queued_writes_ += r.type == AccessType::Write;
@@ -315,40 +316,25 @@ void DramChannel::update_drain_mode() {
   reads_waiting_ = reads_waiting;
 }
 
-bool DramChannel::eligible(const Entry& e) const {
-  bool is_write = e.req.type == AccessType::Write;
-  return draining_ ? is_write : (!is_write || !reads_waiting_);
-}
-
-DramCmd DramChannel::next_cmd(const Entry& e) const {
-  const Bank& b = banks_[e.loc.bank];
-  if (!b.open) return DramCmd::Act;
-  if (b.row != e.loc.row) return DramCmd::Pre;
-  return e.req.type == AccessType::Write ? DramCmd::Wr : DramCmd::Rd;
-}
-
 // A bank's oldest eligible request and oldest eligible row hit, recomputed
 // only after its queue, its open row or the eligibility rule changed.
 void DramChannel::refresh(uint32_t b) {
   Bank& bank = banks_[b];
   bank.oldest = bank.hit = -1;
-  for (uint32_t slot : bank.queue) {
-    const Entry& e = pool_[slot];
-    if (!eligible(e)) continue;
-    if (bank.oldest < 0) bank.oldest = static_cast<int32_t>(slot);
-    if (bank.hit < 0 && bank.open && bank.row == e.loc.row) bank.hit = static_cast<int32_t>(slot);
+  for (const Queued& q : bank.queue) {
+    if (!eligible(q.write)) continue;
+    // Next commands only change with the bank's row or queue, which dirty it.
+    if (bank.oldest < 0) {
+      bank.oldest = static_cast<int32_t>(q.slot);
+      bank.oldest_cmd = next_cmd(bank, q.row, q.write);
+      bank.oldest_age = q.age;
+    }
+    if (bank.hit < 0 && bank.open && bank.row == q.row) {
+      bank.hit = static_cast<int32_t>(q.slot);
+      bank.hit_cmd = next_cmd(bank, q.row, q.write);
+      bank.hit_age = q.age;
+    }
     if (bank.oldest >= 0 && (bank.hit >= 0 || !bank.open)) break;
-  }
-  // Next commands only change with the bank's row or queue, which dirty it.
-  if (bank.oldest >= 0) {
-    const Entry& e = pool_[size_t(bank.oldest)];
-    bank.oldest_cmd = next_cmd(e);
-    bank.oldest_age = e.age;
-  }
-  if (bank.hit >= 0) {
-    const Entry& e = pool_[size_t(bank.hit)];
-    bank.hit_cmd = next_cmd(e);
-    bank.hit_age = e.age;
   }
   active_.assign(b, bank.oldest >= 0);
 }
@@ -392,7 +378,7 @@ void DramChannel::issue(uint32_t b, bool hit) {
   Bank& bank = banks_[b];
   uint32_t slot = static_cast<uint32_t>(hit ? bank.hit : bank.oldest);
   Entry& e = pool_[slot];
-  DramCmd cmd = next_cmd(e);
+  DramCmd cmd = next_cmd(bank, e.loc.row, e.req.type == AccessType::Write);
   Cycle now = clk_.now();
   record(cmd, b, e.loc.row, now);
   dirty_.set(b);
@@ -425,7 +411,7 @@ void DramChannel::issue(uint32_t b, bool hit) {
   last_col_write_ = is_write;
   col_issued_ = true;
   busy_cycles_.inc(timing_.burst_cycles);
-  bank.queue.erase(std::find(bank.queue.begin(), bank.queue.end(), slot));
+  bank.queue.erase(std::find_if(bank.queue.begin(), bank.queue.end(), [&](const Queued& q) { return q.slot == slot; }));
   free_slots_.push_back(slot);
   --queued_;
 }

@@ -61,10 +61,18 @@ class DramChannel : public Clocked {
     bool activated = false;  // this request needed its own activate (not a row hit)
     uint64_t age = 0;        // arrival number
   };
+  // What the bank summary needs of a queued request, kept in the bank's queue
+  // so that recomputing a summary reads one short array, not the pool.
+  struct Queued {
+    uint64_t row;
+    uint64_t age;
+    uint32_t slot;  // in pool_
+    bool write;
+  };
   struct Bank {
     bool open = false;
     uint64_t row = 0;
-    std::vector<uint32_t> queue;  // pool slots of its requests, oldest first
+    std::vector<Queued> queue;  // its requests, oldest first
     int32_t oldest = -1, hit = -1;  // summary for the scheduler (pool slots)
     DramCmd oldest_cmd = DramCmd::Act, hit_cmd = DramCmd::Act;  // their next commands
     uint64_t oldest_age = 0, hit_age = 0;                        // and arrival numbers
@@ -74,8 +82,13 @@ class DramChannel : public Clocked {
   void enqueue_arrivals();
   void deliver_replies();
   void update_drain_mode();
-  bool eligible(const Entry& e) const;
-  DramCmd next_cmd(const Entry& e) const;
+  bool eligible(bool write) const { return draining_ ? write : (!write || !reads_waiting_); }
+  // The command a request for `row` needs next at bank `b`.
+  DramCmd next_cmd(const Bank& b, uint64_t row, bool write) const {
+    if (!b.open) return DramCmd::Act;
+    if (b.row != row) return DramCmd::Pre;
+    return write ? DramCmd::Wr : DramCmd::Rd;
+  }
   void refresh(uint32_t b);  // recomputes a bank's scheduler summary
   bool service_refresh();
   bool service_bank_refresh();
