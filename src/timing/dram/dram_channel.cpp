@@ -52,7 +52,7 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       from_l2_(static_cast<size_t>(kInput.get(cfg))),
       banks_(timing_.banks),
       dirty_(timing_.banks),
-      active_(timing_.banks),
+      views_(timing_.banks, dual_bus_),
       reads_(scope.counter("reads", "read commands (32 B sectors)")),
       writes_(scope.counter("writes", "write commands (32 B sectors)")),
       activates_(scope.counter("activates", "row activations")),
@@ -77,8 +77,6 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
   next_ref_ = interval + interval * (id_ % channels) / channels;
   ref_owed_.assign(timing_.banks, 1);
   ref_owed_count_ = timing_.banks;
-  views_.resize(timing_.banks);
-  if (dual_bus_) row_views_.resize(timing_.banks);
 }
 
 void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {
@@ -129,7 +127,7 @@ void DramChannel::tick() {
     issued = issue_dual(row_bus_taken) || issued;
   } else {
     build_views(false);
-    DramChoice c = any_col_issuable_ ? scheduler_->pick(col_views()) : DramChoice{};
+    DramChoice c = views_.any_col_issuable() ? scheduler_->pick(views_.col()) : DramChoice{};
     if (c.bank >= 0 && !row_bus_taken) {
       issue(static_cast<uint32_t>(c.bank), c.hit);
       issued = true;
@@ -143,11 +141,11 @@ void DramChannel::tick() {
   // Nothing can issue: sleep until the first command's timing constraint
   // expires (arrivals and issues are the only other changes, and both tick).
   Cycle first = timing_.per_bank_refresh && timing_.tREFI > 0 ? std::max(ref_wake_, next_ref_) : ~Cycle{0};
-  active_.for_each([&](uint32_t b) {
+  for (uint32_t b = 0; b < banks_.size(); ++b) {
     const Bank& bank = banks_[b];
-    first = std::min(first, tracker_.earliest(bank.oldest_cmd, b));
-    if (bank.hit >= 0) first = std::min(first, tracker_.earliest(bank.hit_cmd, b));
-  });
+    if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(bank.sum.oldest_cmd, b));
+    if (bank.hit >= 0) first = std::min(first, tracker_.earliest(bank.sum.hit_cmd, b));
+  }
   next_issue_ = std::max(first, now + 1);
 }
 
@@ -158,13 +156,12 @@ void DramChannel::tick() {
 bool DramChannel::issue_dual(bool row_bus_taken) {
   build_views(row_bus_taken);
   // A scheduler only picks a bank whose command can issue: without one, skip it.
-  DramChoice row = any_row_issuable_ ? scheduler_->pick(row_views()) : DramChoice{};
+  DramChoice row = views_.any_row_issuable() ? scheduler_->pick(views_.row()) : DramChoice{};
   if (row.bank >= 0) {
     issue(static_cast<uint32_t>(row.bank), false);  // the request stays queued
-    for (size_t i = 0; i < n_views_; ++i)
-      if (views_[i].bank == row.bank) views_[i].oldest_issuable = views_[i].hit_issuable = false;
+    views_.block(static_cast<uint32_t>(row.bank));
   }
-  DramChoice col = any_col_issuable_ ? scheduler_->pick(col_views()) : DramChoice{};
+  DramChoice col = views_.any_col_issuable() ? scheduler_->pick(views_.col()) : DramChoice{};
   if (col.bank >= 0) issue(static_cast<uint32_t>(col.bank), col.hit);
   return row.bank >= 0 || col.bank >= 0;
 }
@@ -326,52 +323,26 @@ void DramChannel::refresh(uint32_t b) {
     // Next commands only change with the bank's row or queue, which dirty it.
     if (bank.oldest < 0) {
       bank.oldest = static_cast<int32_t>(q.slot);
-      bank.oldest_cmd = next_cmd(bank, q.row, q.write);
-      bank.oldest_age = q.age;
+      bank.sum.oldest_cmd = next_cmd(bank, q.row, q.write);
+      bank.sum.oldest_age = q.age;
     }
     if (bank.hit < 0 && bank.open && bank.row == q.row) {
       bank.hit = static_cast<int32_t>(q.slot);
-      bank.hit_cmd = next_cmd(bank, q.row, q.write);
-      bank.hit_age = q.age;
+      bank.sum.hit_cmd = next_cmd(bank, q.row, q.write);
+      bank.sum.hit_age = q.age;
     }
     if (bank.oldest >= 0 && (bank.hit >= 0 || !bank.open)) break;
   }
-  active_.assign(b, bank.oldest >= 0);
+  bank.sum.has_hit = bank.hit >= 0;
+  // A bank held for its refresh shows nothing.
+  if (bank.oldest >= 0 && static_cast<int32_t>(b) != ref_bank_) views_.show(b, bank.sum);
+  else views_.hide(b);
 }
 
-// Views are filled from locals and flags gathered in locals: copying a view
-// just written field by field stalls on store forwarding.
 void DramChannel::build_views(bool row_bus_taken) {
   dirty_.take_each([&](uint32_t b) { refresh(b); });
-  Cycle now = clk_.now();
-  size_t n = 0;
-  bool any_hit = false, any_row = false, any_col = false;
-  active_.for_each([&](uint32_t b) {
-    if (static_cast<int32_t>(b) == ref_bank_) return;  // a bank held for its refresh shows nothing
-    const Bank& bank = banks_[b];
-    DramCmd cmd = bank.oldest_cmd;
-    bool is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
-    bool ready = tracker_.earliest(cmd, b) <= now;
-    bool has_hit = bank.hit >= 0;
-    bool hit_ready = has_hit && tracker_.earliest(bank.hit_cmd, b) <= now;
-    auto bank16 = static_cast<uint16_t>(b);
-    uint64_t hit_age = has_hit ? bank.hit_age : 0;
-    any_hit |= has_hit;
-    if (dual_bus_) {
-      // Two views of each bank: the row pick sees only requests whose next
-      // command is ACT/PRE, the column pick (views_) only RD/WR.
-      bool row_ready = ready && !is_hit && !row_bus_taken;
-      row_views_[n] = DramBankView{bank.oldest_age, hit_age, bank16, is_hit, row_ready, has_hit, false};
-      any_row |= row_ready;
-      ready = ready && is_hit;
-    }
-    views_[n++] = DramBankView{bank.oldest_age, hit_age, bank16, is_hit, ready, has_hit, hit_ready};
-    any_col |= ready || hit_ready;
-  });
-  n_views_ = n;
-  no_hit_ = !any_hit;
-  any_row_issuable_ = any_row;
-  any_col_issuable_ = any_col;
+  views_.update(tracker_, clk_.now(), row_bus_taken);
+  no_hit_ = !views_.any_hit();
 }
 
 void DramChannel::issue(uint32_t b, bool hit) {

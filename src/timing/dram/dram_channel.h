@@ -16,13 +16,13 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <vector>
 
 #include "common/bit_set.h"
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/dram/dram_address_map.h"
+#include "timing/dram/dram_bank_views.h"
 #include "timing/dram/dram_scheduler.h"
 #include "timing/dram/dram_timing.h"
 #include "timing/engine/clocked.h"
@@ -74,8 +74,7 @@ class DramChannel : public Clocked {
     uint64_t row = 0;
     std::vector<Queued> queue;  // its requests, oldest first
     int32_t oldest = -1, hit = -1;  // summary for the scheduler (pool slots)
-    DramCmd oldest_cmd = DramCmd::Act, hit_cmd = DramCmd::Act;  // their next commands
-    uint64_t oldest_age = 0, hit_age = 0;                        // and arrival numbers
+    DramBankViews::Summary sum;     // their next commands and arrival numbers
   };
 
   bool has_room(const MemRequest& r) const;
@@ -93,13 +92,8 @@ class DramChannel : public Clocked {
   bool service_refresh();
   bool service_bank_refresh();
   uint32_t pick_refresh_bank() const;
-  // Rebuilds the scheduler's view of every bank with an eligible request
-  // (views_; with a dual command bus, views_ for the column pick and
-  // row_views_ for the row pick), no_hit_ and whether any view has an
-  // issuable command.
+  // Brings the scheduler's views (views_) up to date for this cycle, and no_hit_.
   void build_views(bool row_bus_taken);
-  std::span<const DramBankView> col_views() const { return {views_.data(), n_views_}; }
-  std::span<const DramBankView> row_views() const { return {row_views_.data(), n_views_}; }
   bool issue_dual(bool row_bus_taken);
   void account(Cycle now);
   void issue(uint32_t bank, bool hit);
@@ -132,8 +126,7 @@ class DramChannel : public Clocked {
   std::vector<Entry> pool_;                   // queued requests, by slot
   std::vector<uint32_t> free_slots_;
   std::vector<Bank> banks_;
-  BitSet dirty_;   // banks whose summary needs recomputing
-  BitSet active_;  // banks whose summary has an eligible request (oldest >= 0)
+  BitSet dirty_;  // banks whose summary needs recomputing
   // Read data on its way back, ready CL + burst after the read command: a
   // port used as an unbounded delay line (its ring buffer beats a deque).
   Port<MemRequest> replies_{SIZE_MAX};
@@ -142,9 +135,7 @@ class DramChannel : public Clocked {
   bool draining_ = false, reads_waiting_ = false;
   bool record_ = false;
   std::vector<DramCommandRecord> log_;
-  std::vector<DramBankView> views_, row_views_;  // scratch, rebuilt each cycle (banks entries)
-  size_t n_views_ = 0;                           // how many of them are in use
-  bool any_row_issuable_ = false, any_col_issuable_ = false;
+  DramBankViews views_;  // banks with an eligible request, bar one held for its refresh
 
   stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_, &refreshes_;
   stats::Counter &read_queue_cycles_, &write_queue_cycles_, &stalled_cycles_, &refresh_stall_cycles_, &row_stall_cycles_,
