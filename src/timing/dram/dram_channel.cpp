@@ -47,6 +47,7 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       // The L2 topology decides which line-number bits already chose the channel.
       total_slices_(u32(cfg.get<int64_t>("l2.channels") * cfg.get<int64_t>("l2.slices_per_channel"))),
       per_channel_(u32(cfg.get<int64_t>("l2.slices_per_channel"))),
+      slice_shift_(is_pow2(total_slices_) ? static_cast<int32_t>(log2_exact(total_slices_)) : -1),
       map_((check_row_bytes(cfg), cfg), timing_.banks),
       dual_bus_(kDualBus.get(cfg)),
       from_l2_(static_cast<size_t>(kInput.get(cfg))),
@@ -86,7 +87,8 @@ void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {
 
 DramLocation DramChannel::locate(const MemRequest& r) const {
   uint64_t line = r.addr / 128;
-  uint64_t local = (line / total_slices_) * per_channel_ + r.src_slice % per_channel_;
+  uint64_t local = slice_shift_ >= 0 ? (line >> slice_shift_) * per_channel_ + (r.src_slice & (per_channel_ - 1))
+                                     : (line / total_slices_) * per_channel_ + r.src_slice % per_channel_;
   return map_.locate(local);
 }
 

@@ -106,6 +106,9 @@ class DramChannel : public Clocked {
   std::unique_ptr<DramScheduler> scheduler_;
   uint32_t queue_cap_, write_queue_cap_, write_high_, write_low_;
   uint32_t total_slices_, per_channel_;
+  // log2(total_slices_) when it is a power of two (then so is per_channel_):
+  // locate() shifts and masks instead of dividing. -1 otherwise.
+  int32_t slice_shift_;
   DramAddressMap map_;
   bool dual_bus_;
   Port<MemRequest> from_l2_;
