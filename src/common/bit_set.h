@@ -1,6 +1,6 @@
 // A fixed-size set of small indices as bits, 64 to a word, for hot loops that
 // visit only the members (set bits) of a mostly-empty range, in ascending
-// order: e.g. the DRAM banks with queued requests.
+// order: e.g. the DRAM banks whose scheduler summary is out of date.
 #pragma once
 #include <algorithm>
 #include <bit>
@@ -17,8 +17,6 @@ class BitSet {
   size_t size() const { return size_; }
   bool test(size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
   void set(size_t i) { words_[i / 64] |= bit(i); }
-  void reset(size_t i) { words_[i / 64] &= ~bit(i); }
-  void assign(size_t i, bool on) { on ? set(i) : reset(i); }
   void set_all() {
     std::fill(words_.begin(), words_.end(), ~uint64_t{0});
     if (size_ % 64 != 0) words_.back() = bit(size_) - 1;
@@ -29,16 +27,8 @@ class BitSet {
     return true;
   }
 
-  // Calls f(i) for each member, ascending. Each word is read before its
-  // members are visited, so f may change the set (changes to a word already
-  // read show from the next call on).
-  template <class F>
-  void for_each(F&& f) const {
-    for (size_t w = 0; w < words_.size(); ++w)
-      for (uint64_t m = words_[w]; m; m &= m - 1) f(static_cast<uint32_t>(w * 64 + std::countr_zero(m)));
-  }
-  // As for_each, emptying the set as it goes; f may add members again (those
-  // in words already passed stay for the next call).
+  // Calls f(i) for each member, ascending, emptying the set as it goes; f may
+  // add members again (those in words already passed stay for the next call).
   template <class F>
   void take_each(F&& f) {
     for (size_t w = 0; w < words_.size(); ++w) {
