@@ -5,10 +5,10 @@
 // a bank every non-hit request needs the same next command (ACT or PRE), so the
 // summary loses nothing a request-by-request scan would see.
 //
-// Only banks with an eligible request are listed (in bank order; a bank held
-// for its refresh is left out): a saturated channel has about half its banks
-// empty, and the channel asks twice a cycle with a dual command bus. Arrival
-// numbers are unique, so no pick depends on the order of the list.
+// Only banks with an eligible request are listed, in no particular order (a
+// bank held for its refresh is left out): a saturated channel has about half
+// its banks empty, and the channel asks twice a cycle with a dual command bus.
+// Arrival numbers are unique, so no pick depends on the order of the list.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -17,7 +17,8 @@
 
 namespace ws::timing {
 
-// Ages first, flags after: 24 bytes, as the channel rebuilds these every cycle.
+// Ages first, flags after: 24 bytes. The channel keeps these across cycles
+// (DramBankViews) and sets the issuable flags every cycle.
 struct DramBankView {
   uint64_t oldest_age = 0;       // arrival number of the oldest eligible request (smaller is older)
   uint64_t hit_age = 0;          // arrival number of the oldest eligible row hit
