@@ -1,6 +1,7 @@
 #include "timing/dram/dram_channel.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/error.h"
 #include "timing/mem/index_hash.h"
@@ -46,10 +47,13 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
       // The L2 topology decides which line-number bits already chose the channel.
       total_slices_(u32(cfg.get<int64_t>("l2.channels") * cfg.get<int64_t>("l2.slices_per_channel"))),
       per_channel_(u32(cfg.get<int64_t>("l2.slices_per_channel"))),
+      slice_shift_(is_pow2(total_slices_) ? static_cast<int32_t>(log2_exact(total_slices_)) : -1),
       map_((check_row_bytes(cfg), cfg), timing_.banks),
       dual_bus_(kDualBus.get(cfg)),
       from_l2_(static_cast<size_t>(kInput.get(cfg))),
       banks_(timing_.banks),
+      dirty_(timing_.banks),
+      views_(timing_.banks, dual_bus_),
       reads_(scope.counter("reads", "read commands (32 B sectors)")),
       writes_(scope.counter("writes", "write commands (32 B sectors)")),
       activates_(scope.counter("activates", "row activations")),
@@ -85,7 +89,8 @@ void DramChannel::connect_reply(uint16_t slice_id, Port<MemRequest>* to_slice) {
 
 DramLocation DramChannel::locate(const MemRequest& r) const {
   uint64_t line = r.addr / 128;
-  uint64_t local = (line / total_slices_) * per_channel_ + r.src_slice % per_channel_;
+  uint64_t local = slice_shift_ >= 0 ? (line >> slice_shift_) * per_channel_ + (r.src_slice & (per_channel_ - 1))
+                                     : (line / total_slices_) * per_channel_ + r.src_slice % per_channel_;
   return map_.locate(local);
 }
 
@@ -126,7 +131,7 @@ void DramChannel::tick() {
     issued = issue_dual(row_bus_taken) || issued;
   } else {
     build_views(false);
-    DramChoice c = any_col_issuable_ ? scheduler_->pick(views_) : DramChoice{};
+    DramChoice c = views_.any_col_issuable() ? scheduler_->pick(views_.col()) : DramChoice{};
     if (c.bank >= 0 && !row_bus_taken) {
       issue(static_cast<uint32_t>(c.bank), c.hit);
       issued = true;
@@ -142,8 +147,8 @@ void DramChannel::tick() {
   Cycle first = timing_.per_bank_refresh && timing_.tREFI > 0 ? std::max(ref_wake_, next_ref_) : ~Cycle{0};
   for (uint32_t b = 0; b < banks_.size(); ++b) {
     const Bank& bank = banks_[b];
-    if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(bank.oldest_cmd, b));
-    if (bank.hit >= 0) first = std::min(first, tracker_.earliest(bank.hit_cmd, b));
+    if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(bank.sum.oldest_cmd, b));
+    if (bank.hit >= 0) first = std::min(first, tracker_.earliest(bank.sum.hit_cmd, b));
   }
   next_issue_ = std::max(first, now + 1);
 }
@@ -155,13 +160,12 @@ void DramChannel::tick() {
 bool DramChannel::issue_dual(bool row_bus_taken) {
   build_views(row_bus_taken);
   // A scheduler only picks a bank whose command can issue: without one, skip it.
-  DramChoice row = any_row_issuable_ ? scheduler_->pick(row_views_) : DramChoice{};
+  DramChoice row = views_.any_row_issuable() ? scheduler_->pick(views_.row()) : DramChoice{};
   if (row.bank >= 0) {
     issue(static_cast<uint32_t>(row.bank), false);  // the request stays queued
-    DramBankView& c = views_[size_t(row.bank)];
-    c.oldest_issuable = c.hit_issuable = false;
+    views_.block(static_cast<uint32_t>(row.bank));
   }
-  DramChoice col = any_col_issuable_ ? scheduler_->pick(views_) : DramChoice{};
+  DramChoice col = views_.any_col_issuable() ? scheduler_->pick(views_.col()) : DramChoice{};
   if (col.bank >= 0) issue(static_cast<uint32_t>(col.bank), col.hit);
   return row.bank >= 0 || col.bank >= 0;
 }
@@ -186,7 +190,7 @@ bool DramChannel::service_refresh() {
     record(cmd, bank, banks_[bank].row, t);
     if (cmd == DramCmd::Pre) {
       banks_[bank].open = false;
-      banks_[bank].dirty = true;
+      dirty_.set(bank);
       precharges_.inc();
     } else {
       refreshes_.inc();
@@ -212,7 +216,7 @@ bool DramChannel::service_bank_refresh() {
   while (timing_.tREFI > 0 && next_ref_ <= now) {
     if (ref_bank_ < 0) {
       ref_bank_ = static_cast<int32_t>(pick_refresh_bank());
-      banks_[size_t(ref_bank_)].dirty = true;
+      dirty_.set(size_t(ref_bank_));
     }
     auto bank = static_cast<uint32_t>(ref_bank_);
     DramCmd cmd = banks_[bank].open ? DramCmd::Pre : DramCmd::Ref;
@@ -220,7 +224,7 @@ bool DramChannel::service_bank_refresh() {
     ref_wake_ = t;
     if (t > now) return false;
     record(cmd, bank, banks_[bank].row, t);
-    banks_[bank].dirty = true;
+    dirty_.set(bank);
     if (cmd == DramCmd::Pre) {
       banks_[bank].open = false;
       precharges_.inc();
@@ -277,9 +281,10 @@ void DramChannel::enqueue_arrivals() {
       free_slots_.pop_back();
     }
     pool_[slot] = Entry{r, locate(r), false, next_age_++};
-    Bank& bank = banks_[pool_[slot].loc.bank];
-    bank.queue.push_back(slot);
-    bank.dirty = true;
+    const Entry& e = pool_[slot];
+    uint32_t b = e.loc.bank;
+    banks_[b].queue.push_back(Queued{e.loc.row, e.age, slot, r.type == AccessType::Write});
+    dirty_.set(b);
     ++queued_;
     queued_writes_ += r.type == AccessType::Write;
     from_l2_.pop();
@@ -287,14 +292,15 @@ void DramChannel::enqueue_arrivals() {
 }
 
 void DramChannel::deliver_replies() {
-  while (!replies_.empty() && replies_.front().at <= clk_.now()) {
-    const MemRequest& r = replies_.front().req;
+  Tick now = clk_.now_tick();
+  while (replies_.ready(now)) {
+    const MemRequest& r = replies_.front();
     Port<MemRequest>* to = r.src_slice < reply_to_.size() ? reply_to_[r.src_slice] : nullptr;
     if (!to) throw Error("dram channel " + std::to_string(id_) + ": no reply port for slice " +
                          std::to_string(r.src_slice));
-    if (!to->can_push(clk_.now_tick())) return;  // the slice is full: hold the data (in order)
-    to->push(r, clk_.tick_of(replies_.front().at));
-    replies_.pop_front();
+    if (!to->can_push(now)) return;  // the slice is full: hold the data (in order)
+    to->push(r, replies_.next_ready());
+    replies_.pop();
   }
 }
 
@@ -306,97 +312,51 @@ void DramChannel::update_drain_mode() {
   if (!draining && queued_writes_ >= write_high_) draining = true;
   if (draining && queued_writes_ <= write_low_) draining = false;
   bool reads_waiting = queued_writes_ < queued_;
-  if (draining != draining_ || reads_waiting != reads_waiting_)
-    for (Bank& b : banks_) b.dirty = true;
+  if (draining != draining_ || reads_waiting != reads_waiting_) dirty_.set_all();
   draining_ = draining;
   reads_waiting_ = reads_waiting;
 }
 
-bool DramChannel::eligible(const Entry& e) const {
-  bool is_write = e.req.type == AccessType::Write;
-  return draining_ ? is_write : (!is_write || !reads_waiting_);
-}
-
-DramCmd DramChannel::next_cmd(const Entry& e) const {
-  const Bank& b = banks_[e.loc.bank];
-  if (!b.open) return DramCmd::Act;
-  if (b.row != e.loc.row) return DramCmd::Pre;
-  return e.req.type == AccessType::Write ? DramCmd::Wr : DramCmd::Rd;
-}
-
 // A bank's oldest eligible request and oldest eligible row hit, recomputed
 // only after its queue, its open row or the eligibility rule changed.
-void DramChannel::refresh(Bank& bank) {
+void DramChannel::refresh(uint32_t b) {
+  Bank& bank = banks_[b];
   bank.oldest = bank.hit = -1;
-  for (uint32_t slot : bank.queue) {
-    const Entry& e = pool_[slot];
-    if (!eligible(e)) continue;
-    if (bank.oldest < 0) bank.oldest = static_cast<int32_t>(slot);
-    if (bank.hit < 0 && bank.open && bank.row == e.loc.row) bank.hit = static_cast<int32_t>(slot);
+  for (const Queued& q : bank.queue) {
+    if (!eligible(q.write)) continue;
+    // Next commands only change with the bank's row or queue, which dirty it.
+    if (bank.oldest < 0) {
+      bank.oldest = static_cast<int32_t>(q.slot);
+      bank.sum.oldest_cmd = next_cmd(bank, q.row, q.write);
+      bank.sum.oldest_age = q.age;
+    }
+    if (bank.hit < 0 && bank.open && bank.row == q.row) {
+      bank.hit = static_cast<int32_t>(q.slot);
+      bank.sum.hit_cmd = next_cmd(bank, q.row, q.write);
+      bank.sum.hit_age = q.age;
+    }
     if (bank.oldest >= 0 && (bank.hit >= 0 || !bank.open)) break;
   }
-  // Next commands only change with the bank's row or queue, which dirty it.
-  if (bank.oldest >= 0) {
-    const Entry& e = pool_[size_t(bank.oldest)];
-    bank.oldest_cmd = next_cmd(e);
-    bank.oldest_age = e.age;
-  }
-  if (bank.hit >= 0) {
-    const Entry& e = pool_[size_t(bank.hit)];
-    bank.hit_cmd = next_cmd(e);
-    bank.hit_age = e.age;
-  }
-  bank.dirty = false;
+  bank.sum.has_hit = bank.hit >= 0;
+  // A bank held for its refresh shows nothing.
+  if (bank.oldest >= 0 && static_cast<int32_t>(b) != ref_bank_) views_.show(b, bank.sum);
+  else views_.hide(b);
 }
 
 void DramChannel::build_views(bool row_bus_taken) {
-  Cycle now = clk_.now();
-  views_.resize(banks_.size());
-  if (dual_bus_) row_views_.resize(banks_.size());
-  no_hit_ = true;
-  any_row_issuable_ = any_col_issuable_ = false;
-  for (uint32_t b = 0; b < banks_.size(); ++b) {
-    Bank& bank = banks_[b];
-    if (bank.dirty) refresh(bank);
-    DramBankView& v = views_[b];
-    v = DramBankView{};
-    if (static_cast<int32_t>(b) != ref_bank_) {  // a bank held for its refresh shows nothing
-      if (bank.oldest >= 0) {
-        DramCmd cmd = bank.oldest_cmd;
-        v.has_request = true;
-        v.oldest_age = bank.oldest_age;
-        v.oldest_is_hit = cmd == DramCmd::Rd || cmd == DramCmd::Wr;
-        v.oldest_issuable = tracker_.earliest(cmd, b) <= now;
-      }
-      if (bank.hit >= 0) {
-        v.has_hit = true;
-        no_hit_ = false;
-        v.hit_age = bank.hit_age;
-        v.hit_issuable = tracker_.earliest(bank.hit_cmd, b) <= now;
-      }
-    }
-    if (dual_bus_) {
-      // Two views of each bank: the row pick sees only requests whose next
-      // command is ACT/PRE, the column pick (views_) only RD/WR.
-      DramBankView& r = row_views_[b];
-      r = v;
-      r.oldest_issuable = v.oldest_issuable && !v.oldest_is_hit && !row_bus_taken;
-      r.hit_issuable = false;
-      v.oldest_issuable = v.oldest_issuable && v.oldest_is_hit;
-      any_row_issuable_ |= r.oldest_issuable;
-    }
-    any_col_issuable_ |= v.oldest_issuable || v.hit_issuable;
-  }
+  dirty_.take_each([&](uint32_t b) { refresh(b); });
+  views_.update(tracker_, clk_.now(), row_bus_taken);
+  no_hit_ = !views_.any_hit();
 }
 
 void DramChannel::issue(uint32_t b, bool hit) {
   Bank& bank = banks_[b];
   uint32_t slot = static_cast<uint32_t>(hit ? bank.hit : bank.oldest);
   Entry& e = pool_[slot];
-  DramCmd cmd = next_cmd(e);
+  DramCmd cmd = next_cmd(bank, e.loc.row, e.req.type == AccessType::Write);
   Cycle now = clk_.now();
   record(cmd, b, e.loc.row, now);
-  bank.dirty = true;
+  dirty_.set(b);
   switch (cmd) {
     case DramCmd::Act:
       bank.open = true;
@@ -410,8 +370,8 @@ void DramChannel::issue(uint32_t b, bool hit) {
       return;
     case DramCmd::Rd:
       reads_.inc();
-      replies_.push_back(Reply{now + timing_.CL + timing_.burst_cycles, e.req});
-      replies_.back().req.is_reply = true;
+      e.req.is_reply = true;  // the entry itself is freed below
+      replies_.push(std::move(e.req), clk_.tick_of(now + timing_.CL + timing_.burst_cycles));
       break;
     case DramCmd::Wr:
       writes_.inc();
@@ -426,7 +386,7 @@ void DramChannel::issue(uint32_t b, bool hit) {
   last_col_write_ = is_write;
   col_issued_ = true;
   busy_cycles_.inc(timing_.burst_cycles);
-  bank.queue.erase(std::find(bank.queue.begin(), bank.queue.end(), slot));
+  bank.queue.erase(std::find_if(bank.queue.begin(), bank.queue.end(), [&](const Queued& q) { return q.slot == slot; }));
   free_slots_.push_back(slot);
   --queued_;
 }
@@ -436,7 +396,7 @@ Tick DramChannel::next_event() const {
   if (queued_ > 0) t = std::min(t, clk_.tick_of(next_issue_));
   // Busy channels wake for a due refresh; idle ones catch up when next ticked.
   if (queued_ > 0 && timing_.tREFI > 0) t = std::min(t, clk_.tick_of(std::max(next_ref_, next_issue_)));
-  if (!replies_.empty()) t = std::min(t, clk_.tick_of(replies_.front().at));
+  t = std::min(t, replies_.next_ready());
   return t;
 }
 

@@ -15,13 +15,14 @@
 // cycles after the read command; writes need no reply.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
+#include "common/bit_set.h"
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/dram/dram_address_map.h"
+#include "timing/dram/dram_bank_views.h"
 #include "timing/dram/dram_scheduler.h"
 #include "timing/dram/dram_timing.h"
 #include "timing/engine/clocked.h"
@@ -60,33 +61,38 @@ class DramChannel : public Clocked {
     bool activated = false;  // this request needed its own activate (not a row hit)
     uint64_t age = 0;        // arrival number
   };
+  // What the bank summary needs of a queued request, kept in the bank's queue
+  // so that recomputing a summary reads one short array, not the pool.
+  struct Queued {
+    uint64_t row;
+    uint64_t age;
+    uint32_t slot;  // in pool_
+    bool write;
+  };
   struct Bank {
     bool open = false;
     uint64_t row = 0;
-    std::vector<uint32_t> queue;  // pool slots of its requests, oldest first
+    std::vector<Queued> queue;  // its requests, oldest first
     int32_t oldest = -1, hit = -1;  // summary for the scheduler (pool slots)
-    DramCmd oldest_cmd = DramCmd::Act, hit_cmd = DramCmd::Act;  // their next commands
-    uint64_t oldest_age = 0, hit_age = 0;                        // and arrival numbers
-    bool dirty = true;              // summary needs recomputing
-  };
-  struct Reply {
-    Cycle at;
-    MemRequest req;
+    DramBankViews::Summary sum;     // their next commands and arrival numbers
   };
 
   bool has_room(const MemRequest& r) const;
   void enqueue_arrivals();
   void deliver_replies();
   void update_drain_mode();
-  bool eligible(const Entry& e) const;
-  DramCmd next_cmd(const Entry& e) const;
-  void refresh(Bank& bank);  // recomputes a bank's scheduler summary
+  bool eligible(bool write) const { return draining_ ? write : (!write || !reads_waiting_); }
+  // The command a request for `row` needs next at bank `b`.
+  DramCmd next_cmd(const Bank& b, uint64_t row, bool write) const {
+    if (!b.open) return DramCmd::Act;
+    if (b.row != row) return DramCmd::Pre;
+    return write ? DramCmd::Wr : DramCmd::Rd;
+  }
+  void refresh(uint32_t b);  // recomputes a bank's scheduler summary
   bool service_refresh();
   bool service_bank_refresh();
   uint32_t pick_refresh_bank() const;
-  // Rebuilds the scheduler's view of every bank (views_; with a dual command
-  // bus, views_ for the column pick and row_views_ for the row pick), no_hit_
-  // and whether any view has an issuable command.
+  // Brings the scheduler's views (views_) up to date for this cycle, and no_hit_.
   void build_views(bool row_bus_taken);
   bool issue_dual(bool row_bus_taken);
   void account(Cycle now);
@@ -100,6 +106,9 @@ class DramChannel : public Clocked {
   std::unique_ptr<DramScheduler> scheduler_;
   uint32_t queue_cap_, write_queue_cap_, write_high_, write_low_;
   uint32_t total_slices_, per_channel_;
+  // log2(total_slices_) when it is a power of two (then so is per_channel_):
+  // locate() shifts and masks instead of dividing. -1 otherwise.
+  int32_t slice_shift_;
   DramAddressMap map_;
   bool dual_bus_;
   Port<MemRequest> from_l2_;
@@ -120,14 +129,16 @@ class DramChannel : public Clocked {
   std::vector<Entry> pool_;                   // queued requests, by slot
   std::vector<uint32_t> free_slots_;
   std::vector<Bank> banks_;
-  std::deque<Reply> replies_;
+  BitSet dirty_;  // banks whose summary needs recomputing
+  // Read data on its way back, ready CL + burst after the read command: a
+  // port used as an unbounded delay line (its ring buffer beats a deque).
+  Port<MemRequest> replies_{SIZE_MAX};
   uint32_t queued_ = 0, queued_writes_ = 0;
   uint64_t next_age_ = 0;
   bool draining_ = false, reads_waiting_ = false;
   bool record_ = false;
   std::vector<DramCommandRecord> log_;
-  std::vector<DramBankView> views_, row_views_;  // scratch, rebuilt each cycle
-  bool any_row_issuable_ = false, any_col_issuable_ = false;
+  DramBankViews views_;  // banks with an eligible request, bar one held for its refresh
 
   stats::Counter &reads_, &writes_, &activates_, &precharges_, &row_hits_, &busy_cycles_, &refreshes_;
   stats::Counter &read_queue_cycles_, &write_queue_cycles_, &stalled_cycles_, &refresh_stall_cycles_, &row_stall_cycles_,

@@ -4,19 +4,25 @@
 // the bank, and which of the two, whose next command issues this cycle. Within
 // a bank every non-hit request needs the same next command (ACT or PRE), so the
 // summary loses nothing a request-by-request scan would see.
+//
+// Only banks with an eligible request are listed, in no particular order (a
+// bank held for its refresh is left out): a saturated channel has about half
+// its banks empty, and the channel asks twice a cycle with a dual command bus.
+// Arrival numbers are unique, so no pick depends on the order of the list.
 #pragma once
 #include <cstdint>
-#include <vector>
+#include <span>
 
 #include "common/plugin.h"
 
 namespace ws::timing {
 
-// Ages first, flags after: 24 bytes, as the channel rebuilds these every cycle.
+// Ages first, flags after: 24 bytes. The channel keeps these across cycles
+// (DramBankViews) and sets the issuable flags every cycle.
 struct DramBankView {
   uint64_t oldest_age = 0;       // arrival number of the oldest eligible request (smaller is older)
   uint64_t hit_age = 0;          // arrival number of the oldest eligible row hit
-  bool has_request = false;      // an eligible request (drain mode allows it) waits for this bank
+  uint16_t bank = 0;             // which bank this is
   bool oldest_is_hit = false;    // its next command is a column command (its row is open)
   bool oldest_issuable = false;  // its next command meets every timing constraint now
   bool has_hit = false;          // an eligible request hits the open row
@@ -31,7 +37,9 @@ struct DramChoice {
 class DramScheduler {
  public:
   virtual ~DramScheduler() = default;
-  virtual DramChoice pick(const std::vector<DramBankView>& banks) const = 0;
+  // `banks`: every bank with an eligible request (see above). Returns one of
+  // their `bank` numbers, or -1.
+  virtual DramChoice pick(std::span<const DramBankView> banks) const = 0;
 };
 using DramSchedulerRegistry = PluginRegistry<DramScheduler>;
 

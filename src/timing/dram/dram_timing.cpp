@@ -112,21 +112,28 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
 }
 
 DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups)
-    : table_(std::move(table)), groups_(bank_groups), bank_(banks, Last{}), group_(bank_groups, Last{}) {
+    : table_(std::move(table)), groups_(bank_groups), bank_(banks, Last{}) {
   for (const DramTimingRow& r : table_) by_preceding_[static_cast<size_t>(r.preceding)].push_back(r);
 }
 
 // Applying the table when a command issues keeps the scheduler's question
-// ("earliest cycle for command C at bank b") to three reads. Each level holds
-// the bound its scope imposes; the answer is the largest of the three.
+// ("earliest cycle for command C at bank b") to two reads: the bound on the
+// bank (its own rows and its group's) and the bound on the channel.
 void DramTimingTracker::issued(DramCmd cmd, uint32_t bank, Cycle at) {
   for (const DramTimingRow& r : by_preceding_[static_cast<size_t>(cmd)]) {
     auto f = static_cast<size_t>(r.following);
     Cycle t = at + r.cycles;
-    Cycle& slot = r.scope == DramScope::Bank        ? bank_[bank][f]
-                  : r.scope == DramScope::BankGroup ? group_[group_of(bank)][f]
-                                                    : channel_[f];
-    slot = std::max(slot, t);
+    switch (r.scope) {
+      case DramScope::Bank:
+        bank_[bank][f] = std::max(bank_[bank][f], t);
+        break;
+      case DramScope::BankGroup:
+        for (size_t b = group_of(bank); b < bank_.size(); b += groups_) bank_[b][f] = std::max(bank_[b][f], t);
+        break;
+      case DramScope::Channel:
+        channel_[f] = std::max(channel_[f], t);
+        break;
+    }
   }
 }
 

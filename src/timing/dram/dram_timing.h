@@ -40,7 +40,6 @@ struct DramTimingParams {
 DramTimingParams dram_timing_params(const config::Config& cfg);
 std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p);
 
-// Last issue cycle of every command per bank, bank group and channel.
 // The earliest cycle each command may issue to each bank, given the commands
 // issued so far and the timing table.
 class DramTimingTracker {
@@ -48,7 +47,7 @@ class DramTimingTracker {
   DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups);
   Cycle earliest(DramCmd cmd, uint32_t bank) const {
     auto c = static_cast<size_t>(cmd);
-    return std::max({bank_[bank][c], group_[group_of(bank)][c], channel_[c]});
+    return std::max(bank_[bank][c], channel_[c]);
   }
   void issued(DramCmd cmd, uint32_t bank, Cycle at);
   uint32_t group_of(uint32_t bank) const { return bank % groups_; }
@@ -57,8 +56,11 @@ class DramTimingTracker {
   using Last = std::array<Cycle, kDramCmds>;
   std::vector<DramTimingRow> table_;
   std::array<std::vector<DramTimingRow>, kDramCmds> by_preceding_;  // rows by preceding command
-  uint32_t groups_;
-  std::vector<Last> bank_, group_;  // earliest cycle per command imposed at each scope
+  uint32_t groups_;  // banks interleave over groups: bank b is in group b % groups_
+  // Earliest cycle per command imposed on each bank by its own commands and
+  // by its group's (a group row is applied to each bank of the group, so
+  // earliest() reads two levels, not three), and on the whole channel.
+  std::vector<Last> bank_;
   Last channel_{};
 };
 

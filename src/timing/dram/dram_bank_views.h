@@ -1,0 +1,60 @@
+// The scheduler's views of the banks with an eligible request, kept from
+// cycle to cycle: a bank's entry is rewritten only when its summary changes
+// (a few banks a cycle), and each cycle only the issuable flags are
+// recomputed. Entries are unordered (a hidden bank's place goes to the last
+// entry), which no pick can see: arrival numbers are unique.
+//
+// With a dual command bus there are two lists over the same entries: the row
+// pick's, where only a next ACT/PRE is issuable, and the column pick's, where
+// only RD/WR is.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "timing/dram/dram_scheduler.h"
+#include "timing/dram/dram_timing.h"
+
+namespace ws::timing {
+
+class DramBankViews {
+ public:
+  // A bank's summary: its oldest eligible request, and its oldest eligible
+  // row hit if has_hit, with the commands they need next.
+  struct Summary {
+    uint64_t oldest_age = 0, hit_age = 0;
+    DramCmd oldest_cmd = DramCmd::Act, hit_cmd = DramCmd::Act;
+    bool has_hit = false;
+  };
+
+  DramBankViews(uint32_t banks, bool dual_bus);
+
+  void show(uint32_t bank, const Summary& s);
+  void hide(uint32_t bank);
+  // Recomputes every issuable flag for cycle `now`; a taken row bus leaves no
+  // row command issuable.
+  void update(const DramTimingTracker& tracker, Cycle now, bool row_bus_taken);
+  // The row pick chose `bank`: nothing more issues there this cycle.
+  void block(uint32_t bank);
+
+  std::span<const DramBankView> col() const { return {col_.data(), size_}; }
+  std::span<const DramBankView> row() const { return {row_.data(), size_}; }
+  bool any_hit() const { return hits_ > 0; }
+  bool any_row_issuable() const { return any_row_; }
+  bool any_col_issuable() const { return any_col_; }
+
+ private:
+  static constexpr uint32_t kHidden = ~0u;
+  struct Cmds {
+    DramCmd oldest, hit;
+  };
+  bool dual_;
+  size_t size_ = 0;
+  uint32_t hits_ = 0;  // shown banks with a row hit
+  bool any_row_ = false, any_col_ = false;
+  std::vector<uint32_t> pos_;  // by bank: its entry, or kHidden
+  std::vector<DramBankView> col_, row_;
+  std::vector<Cmds> cmds_;  // by entry, beside the views
+};
+
+}  // namespace ws::timing
