@@ -6,7 +6,11 @@
 namespace ws::frontend {
 namespace {
 
-std::string traces() { return std::string(WARPSIM_SHARED_DIR) + "/traces"; }
+std::string traces() {
+  std::string dir = WARPSIM_SHARED_DIR;  // appended to in place (LTO warns, wrongly, about operator+ here)
+  dir.append("/traces");
+  return dir;
+}
 
 TEST(TraceReal, VectorAddHas344WarpInstructions) {
   std::string dir = traces() + "/vectoradd-100-32-trace";
