@@ -58,37 +58,58 @@ TraceHeader read_header(LineReader& r) {
 
 class TraceCta final : public ir::CtaSource {
  public:
-  explicit TraceCta(uint32_t warps) : insts_(warps), addr_at_(warps), pos_(warps, 0) {}
+  explicit TraceCta(uint32_t warps) : building_(warps), addr_at_(warps), cursor_(warps) {}
   Dim3 cta_id() const override { return id_; }
-  uint32_t num_warps() const override { return static_cast<uint32_t>(insts_.size()); }
+  uint32_t num_warps() const override { return static_cast<uint32_t>(cursor_.size()); }
   const ir::WarpInst* next(uint32_t w) override {
-    if (w >= insts_.size() || pos_[w] >= insts_[w].size()) return nullptr;
-    return &insts_[w][pos_[w]++];
+    if (w >= cursor_.size() || cursor_[w].at == cursor_[w].end) return nullptr;
+    const ir::WarpInst* inst = &insts_[cursor_[w].at++];
+    // The warp's next instruction is asked for many simulated cycles later,
+    // by when this line would have left the host's caches; requesting it now
+    // lets it wait in the outer cache (two lines: an instruction may straddle).
+    __builtin_prefetch(inst + 1);
+    __builtin_prefetch(reinterpret_cast<const char*>(inst + 2) - 1);
+    return inst;
   }
 
   // `insts = K` announces the count: one allocation instead of repeated growth.
   void reserve(uint32_t w, uint32_t n) {
-    insts_[w].reserve(insts_[w].size() + n);
+    building_[w].reserve(building_[w].size() + n);
     addr_at_[w].reserve(addr_at_[w].size() + n);
   }
   void add(uint32_t w, const ParsedInst& p) {
-    insts_[w].push_back(p.inst);
+    building_[w].push_back(p.inst);
     addr_at_[w].push_back(p.has_addrs ? static_cast<uint32_t>(addrs_.size()) : UINT32_MAX);
     if (p.has_addrs) addrs_.insert(addrs_.end(), p.addrs.begin(), p.addrs.end());
   }
-  // Addresses live in one pool that may reallocate while reading: point into it once done.
+  // Lays the warps' instructions end to end (each warp's in order) and points
+  // them at their addresses, whose pool may have moved while reading.
   void finish() {
-    for (size_t w = 0; w < insts_.size(); ++w)
-      for (size_t i = 0; i < insts_[w].size(); ++i)
-        insts_[w][i].addrs = addr_at_[w][i] == UINT32_MAX ? nullptr : addrs_.data() + addr_at_[w][i];
+    size_t total = 0;
+    for (const auto& b : building_) total += b.size();
+    insts_.reserve(total);
+    for (size_t w = 0; w < building_.size(); ++w) {
+      cursor_[w].at = static_cast<uint32_t>(insts_.size());
+      for (size_t i = 0; i < building_[w].size(); ++i) {
+        insts_.push_back(building_[w][i]);
+        insts_.back().addrs = addr_at_[w][i] == UINT32_MAX ? nullptr : addrs_.data() + addr_at_[w][i];
+      }
+      cursor_[w].end = static_cast<uint32_t>(insts_.size());
+    }
+    building_ = {};
+    addr_at_ = {};
   }
   Dim3 id_;
 
  private:
-  std::vector<std::vector<ir::WarpInst>> insts_;
-  std::vector<std::vector<uint32_t>> addr_at_;
+  struct Cursor {
+    uint32_t at = 0, end = 0;  // the warp's next and one-past-last instruction in insts_
+  };
+  std::vector<std::vector<ir::WarpInst>> building_;  // per warp, while reading
+  std::vector<std::vector<uint32_t>> addr_at_;       // per warp, while reading
+  std::vector<ir::WarpInst> insts_;                  // every warp's, end to end
   std::vector<Addr> addrs_;
-  std::vector<size_t> pos_;
+  std::vector<Cursor> cursor_;
 };
 
 class TraceKernel final : public ir::KernelSource {

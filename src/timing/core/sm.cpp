@@ -254,6 +254,10 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
     return;
   }
   w.inst = *next;
+  // The coalescer reads the lane addresses at issue, cycles from now: start
+  // bringing them into the host's caches (32 x 8 B, four lines).
+  if (w.inst.addrs)
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(reinterpret_cast<const char*>(w.inst.addrs) + 64 * line);
   w.fetch_ready = icache_.fetch(w.inst.pc, now);
   if (w.inst.is_memory()) sc.mem_next |= bit;
 }
