@@ -391,6 +391,17 @@ void L1D::handle_fill() {
   free_mshrs_.push_back(r.tag);
 }
 
+// The engine asks for the next event as soon as a reply is pushed, cycles
+// before it arrives: start bringing what handle_fill() will read into the
+// host's caches (changes no state).
+void L1D::prefetch_fill(const MemRequest& r) const {
+  if (r.tag >= mshrs_.size()) return;
+  const Mshr& m = mshrs_[r.tag];
+  __builtin_prefetch(&m);
+  mshr_of_sector_.prefetch(m.sector);
+  tags_.prefetch(line_of(m.sector));
+}
+
 void L1D::finish_if_ready(uint32_t token) {
   Pending* p = pending_.find(token);
   if (!p || p->open || p->misses_left != 0) return;
@@ -408,6 +419,7 @@ Tick L1D::next_event() const {
   if (!out_.empty() && to_icnt_ && to_icnt_->can_push(now)) return now;
   if (stalled_ && !blocked_on_fill_ && out_.size() < miss_queue_) return now;
   Tick t = from_icnt_.next_ready();
+  if (t != kNever) prefetch_fill(from_icnt_.front());
   if (!completions_.empty()) t = std::min(t, completions_.top().at);
   return t;
 }

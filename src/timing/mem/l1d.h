@@ -99,6 +99,7 @@ class L1D : public Clocked {
   std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
   void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag);
   void handle_fill();
+  void prefetch_fill(const MemRequest& r) const;
   uint8_t line_fill_sectors(Addr line_addr, const CacheLine* line, Addr missed) const;
   bool blocked(bool on_fill);  // records why an access stalls; returns false
   void finish_if_ready(uint32_t token);

@@ -256,6 +256,12 @@ Tick L2Slice::next_event() const {
   Tick now = clk_.now_tick();
   if (stalled_ || (!reply_q_.empty() && to_reply_) || (!dram_q_.empty() && to_dram_)) return now;
   Tick t = std::min(from_icnt_.next_ready(), from_dram_.next_ready());
+  // A DRAM reply was pushed (that woke us): fill() will look up its MSHR and
+  // line; start loading them into the host's caches (changes no state).
+  if (!from_dram_.empty()) {
+    mshrs_.prefetch(from_dram_.front().addr);
+    tags_.prefetch(line_of(from_dram_.front().addr));
+  }
   if (!pipeline_.empty()) t = std::min(t, pipeline_.front().ready);
   return t;
 }

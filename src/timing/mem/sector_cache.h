@@ -59,6 +59,8 @@ class SectorCache {
   // The line holding `line_addr`, or nullptr; does not update replacement.
   CacheLine* find(Addr line_addr);
   const CacheLine* find(Addr line_addr) const;
+  // Host-cache hint for a lookup of `line_addr` expected soon.
+  void prefetch(Addr line_addr) const { where_.prefetch(line_addr); }
   // Marks a line as just used (LRU update).
   void touch(const CacheLine& line);
   // Installs a line that is not present, evicting a victim if the set is full;
