@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "frontend/trace/line_reader.h"
+#include "frontend/trace/trace_cta.h"
 
 namespace ws::frontend {
 
@@ -56,41 +57,6 @@ TraceHeader read_header(LineReader& r) {
   return h;
 }
 
-class TraceCta final : public ir::CtaSource {
- public:
-  explicit TraceCta(uint32_t warps) : insts_(warps), addr_at_(warps), pos_(warps, 0) {}
-  Dim3 cta_id() const override { return id_; }
-  uint32_t num_warps() const override { return static_cast<uint32_t>(insts_.size()); }
-  const ir::WarpInst* next(uint32_t w) override {
-    if (w >= insts_.size() || pos_[w] >= insts_[w].size()) return nullptr;
-    return &insts_[w][pos_[w]++];
-  }
-
-  // `insts = K` announces the count: one allocation instead of repeated growth.
-  void reserve(uint32_t w, uint32_t n) {
-    insts_[w].reserve(insts_[w].size() + n);
-    addr_at_[w].reserve(addr_at_[w].size() + n);
-  }
-  void add(uint32_t w, const ParsedInst& p) {
-    insts_[w].push_back(p.inst);
-    addr_at_[w].push_back(p.has_addrs ? static_cast<uint32_t>(addrs_.size()) : UINT32_MAX);
-    if (p.has_addrs) addrs_.insert(addrs_.end(), p.addrs.begin(), p.addrs.end());
-  }
-  // Addresses live in one pool that may reallocate while reading: point into it once done.
-  void finish() {
-    for (size_t w = 0; w < insts_.size(); ++w)
-      for (size_t i = 0; i < insts_[w].size(); ++i)
-        insts_[w][i].addrs = addr_at_[w][i] == UINT32_MAX ? nullptr : addrs_.data() + addr_at_[w][i];
-  }
-  Dim3 id_;
-
- private:
-  std::vector<std::vector<ir::WarpInst>> insts_;
-  std::vector<std::vector<uint32_t>> addr_at_;
-  std::vector<Addr> addrs_;
-  std::vector<size_t> pos_;
-};
-
 class TraceKernel final : public ir::KernelSource {
  public:
   TraceKernel(std::unique_ptr<LineReader> r, std::shared_ptr<const IsaTable> isa)
@@ -119,6 +85,7 @@ class TraceKernel final : public ir::KernelSource {
   std::shared_ptr<const IsaTable> isa_;
   InstParser parser_;
   ParsedInst scratch_;
+  std::shared_ptr<CtaBufferPool> pool_ = std::make_shared<CtaBufferPool>();
   uint64_t ctas_read_ = 0;
 };
 
@@ -130,7 +97,7 @@ bool TraceKernel::next_nonblank(std::string_view& line) {
 
 void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
   std::string_view line;
-  cta.reserve(w, std::min<uint32_t>(n, 1u << 20));
+  cta.reserve(std::min<uint32_t>(n, 1u << 20));
   for (uint32_t i = 0; i < n; ++i) {
     if (!next_nonblank(line))
       fail("insts", "truncated: end of file after " + std::to_string(i) + " of " + std::to_string(n) + " instructions");
@@ -156,7 +123,7 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
                                std::to_string(h_.info.grid.count()) + " thread blocks present");
     return nullptr;
   }
-  auto cta = std::make_unique<TraceCta>(h_.info.warps_per_cta());
+  auto cta = std::make_unique<TraceCta>(h_.info.warps_per_cta(), pool_);
   uint32_t warp = UINT32_MAX;
   for (;;) {
     if (!next_nonblank(line)) fail("thread block", "truncated: end of file inside a thread block (no #END_TB)");
@@ -170,7 +137,7 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
         xyz[i] = need_u32(trim(s.substr(0, c)), *r_, "thread block");
         s = c == std::string_view::npos ? std::string_view{} : s.substr(c + 1);
       }
-      cta->id_ = Dim3{xyz[0], xyz[1], xyz[2]};
+      cta->set_id(Dim3{xyz[0], xyz[1], xyz[2]});
     } else if (auto v = keyed(t, "warp")) {
       warp = need_u32(*v, *r_, "warp");
       if (warp >= cta->num_warps())
