@@ -71,28 +71,20 @@ void ParamRegistry::declare(ParamInfo info) {
   params_.push_back(std::move(info));
 }
 
-static std::vector<std::string_view> split_dots(std::string_view s) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    parts.push_back(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return parts;
-}
-
+// Segment by segment, without splitting into vectors: stats sums match every
+// registered counter name against their pattern.
 bool name_matches(std::string_view pattern, std::string_view key) {
   if (pattern == key) return true;
   if (pattern.find('*') == std::string_view::npos) return false;
-  auto p = split_dots(pattern), k = split_dots(key);
-  if (p.size() != k.size()) return false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (p[i] != "*" && p[i] != k[i]) return false;
-    if (p[i] == "*" && k[i].empty()) return false;
+  for (;;) {
+    size_t pd = pattern.find('.'), kd = key.find('.');
+    std::string_view p = pattern.substr(0, pd), k = key.substr(0, kd);
+    if (p == "*" ? k.empty() : p != k) return false;
+    if ((pd == std::string_view::npos) != (kd == std::string_view::npos)) return false;
+    if (pd == std::string_view::npos) return true;
+    pattern.remove_prefix(pd + 1);
+    key.remove_prefix(kd + 1);
   }
-  return true;
 }
 
 std::string instantiate(std::string_view pattern, std::string_view instance) {

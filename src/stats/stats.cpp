@@ -5,8 +5,8 @@
 namespace ws::stats {
 
 Counter& Registry::counter(const std::string& name, const std::string& desc) {
-  for (size_t i = 0; i < names_.size(); ++i)
-    if (names_[i] == name) return counters_[i];
+  auto [it, added] = index_.try_emplace(name, names_.size());
+  if (!added) return counters_[it->second];
   counters_.emplace_back();
   names_.push_back(name);
   descs_.push_back(desc);
@@ -20,17 +20,22 @@ Snapshot Registry::snapshot() const {
   return s;
 }
 
+const std::vector<size_t>& Registry::matching(std::string_view pattern) const {
+  Matches& m = matches_[std::string(pattern)];
+  for (; m.scanned < names_.size(); ++m.scanned)
+    if (config::name_matches(pattern, names_[m.scanned])) m.ids.push_back(m.scanned);
+  return m.ids;
+}
+
 uint64_t Registry::sum(std::string_view pattern) const {
   uint64_t total = 0;
-  for (size_t i = 0; i < names_.size(); ++i)
-    if (config::name_matches(pattern, names_[i])) total += counters_[i].value();
+  for (size_t i : matching(pattern)) total += counters_[i].value();
   return total;
 }
 
 uint64_t Registry::sum(std::string_view pattern, const Snapshot& from, const Snapshot& to) const {
   uint64_t total = 0;
-  for (size_t i = 0; i < names_.size(); ++i) {
-    if (!config::name_matches(pattern, names_[i])) continue;
+  for (size_t i : matching(pattern)) {
     uint64_t a = i < from.size() ? from[i] : 0, b = i < to.size() ? to[i] : 0;
     total += b - a;
   }

@@ -6,6 +6,7 @@
 #include <deque>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,17 @@ class Registry {
  private:
   std::deque<Counter> counters_;
   std::vector<std::string> names_, descs_;
+  // Thousands of counters are registered at start-up: a linear search each
+  // made building a GPU quadratic in its size.
+  std::unordered_map<std::string, size_t> index_;
+  // Counters matching each pattern summed so far. Names are only appended, so
+  // a list is brought up to date by matching the names added since.
+  struct Matches {
+    size_t scanned = 0;
+    std::vector<size_t> ids;
+  };
+  const std::vector<size_t>& matching(std::string_view pattern) const;
+  mutable std::unordered_map<std::string, Matches> matches_;
 };
 
 // A registry view with a name prefix, handed to a component at construction.

@@ -111,6 +111,28 @@ TEST(TraceParse, PascalOpcodes) {
   EXPECT_EQ(parse("0 ffffffff 0 SYNC 0 0", {}, 61).inst.kind, ir::OpKind::Branch);
 }
 
+// One parser sees hundreds of distinct opcode spellings (its cache grows
+// several times) and still resolves each the same way on every later line.
+TEST(TraceParse, ManyOpcodeSpellingsResolveConsistently) {
+  IsaTable isa = IsaTable::load_from(test::isa_dir(), 70);
+  InstParser ip(isa, {});
+  ParsedInst out;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int k = 0; k < 300; ++k) {
+      bool wide = k % 3 == 0, load = k % 2 == 0;
+      std::string op = std::string(load ? "LDG.E" : "IMAD") + (wide ? ".64" : ".U8") + ".M" + std::to_string(k);
+      std::string line = "0 ffffffff 1 R1 " + op + " 1 R2 " + (load ? "4 1 0x0 4" : "0");
+      ip.parse(line, out, LineCtx{"k.traceg", 1});
+      ASSERT_EQ(out.inst.kind, load ? ir::OpKind::Load : ir::OpKind::Alu) << op;
+      if (load) {
+        EXPECT_EQ(out.inst.access_bytes, wide ? 8 : 1) << op;
+      }
+    }
+  }
+  std::string msg = test::error_of([&] { ip.parse("0 ffffffff 0 FROB.M1 0 0", out, LineCtx{"k.traceg", 9}); });
+  EXPECT_NE(msg.find("FROB"), std::string::npos) << msg;
+}
+
 void expect_error(std::string_view line, const char* field, const char* text = "", LineFormat f = {}) {
   std::string msg = test::error_of([&] { parse(line, f); });
   EXPECT_NE(msg.find("k.traceg:7"), std::string::npos) << msg;

@@ -166,15 +166,53 @@ ir::MemSpace classify_generic(Addr a, const LineFormat& f) {
   return ir::MemSpace::Global;
 }
 
+namespace {
+
+// FNV-1a: opcodes are a dozen bytes, too short for std::hash's setup to pay.
+size_t opcode_hash(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return static_cast<size_t>(h ^ h >> 32);
+}
+
+}  // namespace
+
+const InstParser::Resolved* InstParser::OpcodeCache::find(std::string_view op) const {
+  size_t mask = slots_.size() - 1;
+  for (size_t i = opcode_hash(op) & mask;; i = (i + 1) & mask) {
+    uint32_t e = slots_[i];
+    if (e == kEmpty) return nullptr;
+    if (entries_[e].op == op) return &entries_[e].r;
+  }
+}
+
+// Kept at most half full, so that probes stay short and always end.
+const InstParser::Resolved& InstParser::OpcodeCache::add(std::string_view op, const Resolved& r) {
+  entries_.push_back(Entry{std::string(op), r});
+  if (entries_.size() * 2 > slots_.size()) {
+    slots_.assign(slots_.size() * 2, kEmpty);
+    for (uint32_t e = 0; e < entries_.size(); ++e) insert_slot(e);
+  } else {
+    insert_slot(static_cast<uint32_t>(entries_.size() - 1));
+  }
+  return entries_.back().r;
+}
+
+void InstParser::OpcodeCache::insert_slot(uint32_t entry) {
+  size_t mask = slots_.size() - 1;
+  size_t i = opcode_hash(entries_[entry].op) & mask;
+  while (slots_[i] != kEmpty) i = (i + 1) & mask;
+  slots_[i] = entry;
+}
+
 const InstParser::Resolved& InstParser::resolve(std::string_view opcode, const LineCtx& ctx) {
-  auto it = cache_.find(opcode);
-  if (it != cache_.end()) return it->second;
+  if (const Resolved* r = cache_.find(opcode)) return *r;
   const OpInfo* op = isa_->find(opcode);
   if (!op) {
     std::string v = "sm_" + std::to_string(isa_->binary_version());
     fail(ctx, "opcode", "unknown opcode " + quoted(base_opcode(opcode)) + " for " + v + " (add it to isa/" + v + ".toml)");
   }
-  return cache_.emplace(std::string(opcode), Resolved{*op, access_bytes_of(opcode)}).first->second;
+  return cache_.add(opcode, Resolved{*op, access_bytes_of(opcode)});
 }
 
 }  // namespace ws::frontend

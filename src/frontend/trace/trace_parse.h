@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "frontend/trace/isa_table.h"
 #include "ir/source.h"
@@ -69,16 +69,29 @@ class InstParser {
     OpInfo op;
     uint8_t access_bytes = 4;
   };
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  // Opcode text -> Resolved, by open addressing: looked up once per trace
+  // line, where std::unordered_map's hashing and node walk showed up.
+  class OpcodeCache {
+   public:
+    const Resolved* find(std::string_view op) const;
+    const Resolved& add(std::string_view op, const Resolved& r);
+
+   private:
+    static constexpr uint32_t kEmpty = UINT32_MAX;
+    struct Entry {
+      std::string op;
+      Resolved r;
+    };
+    void insert_slot(uint32_t entry);
+    std::vector<Entry> entries_;
+    std::vector<uint32_t> slots_ = std::vector<uint32_t>(64, kEmpty);  // a power of two
   };
   const Resolved& resolve(std::string_view opcode, const LineCtx& ctx);
   void fill_kind(const Resolved& r, bool traced, ParsedInst& out) const;
 
   const IsaTable* isa_;
   LineFormat fmt_;
-  std::unordered_map<std::string, Resolved, Hash, std::equal_to<>> cache_;
+  OpcodeCache cache_;
 };
 
 // Bytes per lane implied by an opcode's modifiers (.128 -> 16, .64 -> 8, ...).

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "frontend/trace/line_reader.h"
+#include "frontend/trace/trace_cta.h"
 
 namespace ws::frontend {
 
@@ -56,62 +57,6 @@ TraceHeader read_header(LineReader& r) {
   return h;
 }
 
-class TraceCta final : public ir::CtaSource {
- public:
-  explicit TraceCta(uint32_t warps) : building_(warps), addr_at_(warps), cursor_(warps) {}
-  Dim3 cta_id() const override { return id_; }
-  uint32_t num_warps() const override { return static_cast<uint32_t>(cursor_.size()); }
-  const ir::WarpInst* next(uint32_t w) override {
-    if (w >= cursor_.size() || cursor_[w].at == cursor_[w].end) return nullptr;
-    const ir::WarpInst* inst = &insts_[cursor_[w].at++];
-    // The warp's next instruction is asked for many simulated cycles later,
-    // by when this line would have left the host's caches; requesting it now
-    // lets it wait in the outer cache (two lines: an instruction may straddle).
-    __builtin_prefetch(inst + 1);
-    __builtin_prefetch(reinterpret_cast<const char*>(inst + 2) - 1);
-    return inst;
-  }
-
-  // `insts = K` announces the count: one allocation instead of repeated growth.
-  void reserve(uint32_t w, uint32_t n) {
-    building_[w].reserve(building_[w].size() + n);
-    addr_at_[w].reserve(addr_at_[w].size() + n);
-  }
-  void add(uint32_t w, const ParsedInst& p) {
-    building_[w].push_back(p.inst);
-    addr_at_[w].push_back(p.has_addrs ? static_cast<uint32_t>(addrs_.size()) : UINT32_MAX);
-    if (p.has_addrs) addrs_.insert(addrs_.end(), p.addrs.begin(), p.addrs.end());
-  }
-  // Lays the warps' instructions end to end (each warp's in order) and points
-  // them at their addresses, whose pool may have moved while reading.
-  void finish() {
-    size_t total = 0;
-    for (const auto& b : building_) total += b.size();
-    insts_.reserve(total);
-    for (size_t w = 0; w < building_.size(); ++w) {
-      cursor_[w].at = static_cast<uint32_t>(insts_.size());
-      for (size_t i = 0; i < building_[w].size(); ++i) {
-        insts_.push_back(building_[w][i]);
-        insts_.back().addrs = addr_at_[w][i] == UINT32_MAX ? nullptr : addrs_.data() + addr_at_[w][i];
-      }
-      cursor_[w].end = static_cast<uint32_t>(insts_.size());
-    }
-    building_ = {};
-    addr_at_ = {};
-  }
-  Dim3 id_;
-
- private:
-  struct Cursor {
-    uint32_t at = 0, end = 0;  // the warp's next and one-past-last instruction in insts_
-  };
-  std::vector<std::vector<ir::WarpInst>> building_;  // per warp, while reading
-  std::vector<std::vector<uint32_t>> addr_at_;       // per warp, while reading
-  std::vector<ir::WarpInst> insts_;                  // every warp's, end to end
-  std::vector<Addr> addrs_;
-  std::vector<Cursor> cursor_;
-};
-
 class TraceKernel final : public ir::KernelSource {
  public:
   TraceKernel(std::unique_ptr<LineReader> r, std::shared_ptr<const IsaTable> isa)
@@ -140,6 +85,7 @@ class TraceKernel final : public ir::KernelSource {
   std::shared_ptr<const IsaTable> isa_;
   InstParser parser_;
   ParsedInst scratch_;
+  std::shared_ptr<CtaBufferPool> pool_ = std::make_shared<CtaBufferPool>();
   uint64_t ctas_read_ = 0;
 };
 
@@ -151,7 +97,7 @@ bool TraceKernel::next_nonblank(std::string_view& line) {
 
 void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
   std::string_view line;
-  cta.reserve(w, std::min<uint32_t>(n, 1u << 20));
+  cta.reserve(std::min<uint32_t>(n, 1u << 20));
   for (uint32_t i = 0; i < n; ++i) {
     if (!next_nonblank(line))
       fail("insts", "truncated: end of file after " + std::to_string(i) + " of " + std::to_string(n) + " instructions");
@@ -177,7 +123,7 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
                                std::to_string(h_.info.grid.count()) + " thread blocks present");
     return nullptr;
   }
-  auto cta = std::make_unique<TraceCta>(h_.info.warps_per_cta());
+  auto cta = std::make_unique<TraceCta>(h_.info.warps_per_cta(), pool_);
   uint32_t warp = UINT32_MAX;
   for (;;) {
     if (!next_nonblank(line)) fail("thread block", "truncated: end of file inside a thread block (no #END_TB)");
@@ -191,7 +137,7 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
         xyz[i] = need_u32(trim(s.substr(0, c)), *r_, "thread block");
         s = c == std::string_view::npos ? std::string_view{} : s.substr(c + 1);
       }
-      cta->id_ = Dim3{xyz[0], xyz[1], xyz[2]};
+      cta->set_id(Dim3{xyz[0], xyz[1], xyz[2]});
     } else if (auto v = keyed(t, "warp")) {
       warp = need_u32(*v, *r_, "warp");
       if (warp >= cta->num_warps())

@@ -1,0 +1,122 @@
+// TraceCta storage: one array for all warps, addresses bound at finish(), and
+// buffers recycled between CTAs through the pool.
+#include "frontend/trace/trace_cta.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace ws::frontend {
+namespace {
+
+// An instruction whose pc encodes (tag, warp, index); memory ones carry
+// lane addresses derived from the pc.
+ParsedInst make_inst(uint64_t pc, bool memory) {
+  ParsedInst p;
+  p.inst.pc = pc;
+  p.inst.active_mask = 0xffffffffu;
+  p.inst.kind = memory ? ir::OpKind::Load : ir::OpKind::Alu;
+  p.has_addrs = memory;
+  if (memory) {
+    for (uint32_t lane = 0; lane < 32; ++lane) p.addrs[lane] = pc * 1000 + lane * 4;
+    p.inst.addrs = p.addrs.data();
+  }
+  return p;
+}
+
+uint64_t pc_of(uint32_t tag, uint32_t warp, uint32_t i) { return uint64_t{tag} << 32 | warp << 16 | i; }
+
+// Warp w gets w + 3 instructions, every other one a load.
+void fill(TraceCta& cta, uint32_t warps, uint32_t tag) {
+  for (uint32_t w = 0; w < warps; ++w) {
+    cta.reserve(w + 3);
+    for (uint32_t i = 0; i < w + 3; ++i) cta.add(w, make_inst(pc_of(tag, w, i), i % 2 == 1));
+  }
+  cta.finish();
+}
+
+void expect_filled(TraceCta& cta, uint32_t warps, uint32_t tag) {
+  for (uint32_t w = 0; w < warps; ++w) {
+    for (uint32_t i = 0; i < w + 3; ++i) {
+      const ir::WarpInst* in = cta.next(w);
+      ASSERT_NE(in, nullptr) << "warp " << w << " inst " << i;
+      uint64_t pc = pc_of(tag, w, i);
+      EXPECT_EQ(in->pc, pc);
+      if (i % 2 == 0) {
+        EXPECT_EQ(in->addrs, nullptr);
+        continue;
+      }
+      ASSERT_NE(in->addrs, nullptr);
+      for (uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(in->addrs[lane], pc * 1000 + lane * 4);
+    }
+    EXPECT_EQ(cta.next(w), nullptr);
+  }
+  EXPECT_EQ(cta.next(warps), nullptr);
+}
+
+TEST(TraceCta, InstructionsAndAddressesPerWarp) {
+  auto pool = std::make_shared<CtaBufferPool>();
+  TraceCta cta(4, pool);
+  fill(cta, 4, 1);
+  expect_filled(cta, 4, 1);
+}
+
+TEST(TraceCta, ReusedBuffersKeepEveryLiveCtaIntact) {
+  auto pool = std::make_shared<CtaBufferPool>();
+  auto first = std::make_unique<TraceCta>(8, pool);
+  fill(*first, 8, 1);
+  first.reset();
+  ASSERT_EQ(pool->spares(), 1u);
+  // The second CTA reads into the first one's buffers, the third into new ones.
+  TraceCta second(6, pool), third(8, pool);
+  EXPECT_EQ(pool->spares(), 0u);
+  fill(second, 6, 2);
+  fill(third, 8, 3);
+  expect_filled(second, 6, 2);
+  expect_filled(third, 8, 3);
+}
+
+TEST(TraceCta, CtaOutlivesItsPool) {
+  auto pool = std::make_shared<CtaBufferPool>();
+  auto cta = std::make_unique<TraceCta>(2, pool);
+  pool.reset();
+  fill(*cta, 2, 4);
+  expect_filled(*cta, 2, 4);
+}
+
+TEST(TraceCta, WarpListedTwiceKeepsItsOrder) {
+  auto pool = std::make_shared<CtaBufferPool>();
+  TraceCta cta(3, pool);
+  std::vector<std::pair<uint32_t, uint32_t>> order = {{1, 0}, {1, 1}, {0, 0}, {1, 2}, {0, 1}, {1, 3}};
+  for (auto [w, i] : order) cta.add(w, make_inst(pc_of(5, w, i), i == 1));
+  cta.finish();
+  for (uint32_t w : {0u, 1u}) {
+    uint32_t n = w == 0 ? 2 : 4;
+    for (uint32_t i = 0; i < n; ++i) {
+      const ir::WarpInst* in = cta.next(w);
+      ASSERT_NE(in, nullptr);
+      EXPECT_EQ(in->pc, pc_of(5, w, i));
+      if (i == 1) {
+        ASSERT_NE(in->addrs, nullptr);
+        EXPECT_EQ(in->addrs[31], pc_of(5, w, i) * 1000 + 124);
+      }
+    }
+    EXPECT_EQ(cta.next(w), nullptr);
+  }
+  EXPECT_EQ(cta.next(2), nullptr);
+}
+
+TEST(TraceCta, PoolKeepsABoundedNumberOfSpares) {
+  auto pool = std::make_shared<CtaBufferPool>();
+  std::vector<std::unique_ptr<TraceCta>> ctas;
+  for (int i = 0; i < 40; ++i) {
+    ctas.push_back(std::make_unique<TraceCta>(1, pool));
+    fill(*ctas.back(), 1, static_cast<uint32_t>(i));
+  }
+  ctas.clear();
+  EXPECT_GT(pool->spares(), 0u);
+  EXPECT_LT(pool->spares(), 40u);
+}
+
+}  // namespace
+}  // namespace ws::frontend
