@@ -39,7 +39,6 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
     subcores_.push_back(std::move(sc));
   }
   track_events();
-  l1_->done().wire_producer(l1_.get());
   l1_->done().wire_consumer(this);
   l1_->set_client(this);
 }

@@ -46,10 +46,10 @@ class Clocked {
   // Opt-in event caching. A component that calls this promises that its
   // next_event(), while it lies in the future, changes only when it ticks,
   // when a message is pushed into an input port wired to it or popped from an
-  // output port wired from it (Port::wire), or when someone calls wake(); not
-  // with time alone. The engine then asks again only after such a change,
-  // instead of polling every component on every step. Components that do not
-  // opt in are asked on every step.
+  // output port wired from it (Port::wire_consumer / wire_producer), or when
+  // someone calls wake(); not with time alone. The engine then asks again
+  // only after such a change, instead of polling every component on every
+  // step. Components that do not opt in are asked on every step.
   void track_events() { tracked_ = true; }
 
  private:

@@ -30,6 +30,10 @@ void Engine::wake_all() {
 // future at the last step).
 Tick Engine::refresh(Domain& d, size_t k) {
   if (d.tracked[k] && !d.stale[k] && d.events[k] > now_) return d.events[k];
+  return ask(d, k);
+}
+
+Tick Engine::ask(Domain& d, size_t k) {
   d.stale[k] = 0;
   return d.events[k] = d.members[k]->next_event();
 }
@@ -65,10 +69,7 @@ bool Engine::step() {
     // was woken; an untracked one is asked again).
     for (size_t k = 0; k < d.members.size(); ++k) {
       bool due = d.events[k] <= best;
-      if (!due && (!d.tracked[k] || d.stale[k])) {
-        d.stale[k] = 0;
-        due = (d.events[k] = d.members[k]->next_event()) <= best;
-      }
+      if (!due && (!d.tracked[k] || d.stale[k])) due = ask(d, k) <= best;
       if (!due) continue;
       d.members[k]->tick();
       d.stale[k] = 1;

@@ -37,7 +37,8 @@ class Engine {
     std::deque<uint8_t> stale;     // per member: woken since asked (stable addresses for Clocked::wake)
     bool started = false;  // whether cycle now() has been ticked
   };
-  Tick refresh(Domain& d, size_t k);
+  Tick refresh(Domain& d, size_t k);  // cached or asked
+  Tick ask(Domain& d, size_t k);      // asks the member and caches the answer
 
   std::deque<Domain> domains_;  // a deque: members hold pointers into their domain's flags
   static constexpr Cycle kNoEdge = ~Cycle{0};
