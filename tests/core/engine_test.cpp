@@ -133,6 +133,19 @@ class SlowConsumer : public Clocked {
   Cycle next_take_ = 0;
 };
 
+// Has work on each of its first `cycles` edges: keeps the engine stepping
+// every cycle, so that a component asked on every step is asked often.
+class Busy : public Clocked {
+ public:
+  Busy(const ClockDomain& d, Cycle cycles) : d_(d), left_(cycles) {}
+  void tick() override { --left_; }
+  Tick next_event() const override { return left_ > 0 ? d_.now_tick() : kNever; }
+
+ private:
+  const ClockDomain& d_;
+  Cycle left_;
+};
+
 struct CachingRun {
   std::vector<Cycle> arrivals;
   int polls = 0;
@@ -144,7 +157,9 @@ CachingRun run_pair(bool tracked) {
   ClockDomain& b = e.add_domain("b", ClockPeriod{700});
   SlowConsumer rx(b, 5, tracked);
   Producer tx(a, rx.in, 12, tracked);
+  Busy busy(a, 200);
   e.add(a, tx);
+  e.add(a, busy);
   e.add(b, rx);
   while (e.step()) {
   }

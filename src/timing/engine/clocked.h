@@ -40,7 +40,10 @@ class Clocked {
   virtual Tick next_event() const = 0;
 
   // Marks the engine's copy of next_event() out of date (tracked components).
-  void wake() { *stale_ = 1; }
+  void wake() {
+    *event_slot_ = kAskAgain;
+    *domain_woken_ = 1;
+  }
 
  protected:
   // Opt-in event caching. A component that calls this promises that its
@@ -54,12 +57,16 @@ class Clocked {
 
  private:
   friend class Engine;
+  // The engine's cached next_event() of this component; kAskAgain (0) means
+  // "ask again". The engine keeps its members' slots side by side (one scan
+  // over a flat array per step) and points this at this component's own;
+  // until then it points at own_slot_.
+  static constexpr Tick kAskAgain = 0;
   bool tracked_ = false;
-  // The engine keeps the flags of its members side by side (one cache line
-  // for dozens of components) and points this at its own; until then it
-  // points at own_stale_.
-  uint8_t own_stale_ = 1;
-  uint8_t* stale_ = &own_stale_;
+  Tick own_slot_ = kAskAgain;
+  Tick* event_slot_ = &own_slot_;
+  uint8_t own_woken_ = 0;
+  uint8_t* domain_woken_ = &own_woken_;  // the engine's "some member was woken" flag of its domain
 };
 
 }  // namespace ws::timing

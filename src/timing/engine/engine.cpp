@@ -13,69 +13,97 @@ ClockDomain& Engine::add_domain(const std::string& name, ClockPeriod period) {
 void Engine::add(ClockDomain& domain, Clocked& component) {
   for (Domain& d : domains_)
     if (d.clock.get() == &domain) {
+      if (!component.tracked_) d.untracked.push_back(static_cast<uint32_t>(d.members.size()));
       d.members.push_back(&component);
-      d.events.push_back(0);
+      d.events.push_back(Clocked::kAskAgain);
       d.tracked.push_back(component.tracked_ ? 1 : 0);
-      d.stale.push_back(1);
-      component.stale_ = &d.stale.back();
+      // The flat array may have moved: point every member at its slot again.
+      for (size_t k = 0; k < d.members.size(); ++k) d.members[k]->event_slot_ = &d.events[k];
+      component.domain_woken_ = d.woken.get();
     }
 }
 
 void Engine::wake_all() {
-  for (Domain& d : domains_) std::fill(d.stale.begin(), d.stale.end(), uint8_t{1});
+  for (Domain& d : domains_) std::fill(d.events.begin(), d.events.end(), Clocked::kAskAgain);
 }
 
-// The member's next event: asked again unless the cached answer is known to
-// still hold (a tracked component, not woken since, whose event was in the
-// future at the last step).
-Tick Engine::refresh(Domain& d, size_t k) {
-  if (d.tracked[k] && !d.stale[k] && d.events[k] > now_) return d.events[k];
-  return ask(d, k);
-}
-
-Tick Engine::ask(Domain& d, size_t k) {
-  d.stale[k] = 0;
-  return d.events[k] = d.members[k]->next_event();
-}
-
-bool Engine::step() {
-  // The candidate edge of each domain: the first edge, after the one already
-  // ticked, at or after the earliest event of any of its members.
-  Tick best = kNever;
-  edge_.assign(domains_.size(), kNoEdge);
-  std::vector<Cycle>& edge = edge_;
-  for (size_t i = 0; i < domains_.size(); ++i) {
-    Domain& d = domains_[i];
-    Tick earliest = kNever;
-    for (size_t k = 0; k < d.members.size(); ++k) earliest = std::min(earliest, refresh(d, k));
-    if (earliest == kNever) continue;
-    // Never before the current time (a domain left idle has a stale cycle),
-    // and never the same edge twice.
-    Cycle first_free = d.clock->cycle_at_or_after(now_);
-    if (d.started) first_free = std::max(first_free, d.clock->now() + 1);
-    edge[i] = std::max(d.clock->cycle_at_or_after(earliest), first_free);
-    best = std::min(best, d.clock->tick_of(edge[i]));
+// The earliest next_event() of the domain's members. A cached event still in
+// the future holds (the member was not woken since); one that has come, or
+// kAskAgain, is asked again.
+Tick Engine::earliest_event(Domain& d) {
+  for (uint32_t k : d.untracked) d.events[k] = Clocked::kAskAgain;
+  Tick earliest = kNever;
+  Tick* ev = d.events.data();
+  for (size_t k = 0, n = d.events.size(); k < n; ++k) {
+    Tick e = ev[k];
+    if (e <= now_) e = ask(d, k);
+    earliest = std::min(earliest, e);
   }
-  if (best == kNever) return false;
+  *d.woken = 0;
+  return d.earliest = earliest;
+}
+
+// The domain's first edge not yet visited: never before the current time (a
+// domain left idle has a stale cycle), and never the same edge twice.
+Cycle Engine::first_free(const Domain& d) const {
+  Cycle c = d.clock->cycle_at_or_after(now_);
+  return d.started ? std::max(c, d.clock->now() + 1) : c;
+}
+
+// Advances to the earliest edge at which some member of some domain has work.
+// At that time every domain with an edge there is visited in declaration
+// order, exactly as if each ticked all its members on every edge: a domain
+// sees what earlier domains did at this time (a member they woke may tick
+// now) and not what later ones do (that waits for its next edge). A visited
+// domain is not visited again at the same time.
+bool Engine::step() {
+  Tick best = kNever;
+  bool any = false;
+  for (Domain& d : domains_) {
+    Tick earliest = earliest_event(d);
+    if (earliest == kNever) continue;
+    any = true;
+    Cycle edge = std::max(d.clock->cycle_at_or_after(earliest), first_free(d));
+    best = std::min(best, d.clock->tick_of(edge));
+  }
+  if (!any) return false;
+  if (!gating_)
+    for (Domain& d : domains_) best = std::min(best, d.clock->tick_of(first_free(d)));
   now_ = best;
   ++steps_;
-  for (size_t i = 0; i < domains_.size(); ++i) {
-    Domain& d = domains_[i];
-    if (edge[i] == kNoEdge || d.clock->tick_of(edge[i]) != best) continue;
-    d.clock->set_now(edge[i]);
+  for (Domain& d : domains_) {
+    Cycle c = d.clock->cycle_at_or_after(best);
+    if (d.clock->tick_of(c) != best || (d.started && c <= d.clock->now())) continue;
+    d.clock->set_now(c);
     d.started = true;
-    // A component already due ticks without asking again; one that was not
-    // may have become due through an earlier tick at this same time (if it
-    // was woken; an untracked one is asked again).
-    for (size_t k = 0; k < d.members.size(); ++k) {
-      bool due = d.events[k] <= best;
-      if (!due && (!d.tracked[k] || d.stale[k])) due = ask(d, k) <= best;
-      if (!due) continue;
-      d.members[k]->tick();
-      d.stale[k] = 1;
-    }
+    if (may_have_due(d, best)) tick_due(d, best);
   }
   return true;
+}
+
+// Whether a member may be due at `at`: one was at the scan, or was woken since
+// (by an earlier tick at this time), or an untracked one says so. Saves the
+// walk over every member of a domain that merely has an edge now.
+bool Engine::may_have_due(Domain& d, Tick at) {
+  if (!gating_ || d.earliest <= at || *d.woken) return true;
+  for (uint32_t k : d.untracked)
+    if (ask(d, k) <= at) return true;
+  return false;
+}
+
+// Ticks the members whose event has come. One that was not due may have
+// become due through an earlier tick at this same time (if it was woken; an
+// untracked one is asked again). A member that ticked is asked again at the
+// next step (asking right after the tick, while its state is warm, measured
+// no faster: most members are woken again by a neighbour within the step).
+void Engine::tick_due(Domain& d, Tick at) {
+  for (size_t k = 0; k < d.members.size(); ++k) {
+    Tick e = d.events[k];
+    if (e == Clocked::kAskAgain || (e > at && !d.tracked[k])) e = ask(d, k);
+    if (e > at && gating_) continue;
+    d.members[k]->tick();
+    d.events[k] = Clocked::kAskAgain;
+  }
 }
 
 }  // namespace ws::timing

@@ -25,6 +25,10 @@ class Engine {
   // Every component's next event is asked again at the next step (after
   // changes made from outside the components' ticks, e.g. a kernel launch).
   void wake_all();
+  // Validation mode: with gating off every component ticks on every edge of
+  // its domain, as in a simulator without activity gating. Results must be
+  // bit-identical either way (tests check it); only speed differs.
+  void set_gating(bool on) { gating_ = on; }
   Tick now() const { return now_; }
   uint64_t steps() const { return steps_; }
 
@@ -32,19 +36,26 @@ class Engine {
   struct Domain {
     std::unique_ptr<ClockDomain> clock;
     std::vector<Clocked*> members;
-    std::vector<Tick> events;  // members' next_event(), kept while still valid (see Clocked::track_events)
-    std::vector<uint8_t> tracked;  // per member: Clocked::track_events() was called
-    std::deque<uint8_t> stale;     // per member: woken since asked (stable addresses for Clocked::wake)
-    bool started = false;  // whether cycle now() has been ticked
+    // Per member, its last next_event() while still valid, or
+    // Clocked::kAskAgain. Tracked members point their wake() here (see
+    // Clocked::track_events), so one flat scan finds whom to ask.
+    std::vector<Tick> events;
+    std::vector<uint8_t> tracked;     // per member: Clocked::track_events() was called
+    std::vector<uint32_t> untracked;  // members asked on every step
+    Tick earliest = kNever;           // earliest member event, as of this step's scan
+    std::unique_ptr<uint8_t> woken = std::make_unique<uint8_t>(0);  // a member was woken since the scan
+    bool started = false;             // whether cycle now() has been visited
   };
-  Tick refresh(Domain& d, size_t k);  // cached or asked
-  Tick ask(Domain& d, size_t k);      // asks the member and caches the answer
+  Tick ask(Domain& d, size_t k) { return d.events[k] = d.members[k]->next_event(); }
+  Tick earliest_event(Domain& d);
+  Cycle first_free(const Domain& d) const;
+  void tick_due(Domain& d, Tick at);
+  bool may_have_due(Domain& d, Tick at);
 
-  std::deque<Domain> domains_;  // a deque: members hold pointers into their domain's flags
-  static constexpr Cycle kNoEdge = ~Cycle{0};
-  std::vector<Cycle> edge_;  // per domain, the edge chosen by the current step
+  std::deque<Domain> domains_;  // a deque: a Domain never moves once added
   Tick now_ = 0;
   uint64_t steps_ = 0;
+  bool gating_ = true;
 };
 
 }  // namespace ws::timing

@@ -5,6 +5,7 @@
 // so a long pipelined link is not throttled by a small receive buffer.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -36,9 +37,16 @@ class Port {
   }
 
   // The components at either end, for the engine's event caching: a push
-  // wakes the consumer, a pop wakes the producer (whose room to send grew).
-  // Either may stay unset (e.g. several producers share the port).
-  void wire_producer(Clocked* c) { producer_ = c; }
+  // wakes the consumer, a pop wakes the producers (whose room to send grew).
+  // Either may stay unset. Up to kMaxProducers senders sharing the port can
+  // be woken; wire_producer() returns false beyond that, and such a sender
+  // must not rely on pops to wake it.
+  static constexpr size_t kMaxProducers = 4;
+  bool wire_producer(Clocked* c) {
+    if (n_producers_ == kMaxProducers) return false;
+    producers_[n_producers_++] = c;
+    return true;
+  }
   void wire_consumer(Clocked* c) { consumer_ = c; }
 
   void push(T msg, Tick ready) {
@@ -59,7 +67,7 @@ class Port {
     assert(size_ > 0);
     head_ = (head_ + 1) & mask_;
     --size_;
-    if (producer_) producer_->wake();
+    for (size_t i = 0; i < n_producers_; ++i) producers_[i]->wake();
   }
 
  private:
@@ -82,7 +90,8 @@ class Port {
   size_t capacity_;
   uint64_t* notify_word_ = nullptr;
   uint64_t notify_bit_ = 0;
-  Clocked* producer_ = nullptr;
+  std::array<Clocked*, kMaxProducers> producers_{};
+  size_t n_producers_ = 0;
   Clocked* consumer_ = nullptr;
 };
 

@@ -348,6 +348,7 @@ void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag) {
 
 void L1D::tick() {
   Tick now = clk_.now_tick();
+  bool was_stalled = stalled();
   if (from_icnt_.ready(now)) handle_fill();
   if (stalled_ && last_accept_ != clk_.now()) issue_stalled();
   if (!out_.empty() && to_icnt_ && to_icnt_->can_push(now)) {
@@ -358,7 +359,7 @@ void L1D::tick() {
     done_.push(completions_.top().token, completions_.top().at);
     completions_.pop();
   }
-  if (client_) client_->wake();
+  if (client_ && was_stalled != stalled()) client_->wake();
 }
 
 // A reply from L2: installs a read sector (allocate on fill) and wakes waiters.

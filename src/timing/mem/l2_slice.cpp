@@ -93,15 +93,26 @@ void L2Slice::tick() {
     pipeline_.push_back(Staged{clk_.tick_of(clk_.now() + latency_), from_icnt_.front()});
     from_icnt_.pop();
   }
-  stalled_ = false;
   if (!pipeline_.empty() && pipeline_.front().ready <= now) {
-    if (process(pipeline_.front().req)) pipeline_.pop_front();
-    else {
-      stalled_ = true;
-      stall_cycles_.inc();
-    }
+    bool done = process(pipeline_.front().req);
+    if (done) pipeline_.pop_front();
+    note_head(done);
   }
   drain();
+}
+
+// Stall accounting: every cycle from the head's first failed try to its
+// success counts, whether or not the slice was ticked in between.
+void L2Slice::note_head(bool done) {
+  if (done) {
+    if (stalled_) stall_cycles_.inc(clk_.now() - stall_since_);
+    stalled_ = false;
+    return;
+  }
+  if (!stalled_) stall_since_ = clk_.now();
+  stalled_ = true;
+  stall_fills_ = fills_;
+  stall_sends_ = dram_sends_;
 }
 
 void L2Slice::drain() {
@@ -113,6 +124,7 @@ void L2Slice::drain() {
   if (!dram_q_.empty() && to_dram_ && to_dram_->can_push(now)) {
     to_dram_->push(dram_q_.front(), clk_.tick_of(clk_.now() + dram_latency_));
     dram_q_.pop_front();
+    ++dram_sends_;
   }
 }
 
@@ -194,6 +206,7 @@ bool L2Slice::miss(const MemRequest& r) {
 }
 
 void L2Slice::fill(const MemRequest& dram_reply) {
+  ++fills_;
   const uint32_t* found_slot = mshrs_.find(dram_reply.addr);
   if (!found_slot) return;  // not ours to wait for (e.g. a stray reply)
   uint32_t slot = *found_slot;
@@ -252,17 +265,33 @@ void L2Slice::warm(Addr addr, uint64_t bytes) {
   }
 }
 
+bool L2Slice::busy() const {
+  return (!reply_q_.empty() && to_reply_) || (!dram_q_.empty() && to_dram_) || !from_icnt_.empty() ||
+         !from_dram_.empty() || !pipeline_.empty();
+}
+
+// Work blocked on a full output port waits for the consumer's pop, which
+// wakes this slice (when wired); a stalled pipeline head waits for a fill or
+// a send towards DRAM. Neither is polled on every cycle.
 Tick L2Slice::next_event() const {
   Tick now = clk_.now_tick();
-  if (stalled_ || (!reply_q_.empty() && to_reply_) || (!dram_q_.empty() && to_dram_)) return now;
-  Tick t = std::min(from_icnt_.next_ready(), from_dram_.next_ready());
+  if (!reply_q_.empty() && to_reply_ && !blocked(to_reply_, reply_wired_, now)) return now;
+  if (!dram_q_.empty() && to_dram_ && !blocked(to_dram_, dram_wired_, now)) return now;
+  Tick t = kNever;
+  Tick fill_at = from_dram_.next_ready();
+  if (fill_at > now || dram_room(kSectorsPerLine)) t = fill_at;
+  Tick accept_at = from_icnt_.next_ready();
+  if (accept_at > now || pipeline_.size() < pipeline_cap_) t = std::min(t, accept_at);
+  if (!pipeline_.empty()) {
+    if (!stalled_) t = std::min(t, pipeline_.front().ready);
+    else if (fills_ != stall_fills_ || dram_sends_ != stall_sends_) return now;
+  }
   // A DRAM reply was pushed (that woke us): fill() will look up its MSHR and
   // line; start loading them into the host's caches (changes no state).
   if (!from_dram_.empty()) {
     mshrs_.prefetch(from_dram_.front().addr);
     tags_.prefetch(line_of(from_dram_.front().addr));
   }
-  if (!pipeline_.empty()) t = std::min(t, pipeline_.front().ready);
   return t;
 }
 

@@ -51,8 +51,14 @@ class L2Slice : public Clocked {
 
   Port<MemRequest>& from_icnt() { return from_icnt_; }
   Port<MemRequest>& from_dram() { return from_dram_; }
-  void connect_reply(Port<MemRequest>* to_reply_icnt) { to_reply_ = to_reply_icnt; }
-  void connect_dram(Port<MemRequest>* to_dram) { to_dram_ = to_dram; }
+  void connect_reply(Port<MemRequest>* to_reply_icnt) {
+    to_reply_ = to_reply_icnt;
+    reply_wired_ = to_reply_->wire_producer(this);
+  }
+  void connect_dram(Port<MemRequest>* to_dram) {
+    to_dram_ = to_dram;
+    dram_wired_ = to_dram_->wire_producer(this);
+  }
   // Functional warm-up (host-to-device copy): the sectors of [addr, addr+bytes)
   // owned by this slice become valid and clean. No timing, no stats.
   void warm(Addr addr, uint64_t bytes);
@@ -61,6 +67,8 @@ class L2Slice : public Clocked {
 
   void tick() override;
   Tick next_event() const override;
+  // Holds requests or replies not yet passed on (the kernel is not over).
+  bool busy() const;
 
  private:
   struct Mshr {
@@ -82,6 +90,9 @@ class L2Slice : public Clocked {
   void reply(MemRequest r);
   bool dram_room(size_t n) const { return dram_q_.size() + n <= dram_queue_cap_; }
   void drain();
+  void note_head(bool done);
+  // Whether waiting for a pop of `out` to make room is safe (it wakes us).
+  static bool blocked(const Port<MemRequest>* out, bool wired, Tick now) { return wired && !out->can_push(now); }
 
   const ClockDomain& clk_;
   uint16_t id_;
@@ -98,7 +109,14 @@ class L2Slice : public Clocked {
   std::vector<Mshr> mshr_pool_;
   std::vector<uint32_t> free_mshrs_;
   std::deque<MemRequest> reply_q_, dram_q_;
+  // The pipeline head failed to find MSHR or DRAM-queue room. Only a fill or
+  // a send towards DRAM can change that, so it is retried once either has
+  // happened since (counted by fills_ and dram_sends_), not polled.
   bool stalled_ = false;
+  Cycle stall_since_ = 0;
+  uint64_t fills_ = 0, dram_sends_ = 0;
+  uint64_t stall_fills_ = 0, stall_sends_ = 0;
+  bool reply_wired_ = false, dram_wired_ = false;  // pops of the output wake us
 
   stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;
   stats::Counter &atomics_, &dram_reads_, &dram_writes_, &mshr_merges_, &stall_cycles_;
