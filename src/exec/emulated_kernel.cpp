@@ -198,7 +198,7 @@ void CtaRecording::write_trace(frontend::TraceWriter& tw, Dim3 cta, const std::v
       t.src.assign(in.src.begin(), in.src.begin() + in.n_src);
       if (in.is_memory()) {
         t.mem_width = in.access_bytes;
-        std::copy_n(in.addrs, 32, t.addrs.begin());
+        for (uint32_t l = 0; l < 32; ++l) t.addrs[l] = in.lane_addr(l);
       }
       tw.add(t);
     }

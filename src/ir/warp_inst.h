@@ -2,6 +2,7 @@
 // model consumes. Kept small and flat: it is copied on the hot path.
 #pragma once
 #include <array>
+#include <climits>
 #include <cstdint>
 
 #include "common/types.h"
@@ -36,12 +37,64 @@ struct WarpInst {
   // General-purpose registers; the zero register is never listed.
   std::array<uint16_t, kMaxDst> dst{};
   std::array<uint16_t, kMaxSrc> src{};
-  // Memory instructions: 32 lane-indexed addresses (only active lanes are
-  // meaningful). Owned by the CtaSource; valid while it lives.
+  // Memory instructions carry their lane addresses (only active lanes are
+  // meaningful) in one of two forms: `addrs`, 32 lane-indexed addresses
+  // owned by the CtaSource (valid while it lives); or, when `strided` is set
+  // and `addrs` is null, lane l's address is base + l * stride (modulo 2^64)
+  // and nothing is stored per lane. Read them through lane_addrs().
+  bool strided = false;
+  int32_t stride = 0;
   const Addr* addrs = nullptr;
+  Addr base = 0;
 
   bool is_memory() const { return kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Atomic; }
+  bool has_addrs() const { return addrs != nullptr || strided; }
+  // One lane's address (meaningful for active lanes of a memory instruction).
+  Addr lane_addr(uint32_t lane) const {
+    return addrs ? addrs[lane] : base + static_cast<uint64_t>(static_cast<int64_t>(stride)) * lane;
+  }
   unsigned active_count() const { return static_cast<unsigned>(__builtin_popcount(active_mask)); }
 };
+
+using LaneAddrs = std::array<Addr, 32>;
+
+// The instruction's 32 lane addresses: `addrs` itself, or the strided form
+// expanded into `scratch`. nullptr when it has none.
+inline const Addr* lane_addrs(const WarpInst& i, LaneAddrs& scratch) {
+  if (i.addrs || !i.strided) return i.addrs;
+  Addr a = i.base;
+  for (Addr& lane : scratch) {
+    lane = a;
+    a += static_cast<uint64_t>(static_cast<int64_t>(i.stride));
+  }
+  return scratch.data();
+}
+
+// If the active lanes' addresses in `a` are base + lane * stride with a
+// stride that fits 32 bits, stores that form in `i` (clearing `addrs`) and
+// returns true.
+inline bool make_strided(const LaneAddrs& a, WarpInst& i) {
+  uint32_t mask = i.active_mask;
+  int64_t stride = 0;
+  uint32_t first = mask ? static_cast<uint32_t>(__builtin_ctz(mask)) : 0;
+  if (uint32_t rest = mask & (mask - 1)) {
+    uint32_t second = static_cast<uint32_t>(__builtin_ctz(rest));
+    auto delta = static_cast<int64_t>(a[second] - a[first]);
+    int64_t gap = second - first;
+    if (delta % gap != 0) return false;
+    stride = delta / gap;
+    if (stride < INT32_MIN || stride > INT32_MAX) return false;
+  }
+  Addr base = a[first] - static_cast<uint64_t>(stride) * first;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    if (a[lane] != base + static_cast<uint64_t>(stride) * lane) return false;
+  }
+  i.strided = true;
+  i.stride = static_cast<int32_t>(stride);
+  i.base = base;
+  i.addrs = nullptr;
+  return true;
+}
 
 }  // namespace ws::ir

@@ -32,9 +32,9 @@ TEST(Synth, StreamIsCoalescedAndDistinctPerWarp) {
         if (i->kind != ir::OpKind::Load) continue;
         ++loads;
         EXPECT_EQ(i->access_bytes, 4);
-        EXPECT_EQ(i->addrs[0] % 128, 0u);
-        EXPECT_EQ(i->addrs[31], i->addrs[0] + 124);
-        lines.insert(i->addrs[0]);
+        EXPECT_EQ(i->lane_addr(0) % 128, 0u);
+        EXPECT_EQ(i->lane_addr(31), i->lane_addr(0) + 124);
+        lines.insert(i->lane_addr(0));
       }
   EXPECT_EQ(n, synth_instruction_count(s));
   EXPECT_EQ(n, 4u * (5 + 7 * 3 + 1));
@@ -56,7 +56,7 @@ TEST(Synth, ChaseLoadsDependOnThePreviousLoad) {
   ASSERT_EQ(loads.size(), 8u);
   for (size_t j = 1; j < loads.size(); ++j) {
     EXPECT_EQ(loads[j]->src[0], loads[j - 1]->dst[0]);
-    EXPECT_EQ(loads[j]->addrs[0], 0x7f1000000000u + (j % 4) * 128);  // 4 slots, then repeats
+    EXPECT_EQ(loads[j]->lane_addr(0), 0x7f1000000000u + (j % 4) * 128);  // 4 slots, then repeats
   }
   EXPECT_EQ(cta->next(0), nullptr);
 }

@@ -9,6 +9,10 @@
 namespace ws::frontend {
 namespace {
 
+// Lane addresses derived from the pc: unit stride, except that every other
+// pc moves lane 5 off the line (kept as a list, not base + stride).
+Addr addr_of(uint64_t pc, uint32_t lane) { return pc * 1000 + lane * 4 + (lane == 5 && (pc >> 1) % 2 ? 64 : 0); }
+
 // An instruction whose pc encodes (tag, warp, index); memory ones carry
 // lane addresses derived from the pc.
 ParsedInst make_inst(uint64_t pc, bool memory) {
@@ -18,7 +22,7 @@ ParsedInst make_inst(uint64_t pc, bool memory) {
   p.inst.kind = memory ? ir::OpKind::Load : ir::OpKind::Alu;
   p.has_addrs = memory;
   if (memory) {
-    for (uint32_t lane = 0; lane < 32; ++lane) p.addrs[lane] = pc * 1000 + lane * 4;
+    for (uint32_t lane = 0; lane < 32; ++lane) p.addrs[lane] = addr_of(pc, lane);
     p.inst.addrs = p.addrs.data();
   }
   return p;
@@ -43,11 +47,12 @@ void expect_filled(TraceCta& cta, uint32_t warps, uint32_t tag) {
       uint64_t pc = pc_of(tag, w, i);
       EXPECT_EQ(in->pc, pc);
       if (i % 2 == 0) {
-        EXPECT_EQ(in->addrs, nullptr);
+        EXPECT_FALSE(in->has_addrs());
         continue;
       }
-      ASSERT_NE(in->addrs, nullptr);
-      for (uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(in->addrs[lane], pc * 1000 + lane * 4);
+      ASSERT_TRUE(in->has_addrs());
+      EXPECT_EQ(in->strided, (pc >> 1) % 2 == 0);  // only scattered ones keep a list
+      for (uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(in->lane_addr(lane), addr_of(pc, lane));
     }
     EXPECT_EQ(cta.next(w), nullptr);
   }
@@ -97,8 +102,8 @@ TEST(TraceCta, WarpListedTwiceKeepsItsOrder) {
       ASSERT_NE(in, nullptr);
       EXPECT_EQ(in->pc, pc_of(5, w, i));
       if (i == 1) {
-        ASSERT_NE(in->addrs, nullptr);
-        EXPECT_EQ(in->addrs[31], pc_of(5, w, i) * 1000 + 124);
+        ASSERT_TRUE(in->has_addrs());
+        EXPECT_EQ(in->lane_addr(31), addr_of(pc_of(5, w, i), 31));
       }
     }
     EXPECT_EQ(cta.next(w), nullptr);

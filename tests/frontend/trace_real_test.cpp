@@ -48,8 +48,8 @@ TEST(TraceReal, VectorAddKernelFacts) {
     if (i->kind != ir::OpKind::Load) continue;
     saw_load = true;
     EXPECT_EQ(i->space, ir::MemSpace::Global);
-    ASSERT_NE(i->addrs, nullptr);
-    EXPECT_EQ(i->addrs[1] - i->addrs[0], 4u);
+    ASSERT_TRUE(i->has_addrs());
+    EXPECT_EQ(i->lane_addr(1) - i->lane_addr(0), 4u);
   }
   EXPECT_TRUE(saw_load);
   EXPECT_EQ(k->unit_names()[0], "sp");

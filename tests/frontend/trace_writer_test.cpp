@@ -74,7 +74,7 @@ TEST(TraceWriter, RoundTrip) {
     if (t.mem_width == 0) continue;
     for (unsigned l = 0; l < 32; ++l)
       if (t.mask >> l & 1) {
-        EXPECT_EQ(i->addrs[l], t.addrs[l]) << "lane " << l;
+        EXPECT_EQ(i->lane_addr(l), t.addrs[l]) << "lane " << l;
       }
   }
   EXPECT_EQ(cta->next(0), nullptr);

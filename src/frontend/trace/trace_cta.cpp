@@ -53,8 +53,13 @@ void TraceCta::add(uint32_t w, const ParsedInst& p) {
   if (b_.runs.empty() || b_.runs.back().warp != w) b_.runs.push_back({w, at, at});
   ++b_.runs.back().end;
   b_.insts.push_back(p.inst);
-  b_.insts.back().addrs = p.has_addrs ? p.addrs.data() : nullptr;
-  if (p.has_addrs) b_.addrs.insert(b_.addrs.end(), p.addrs.begin(), p.addrs.end());
+  ir::WarpInst& in = b_.insts.back();
+  in.addrs = nullptr;
+  // Strided lanes (coalesced accesses, the common case) keep base and
+  // stride only; others list all 32 addresses.
+  if (!p.has_addrs || ir::make_strided(p.addrs, in)) return;
+  in.addrs = p.addrs.data();
+  b_.addrs.insert(b_.addrs.end(), p.addrs.begin(), p.addrs.end());
 }
 
 void TraceCta::finish() {

@@ -53,7 +53,7 @@ void LdstUnit::issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, C
     case ir::MemSpace::Const:
     case ir::MemSpace::None:  // an address-less LD/ST-unit op (e.g. LDC): constant-cache timing
       const_accesses_.inc();
-      warp.write_dsts(inst, const_cache_.load(inst.addrs, inst.active_mask, now));
+      warp.write_dsts(inst, const_cache_.load(ir::lane_addrs(inst, lanes_), inst.active_mask, now));
       break;
     default:
       issue_l1(warp, warp_slot, inst, now);
@@ -62,9 +62,9 @@ void LdstUnit::issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, C
 }
 
 void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
-  uint32_t waves = inst.active_mask && inst.addrs
-                       ? shared_access_cycles(inst.addrs, inst.active_mask, inst.access_bytes, shared_banks_)
-                       : 1;
+  const Addr* addrs = ir::lane_addrs(inst, lanes_);
+  uint32_t waves =
+      inst.active_mask && addrs ? shared_access_cycles(addrs, inst.active_mask, inst.access_bytes, shared_banks_) : 1;
   waves = std::max(waves, 1u);
   Cycle start = std::max(now, shared_free_);
   shared_free_ = start + waves;
@@ -75,7 +75,8 @@ void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
 
 void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now) {
   scratch_.clear();
-  if (inst.active_mask && inst.addrs) coalescer_.coalesce(inst.addrs, inst.active_mask, inst.access_bytes, scratch_);
+  const Addr* addrs = ir::lane_addrs(inst, lanes_);
+  if (inst.active_mask && addrs) coalescer_.coalesce(addrs, inst.active_mask, inst.access_bytes, scratch_);
   AccessType type = inst.kind == ir::OpKind::Load    ? AccessType::Read
                     : inst.kind == ir::OpKind::Store ? AccessType::Write
                                                      : AccessType::Atomic;

@@ -56,6 +56,7 @@ class LdstUnit {
   L1D& l1_;
   SubWarpCoalescer coalescer_;
   std::vector<LineAccess> scratch_;
+  ir::LaneAddrs lanes_{};  // strided lane addresses, expanded
   std::deque<Queued> queue_;
   size_t queue_limit_;
   std::vector<Pending> pending_;
