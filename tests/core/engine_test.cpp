@@ -94,7 +94,10 @@ class Producer : public Clocked {
   }
   Tick next_event() const override {
     ++polls;
-    return left_ > 0 && out_.can_push(d_.now_tick()) ? d_.now_tick() : kNever;
+    if (left_ == 0) return kNever;
+    if (out_.can_push(d_.now_tick())) return d_.now_tick();
+    out_.wait_for_room(this);  // blocked: the consumer's next pop wakes us
+    return kNever;
   }
   mutable int polls = 0;
 
@@ -184,6 +187,62 @@ TEST(EngineGating, APushFromOutsideATickWakesATrackedConsumer) {
   EXPECT_TRUE(e.step());
   EXPECT_EQ(rx.arrivals.size(), 1u);
   EXPECT_FALSE(e.step());
+}
+
+// Only a producer that said it waits for room is woken (asked again) by a
+// pop, and that pop spends the wake.
+TEST(EngineGating, APopWakesOnlyProducersWaitingForRoom) {
+  struct Idle : Clocked {
+    Idle() { track_events(); }
+    void tick() override {}
+    Tick next_event() const override {
+      ++polls;
+      return kNever;
+    }
+    mutable int polls = 0;
+  };
+  Engine e;
+  ClockDomain& d = e.add_domain("d", ClockPeriod{1000});
+  Idle waiting, other;
+  e.add(d, waiting);
+  e.add(d, other);
+  Port<int> p(1);
+  ASSERT_TRUE(p.wire_producer(&waiting));
+  ASSERT_TRUE(p.wire_producer(&other));
+  EXPECT_FALSE(e.step());
+  EXPECT_EQ(waiting.polls, 1);
+  EXPECT_EQ(other.polls, 1);
+  p.push(1, 0);
+  p.wait_for_room(&waiting);
+  p.pop();
+  EXPECT_FALSE(e.step());
+  EXPECT_EQ(waiting.polls, 2);
+  EXPECT_EQ(other.polls, 1);
+  p.push(2, 0);
+  p.pop();
+  EXPECT_FALSE(e.step());
+  EXPECT_EQ(waiting.polls, 2);
+}
+
+// A push moves a tracked consumer's cached event to the message's arrival
+// without asking it again: it is asked only after the tick that takes it.
+TEST(EngineGating, APushMovesTheConsumersEventToTheArrival) {
+  Engine e;
+  ClockDomain& d = e.add_domain("d", ClockPeriod{1000});
+  Busy busy(d, 10);  // the engine steps on every edge
+  SlowConsumer rx(d, 1, true);
+  e.add(d, busy);
+  e.add(d, rx);
+  EXPECT_TRUE(e.step());  // cycle 0: rx asked once, idle
+  EXPECT_EQ(rx.polls, 1);
+  rx.in.push(7, 3000);
+  EXPECT_TRUE(e.step());  // cycle 1
+  EXPECT_TRUE(e.step());  // cycle 2
+  EXPECT_EQ(rx.polls, 1);
+  EXPECT_TRUE(rx.arrivals.empty());
+  EXPECT_TRUE(e.step());  // cycle 3: takes the message
+  EXPECT_EQ(rx.arrivals, std::vector<Cycle>{3});
+  EXPECT_EQ(rx.polls, 2);
 }
 
 }  // namespace

@@ -44,15 +44,26 @@ class Clocked {
     *event_slot_ = kAskAgain;
     *domain_woken_ = 1;
   }
+  // Narrower than wake(), for a change that can only give this component work
+  // from time `t` on (a message pushed into its input port that becomes
+  // visible at `t`): its cached next event moves to `t` if that is earlier,
+  // and the engine need not ask it again.
+  void wake_at(Tick t) {
+    if (t < *event_slot_) *event_slot_ = t;
+    *domain_woken_ = 1;
+  }
 
  protected:
   // Opt-in event caching. A component that calls this promises that its
   // next_event(), while it lies in the future, changes only when it ticks,
-  // when a message is pushed into an input port wired to it or popped from an
-  // output port wired from it (Port::wire_consumer / wire_producer), or when
-  // someone calls wake(); not with time alone. The engine then asks again
-  // only after such a change, instead of polling every component on every
-  // step. Components that do not opt in are asked on every step.
+  // when a message is pushed into an input port wired to it (and then only
+  // to the message's arrival time, if that is earlier: a message is not seen
+  // before it arrives), when a message is popped from an output port wired
+  // from it that its next_event() said it waits on (Port::wire_consumer,
+  // wire_producer, wait_for_room), or when someone calls wake(); not with
+  // time alone. The engine then asks again only after such a change, instead
+  // of polling every component on every step. Components that do not opt in
+  // are asked on every step.
   void track_events() { tracked_ = true; }
 
  private:

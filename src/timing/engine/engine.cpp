@@ -27,16 +27,20 @@ void Engine::wake_all() {
   for (Domain& d : domains_) std::fill(d.events.begin(), d.events.end(), Clocked::kAskAgain);
 }
 
-// The earliest next_event() of the domain's members. A cached event still in
-// the future holds (the member was not woken since); one that has come, or
-// kAskAgain, is asked again.
+// The earliest next_event() of the domain's members. A cached event holds
+// until the member is woken (kAskAgain: asked again). One that has come
+// without the member ticking (it fell between the domain's edges) is due at
+// the domain's next edge: asking again could only say the same or later, and
+// a member ticked with nothing to do changes nothing (set_gating(false)).
 Tick Engine::earliest_event(Domain& d) {
   for (uint32_t k : d.untracked) d.events[k] = Clocked::kAskAgain;
   Tick earliest = kNever;
+  const Tick next_edge = d.clock->tick_of(first_free(d));
   Tick* ev = d.events.data();
   for (size_t k = 0, n = d.events.size(); k < n; ++k) {
     Tick e = ev[k];
-    if (e <= now_) e = ask(d, k);
+    if (e == Clocked::kAskAgain) e = ask(d, k);
+    else if (e <= now_) e = ev[k] = next_edge;
     earliest = std::min(earliest, e);
   }
   *d.woken = 0;
@@ -93,16 +97,18 @@ bool Engine::may_have_due(Domain& d, Tick at) {
 
 // Ticks the members whose event has come. One that was not due may have
 // become due through an earlier tick at this same time (if it was woken; an
-// untracked one is asked again). A member that ticked is asked again at the
-// next step (asking right after the tick, while its state is warm, measured
-// no faster: most members are woken again by a neighbour within the step).
+// untracked one is asked again). A member that ticked is asked right away,
+// while its state is still in the host's caches (input pushes only move its
+// event earlier, see Clocked::wake_at, so the answer mostly survives the
+// step); work left for now means the next edge.
 void Engine::tick_due(Domain& d, Tick at) {
+  const Tick next_edge = d.clock->tick_of(d.clock->now() + 1);
   for (size_t k = 0; k < d.members.size(); ++k) {
     Tick e = d.events[k];
     if (e == Clocked::kAskAgain || (e > at && !d.tracked[k])) e = ask(d, k);
     if (e > at && gating_) continue;
     d.members[k]->tick();
-    d.events[k] = Clocked::kAskAgain;
+    if (ask(d, k) <= at) d.events[k] = next_edge;
   }
 }
 

@@ -37,10 +37,11 @@ class Port {
   }
 
   // The components at either end, for the engine's event caching: a push
-  // wakes the consumer, a pop wakes the producers (whose room to send grew).
-  // Either may stay unset. Up to kMaxProducers senders sharing the port can
-  // be woken; wire_producer() returns false beyond that, and such a sender
-  // must not rely on pops to wake it.
+  // moves the consumer's next event to the message's arrival; a pop wakes
+  // the producers that wait for room (wait_for_room). Either may stay
+  // unset. Up to kMaxProducers senders sharing the port can be woken;
+  // wire_producer() returns false beyond that, and such a sender must not
+  // rely on pops to wake it.
   static constexpr size_t kMaxProducers = 4;
   bool wire_producer(Clocked* c) {
     if (n_producers_ == kMaxProducers) return false;
@@ -48,12 +49,20 @@ class Port {
     return true;
   }
   void wire_consumer(Clocked* c) { consumer_ = c; }
+  // A wired producer whose next event waits for room in this port says so
+  // (from its next_event()): only such producers are woken by the next pop.
+  void wait_for_room(const Clocked* c) {
+    for (size_t i = 0; i < n_producers_; ++i)
+      if (producers_[i] == c) waiting_ |= static_cast<uint8_t>(1u << i);
+  }
 
   void push(T msg, Tick ready) {
     if (notify_word_) *notify_word_ |= notify_bit_;
-    if (consumer_) consumer_->wake();
     // Keep delivery order FIFO even if a later message has a shorter latency.
     if (size_ > 0 && ready < at(size_ - 1).ready) ready = at(size_ - 1).ready;
+    // The message is visible to the consumer from `ready` on, and nothing
+    // else about the consumer changed.
+    if (consumer_) consumer_->wake_at(ready);
     if (size_ == ring_.size()) grow();
     ring_[(head_ + size_) & mask_] = Slot{std::move(msg), ready};
     ++size_;
@@ -67,7 +76,10 @@ class Port {
     assert(size_ > 0);
     head_ = (head_ + 1) & mask_;
     --size_;
-    for (size_t i = 0; i < n_producers_; ++i) producers_[i]->wake();
+    if (waiting_ == 0) return;
+    for (size_t i = 0; i < n_producers_; ++i)
+      if (waiting_ >> i & 1) producers_[i]->wake();
+    waiting_ = 0;
   }
 
  private:
@@ -92,6 +104,7 @@ class Port {
   uint64_t notify_bit_ = 0;
   std::array<Clocked*, kMaxProducers> producers_{};
   size_t n_producers_ = 0;
+  uint8_t waiting_ = 0;  // bit i: producers_[i] waits for room
   Clocked* consumer_ = nullptr;
 };
 

@@ -417,7 +417,10 @@ void L1D::complete(uint32_t token, Tick at) { completions_.push(Completion{at, c
 // interconnect frees only when the crossbar takes a message.
 Tick L1D::next_event() const {
   Tick now = clk_.now_tick();
-  if (!out_.empty() && to_icnt_ && to_icnt_->can_push(now)) return now;
+  if (!out_.empty() && to_icnt_) {
+    if (to_icnt_->can_push(now)) return now;
+    to_icnt_->wait_for_room(this);  // its pop wakes us
+  }
   if (stalled_ && !blocked_on_fill_ && out_.size() < miss_queue_) return now;
   Tick t = from_icnt_.next_ready();
   if (t != kNever) prefetch_fill(from_icnt_.front());

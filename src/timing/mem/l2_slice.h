@@ -91,8 +91,13 @@ class L2Slice : public Clocked {
   bool dram_room(size_t n) const { return dram_q_.size() + n <= dram_queue_cap_; }
   void drain();
   void note_head(bool done);
-  // Whether waiting for a pop of `out` to make room is safe (it wakes us).
-  static bool blocked(const Port<MemRequest>* out, bool wired, Tick now) { return wired && !out->can_push(now); }
+  // Whether waiting for a pop of `out` to make room is safe (it wakes us,
+  // once told that we wait).
+  bool blocked(Port<MemRequest>* out, bool wired, Tick now) const {
+    if (!wired || out->can_push(now)) return false;
+    out->wait_for_room(this);
+    return true;
+  }
 
   const ClockDomain& clk_;
   uint16_t id_;
