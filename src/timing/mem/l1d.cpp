@@ -165,7 +165,7 @@ void L1D::accept(const L1Access& access) {
         data_wavefronts_.inc(data_.wavefronts() - before);
       }
     }
-    pending_[access.token] = Pending{0, clk_.tick_of(data_at + latency_), true};
+    pending(access.token) = Pending{0, true, true, clk_.tick_of(data_at + latency_)};
   }
   stalled_ = access;
   issue_stalled();
@@ -240,7 +240,7 @@ bool L1D::issue_read(const L1Access& a, Addr sector) {
   }
   reads_.inc();
   read_misses_.inc();
-  pending_[a.token].misses_left++;
+  pending(a.token).misses_left++;
   return true;
 }
 
@@ -319,7 +319,7 @@ bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
   if (CacheLine* line = tags_.find(a.line_addr)) line->valid &= static_cast<uint8_t>(~(1u << s));
   atomics_.inc();
   send(sector, a.byte_masks[s], AccessType::Atomic, *slot);
-  pending_[a.token].misses_left++;
+  pending(a.token).misses_left++;
   return true;
 }
 
@@ -385,7 +385,7 @@ void L1D::handle_fill() {
   }
   for (uint32_t i = 0; i < m.tokens.size(); ++i) {
     uint32_t token = m.tokens[i];
-    pending_[token].misses_left--;
+    pending(token).misses_left--;
     finish_if_ready(token);
   }
   m.tokens.clear();
@@ -397,17 +397,17 @@ void L1D::handle_fill() {
 // host's caches (changes no state).
 void L1D::prefetch_fill(const MemRequest& r) const {
   if (r.tag >= mshrs_.size()) return;
-  const Mshr& m = mshrs_[r.tag];
-  __builtin_prefetch(&m);
-  mshr_of_sector_.prefetch(m.sector);
-  tags_.prefetch(line_of(m.sector));
+  __builtin_prefetch(&mshrs_[r.tag]);
+  mshr_of_sector_.prefetch(r.addr);  // a reply carries its request's sector
+  tags_.prefetch(line_of(r.addr));
 }
 
 void L1D::finish_if_ready(uint32_t token) {
-  Pending* p = pending_.find(token);
-  if (!p || p->open || p->misses_left != 0) return;
+  if (token >= pending_.size()) return;
+  Pending* p = &pending_[token];
+  if (!p->live || p->open || p->misses_left != 0) return;
   complete(token, std::max(p->hit_ready, clk_.now_tick()));
-  pending_.erase(token);
+  p->live = false;
 }
 
 void L1D::complete(uint32_t token, Tick at) { completions_.push(Completion{at, completion_seq_++, token}); }

@@ -79,8 +79,9 @@ class L1D : public Clocked {
   };
   struct Pending {
     uint32_t misses_left = 0;  // sectors still to arrive from L2
-    Tick hit_ready = 0;        // when the hit sectors are available
     bool open = true;          // the access still has sectors to issue
+    bool live = false;         // an access holds this token
+    Tick hit_ready = 0;        // when the hit sectors are available
   };
   struct Completion {
     Tick at;
@@ -122,7 +123,13 @@ class L1D : public Clocked {
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;
   FlatMap<uint32_t> mshr_of_sector_;  // in-flight reads, for merging
-  FlatMap<Pending> pending_;      // by token
+  // By token. Tokens are small integers the LD/ST unit reuses, so a plain
+  // array keeps the live ones in a few host cache lines.
+  std::vector<Pending> pending_;
+  Pending& pending(uint32_t token) {
+    if (token >= pending_.size()) pending_.resize(size_t{token} + 1);
+    return pending_[token];
+  }
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   uint64_t completion_seq_ = 0;
   std::deque<MemRequest> out_;
