@@ -31,8 +31,9 @@ class CtaSource {
   virtual Dim3 cta_id() const = 0;
   virtual uint32_t num_warps() const = 0;
   // Next instruction of warp `w` (0-based within the CTA), or nullptr when the
-  // warp has no more. The pointee and its addresses stay valid while this
-  // CtaSource lives.
+  // warp has no more. The pointee stays valid until the next call for the
+  // same warp (callers copy it), its lane addresses while this CtaSource
+  // lives.
   virtual const WarpInst* next(uint32_t w) = 0;
 };
 

@@ -1,4 +1,5 @@
 // Synthetic traces parse back with the expected shape.
+#include <optional>
 #include <set>
 
 #include "frontend/trace_test_util.h"
@@ -48,15 +49,15 @@ TEST(Synth, ChaseLoadsDependOnThePreviousLoad) {
   auto k = synth_kernel(s, "chase");
   auto cta = k->next_cta();
   ASSERT_EQ(cta->num_warps(), 1u);
-  std::vector<const ir::WarpInst*> loads;
+  std::vector<ir::WarpInst> loads;  // copies: a returned instruction lasts until the warp's next
   uint64_t n = 0;
   for (const ir::WarpInst* i; (i = cta->next(0)); ++n)
-    if (i->kind == ir::OpKind::Load) loads.push_back(i);
+    if (i->kind == ir::OpKind::Load) loads.push_back(*i);
   EXPECT_EQ(n, synth_instruction_count(s));
   ASSERT_EQ(loads.size(), 8u);
   for (size_t j = 1; j < loads.size(); ++j) {
-    EXPECT_EQ(loads[j]->src[0], loads[j - 1]->dst[0]);
-    EXPECT_EQ(loads[j]->lane_addr(0), 0x7f1000000000u + (j % 4) * 128);  // 4 slots, then repeats
+    EXPECT_EQ(loads[j].src[0], loads[j - 1].dst[0]);
+    EXPECT_EQ(loads[j].lane_addr(0), 0x7f1000000000u + (j % 4) * 128);  // 4 slots, then repeats
   }
   EXPECT_EQ(cta->next(0), nullptr);
 }
@@ -65,16 +66,16 @@ TEST(Synth, ComputeHasIndependentFfmaChains) {
   SynthSpec s{.kind = "compute", .ctas = 3, .threads_per_cta = 100, .iterations = 5, .chains = 6};
   auto k = synth_kernel(s, "compute");
   uint64_t n = 0, ffma = 0;
-  const ir::WarpInst* last = nullptr;
+  std::optional<ir::OpKind> last;
   auto cta = k->next_cta();
   EXPECT_EQ(cta->num_warps(), 4u);
-  for (const ir::WarpInst* i; (i = cta->next(3)); ++n, last = i) {
+  for (const ir::WarpInst* i; (i = cta->next(3)); ++n, last = i->kind) {
     EXPECT_EQ(i->active_mask, 0xfu);  // 100 threads: the last warp has 4
     if (k->unit_names()[i->unit] == "sp") ++ffma;
   }
   EXPECT_EQ(ffma, 30u);
   ASSERT_TRUE(last);
-  EXPECT_EQ(last->kind, ir::OpKind::Exit);
+  EXPECT_EQ(*last, ir::OpKind::Exit);
   EXPECT_EQ(n, 2 + 9 * 5 + 1u);
   EXPECT_EQ(synth_instruction_count(s), n * 4 * 3);
 }

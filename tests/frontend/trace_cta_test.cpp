@@ -123,5 +123,51 @@ TEST(TraceCta, PoolKeepsABoundedNumberOfSpares) {
   EXPECT_LT(pool->spares(), 40u);
 }
 
+// Dynamic instances of one static instruction share a table entry and keep
+// their own lanes and addresses; a change in any static field (a register,
+// the stride, a lane list instead of a stride) makes a separate entry.
+TEST(TraceCta, InstancesShareTheirStaticInstruction) {
+  auto pool = std::make_shared<CtaBufferPool>();
+  TraceCta cta(2, pool);
+  auto load = [](uint32_t mask, Addr base, uint32_t stride, uint16_t src) {
+    ParsedInst p;
+    p.inst.pc = 0x40;
+    p.inst.active_mask = mask;
+    p.inst.kind = ir::OpKind::Load;
+    p.inst.n_src = 1;
+    p.inst.src[0] = src;
+    p.has_addrs = true;
+    for (uint32_t lane = 0; lane < 32; ++lane) p.addrs[lane] = base + lane * stride;
+    p.inst.addrs = p.addrs.data();
+    return p;
+  };
+  cta.add(0, load(0xffffffffu, 0x1000, 4, 2));
+  cta.add(1, load(0x0000ffffu, 0x9000, 4, 2));  // same static instruction
+  cta.add(0, load(0xffffffffu, 0x2000, 8, 2));  // other stride
+  cta.add(1, load(0xffffffffu, 0x3000, 4, 3));  // other source register
+  ParsedInst scattered = load(0xffffffffu, 0x4000, 4, 2);
+  scattered.addrs[7] = 0x8000;  // not strided: keeps a lane list
+  cta.add(0, scattered);
+  cta.finish();
+  EXPECT_EQ(pool->protos().size(), 4u);
+  const ir::WarpInst* a = cta.next(0);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->active_mask, 0xffffffffu);
+  EXPECT_EQ(a->lane_addr(3), 0x100cu);
+  const ir::WarpInst* b = cta.next(1);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->active_mask, 0x0000ffffu);
+  EXPECT_EQ(b->lane_addr(3), 0x900cu);
+  EXPECT_EQ(cta.next(0)->lane_addr(3), 0x2018u);
+  const ir::WarpInst* d = cta.next(1);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->src[0], 3);
+  const ir::WarpInst* e = cta.next(0);
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->strided);
+  EXPECT_EQ(e->lane_addr(7), 0x8000u);
+  EXPECT_EQ(e->lane_addr(8), 0x4020u);
+}
+
 }  // namespace
 }  // namespace ws::frontend

@@ -15,7 +15,49 @@ void grow(std::vector<T>& v, size_t need) {
   if (need > v.capacity()) v.reserve(std::max(need, 2 * v.capacity()));
 }
 
+// The static fields of an instruction (all but its active lanes and its
+// addresses), hashed and compared field by field: padding bytes carry no
+// value.
+uint64_t static_hash(const ir::WarpInst& in, bool lane_list) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  mix(in.pc);
+  mix(uint64_t{static_cast<uint8_t>(in.kind)} | uint64_t{static_cast<uint8_t>(in.space)} << 8 | uint64_t{in.unit} << 16 |
+      uint64_t{in.access_bytes} << 24 | uint64_t{in.n_dst} << 32 | uint64_t{in.n_src} << 40 |
+      uint64_t{in.strided} << 48 | uint64_t{lane_list} << 49);
+  mix(static_cast<uint32_t>(in.stride));
+  for (int k = 0; k < in.n_dst; ++k) mix(in.dst[k]);
+  for (int k = 0; k < in.n_src; ++k) mix(in.src[k]);
+  return h;
+}
+
+bool same_static(const ir::WarpInst& a, const ir::WarpInst& b) {
+  if (a.pc != b.pc || a.kind != b.kind || a.space != b.space || a.unit != b.unit || a.access_bytes != b.access_bytes ||
+      a.n_dst != b.n_dst || a.n_src != b.n_src || a.strided != b.strided || a.stride != b.stride)
+    return false;
+  return std::equal(a.dst.begin(), a.dst.begin() + a.n_dst, b.dst.begin()) &&
+         std::equal(a.src.begin(), a.src.begin() + a.n_src, b.src.begin());
+}
+
 }  // namespace
+
+// Register slots past n_dst/n_src are cleared, so that a proto equals every
+// instance it stands for field by field.
+uint32_t InstProtos::intern(const ir::WarpInst& proto, bool lane_list) {
+  for (uint64_t h = static_hash(proto, lane_list);; ++h) {
+    uint32_t& slot = by_hash_[h];
+    if (slot == 0) {
+      protos_.push_back(proto);
+      ir::WarpInst& p = protos_.back();
+      std::fill(p.dst.begin() + p.n_dst, p.dst.end(), uint16_t{0});
+      std::fill(p.src.begin() + p.n_src, p.src.end(), uint16_t{0});
+      lane_list_.push_back(lane_list ? 1 : 0);
+      slot = static_cast<uint32_t>(protos_.size());  // index + 1: 0 marks a new slot
+      return slot - 1;
+    }
+    if (same_static(protos_[slot - 1], proto) && lane_list_[slot - 1] == lane_list) return slot - 1;
+  }
+}
 
 CtaBuffers CtaBufferPool::take(uint32_t warps) {
   CtaBuffers b;
@@ -27,6 +69,7 @@ CtaBuffers CtaBufferPool::take(uint32_t warps) {
     b.addrs.reserve(addrs_hint_);
   }
   b.cursors.assign(warps, CtaBuffers::Cursor{});
+  b.current.assign(warps, ir::WarpInst{});
   return b;
 }
 
@@ -46,26 +89,29 @@ void CtaBufferPool::remember_sizes(const CtaBuffers& b) {
 
 void TraceCta::reserve(uint32_t n) { grow(b_.insts, b_.insts.size() + n); }
 
-// Until finish(), a memory instruction's `addrs` only marks that it has
-// addresses: it still points into the parser's scratch line.
+// Strided lanes (coalesced accesses, the common case) keep base and stride
+// only; others list all 32 addresses.
 void TraceCta::add(uint32_t w, const ParsedInst& p) {
   auto at = static_cast<uint32_t>(b_.insts.size());
   if (b_.runs.empty() || b_.runs.back().warp != w) b_.runs.push_back({w, at, at});
   ++b_.runs.back().end;
-  b_.insts.push_back(p.inst);
-  ir::WarpInst& in = b_.insts.back();
-  in.addrs = nullptr;
-  // Strided lanes (coalesced accesses, the common case) keep base and
-  // stride only; others list all 32 addresses.
-  if (!p.has_addrs || ir::make_strided(p.addrs, in)) return;
-  in.addrs = p.addrs.data();
-  b_.addrs.insert(b_.addrs.end(), p.addrs.begin(), p.addrs.end());
+  ir::WarpInst proto = p.inst;
+  proto.addrs = nullptr;
+  StoredInst s{0, p.inst.active_mask, 0};
+  bool lane_list = p.has_addrs && !ir::make_strided(p.addrs, proto);  // (reads the mask)
+  proto.active_mask = 0;
+  if (lane_list) {
+    s.where = b_.addrs.size() / kLanes;
+    b_.addrs.insert(b_.addrs.end(), p.addrs.begin(), p.addrs.end());
+  } else if (proto.strided) {
+    s.where = proto.base;
+    proto.base = 0;
+  }
+  s.proto = pool_->protos().intern(proto, lane_list);
+  b_.insts.push_back(s);
 }
 
 void TraceCta::finish() {
-  size_t k = 0;
-  for (ir::WarpInst& in : b_.insts)
-    if (in.addrs) in.addrs = b_.addrs.data() + kLanes * k++;
   if (!point_cursors()) {
     group_by_warp();
     point_cursors();
@@ -76,7 +122,7 @@ void TraceCta::finish() {
 // False if some warp's instructions came in more than one run.
 bool TraceCta::point_cursors() {
   std::fill(b_.cursors.begin(), b_.cursors.end(), CtaBuffers::Cursor{});
-  const ir::WarpInst* base = b_.insts.data();
+  const StoredInst* base = b_.insts.data();
   for (const CtaBuffers::Run& r : b_.runs) {
     CtaBuffers::Cursor& c = b_.cursors[r.warp];
     if (c.end) return false;
@@ -87,7 +133,7 @@ bool TraceCta::point_cursors() {
 
 // A trace may list a warp twice in one CTA: its runs are joined, in order.
 void TraceCta::group_by_warp() {
-  std::vector<ir::WarpInst> grouped;
+  std::vector<StoredInst> grouped;
   std::vector<CtaBuffers::Run> joined;
   grouped.reserve(b_.insts.size());
   for (uint32_t w = 0; w < warps_; ++w) {

@@ -5,35 +5,67 @@
 #include <memory>
 #include <vector>
 
+#include "common/flat_map.h"
 #include "frontend/trace/trace_parse.h"
 #include "ir/source.h"
 
 namespace ws::frontend {
 
+// A warp instruction as stored: what repeats from one dynamic instance to the
+// next (pc, opcode facts, registers, access width, stride) is an index into
+// the kernel's table of distinct static instructions (InstProtos), so each
+// stored instruction takes 16 bytes instead of a whole WarpInst: the trace
+// of a kernel takes a quarter of the memory, and reading it back at issue
+// brings a quarter of the cache lines into the host's caches.
+struct StoredInst {
+  uint32_t proto = 0;  // index in InstProtos
+  uint32_t mask = 0;   // active lanes
+  uint64_t where = 0;  // strided: lane 0's address; lane list: its index in CtaBuffers::addrs / 32
+};
+
+// The distinct static instructions of one kernel: a WarpInst with no active
+// lanes and no addresses (strided ones keep their stride, base 0), and
+// whether its instances list 32 lane addresses.
+class InstProtos {
+ public:
+  uint32_t intern(const ir::WarpInst& proto, bool lane_list);
+  const ir::WarpInst& operator[](uint32_t i) const { return protos_[i]; }
+  bool lane_list(uint32_t i) const { return lane_list_[i] != 0; }
+  size_t size() const { return protos_.size(); }
+
+ private:
+  std::vector<ir::WarpInst> protos_;
+  std::vector<uint8_t> lane_list_;
+  FlatMap<uint32_t> by_hash_;  // hash of the static fields -> first proto with it (collisions probe on)
+};
+
 // The storage behind one CTA. All warps' instructions lie in one array and
-// their lane addresses in another (32 per memory instruction, same order),
-// so a CTA costs a handful of allocations however many warps it has.
+// their lane addresses in another (32 per instruction that lists them, same
+// order), so a CTA costs a handful of allocations however many warps it has.
 struct CtaBuffers {
   // Consecutive instructions of one warp, as the trace listed them.
   struct Run {
     uint32_t warp, begin, end;
   };
   struct Cursor {
-    const ir::WarpInst* cur = nullptr;
-    const ir::WarpInst* end = nullptr;
+    const StoredInst* cur = nullptr;
+    const StoredInst* end = nullptr;
   };
-  std::vector<ir::WarpInst> insts;
+  std::vector<StoredInst> insts;
   std::vector<Addr> addrs;
   std::vector<Run> runs;
   std::vector<Cursor> cursors;  // per warp, set once the CTA is complete
+  std::vector<ir::WarpInst> current;  // per warp: the instruction next() last returned
 };
 
-// Buffers of finished CTAs wait here for the next ones: in a kernel of many
-// waves a CTA then reads into memory that is already mapped and big enough.
-// Without a spare, new buffers are sized like the last CTA read, so that
-// uniform kernels never regrow (and recopy) them.
+// What the CTAs of one kernel share: the table of static instructions, and
+// the buffers of finished CTAs, which wait here for the next ones (in a
+// kernel of many waves a CTA then reads into memory that is already mapped
+// and big enough). Without a spare, new buffers are sized like the last CTA
+// read, so that uniform kernels never regrow (and recopy) them.
 class CtaBufferPool {
  public:
+  InstProtos& protos() { return protos_; }
   CtaBuffers take(uint32_t warps);
   void give(CtaBuffers b);
   void remember_sizes(const CtaBuffers& b);
@@ -45,6 +77,7 @@ class CtaBufferPool {
   static constexpr size_t kMaxSpare = 16;
   std::vector<CtaBuffers> spare_;
   size_t insts_hint_ = 0, addrs_hint_ = 0;
+  InstProtos protos_;
 };
 
 class TraceCta final : public ir::CtaSource {
@@ -57,26 +90,31 @@ class TraceCta final : public ir::CtaSource {
 
   Dim3 cta_id() const override { return id_; }
   uint32_t num_warps() const override { return warps_; }
+  // The instruction is rebuilt from its stored form into a per-warp slot,
+  // valid until the next call for the same warp.
   const ir::WarpInst* next(uint32_t w) override {
     if (w >= warps_) return nullptr;
     CtaBuffers::Cursor& c = b_.cursors[w];
     if (c.cur == c.end) return nullptr;
-    const ir::WarpInst* inst = c.cur++;
+    const StoredInst& s = *c.cur++;
     // The warp's next instruction is asked for many simulated cycles later,
     // by when its line would have left the host's caches; requesting it now
-    // lets it wait in the outer cache (two lines: an instruction may
-    // straddle). A prefetch past the end is harmless.
-    __builtin_prefetch(inst + 1);
-    __builtin_prefetch(reinterpret_cast<const char*>(inst + 2) - 1);
-    return inst;
+    // lets it wait in the outer cache. A prefetch past the end is harmless.
+    __builtin_prefetch(c.cur);
+    const InstProtos& protos = pool_->protos();
+    ir::WarpInst& out = b_.current[w];
+    out = protos[s.proto];
+    out.active_mask = s.mask;
+    if (out.strided) out.base = s.where;
+    else if (protos.lane_list(s.proto)) out.addrs = b_.addrs.data() + 32 * s.where;
+    return &out;
   }
 
   void set_id(Dim3 id) { id_ = id; }
   // `insts = K` announces K more instructions for warp `w`.
   void reserve(uint32_t n);
   void add(uint32_t w, const ParsedInst& p);
-  // Call once after the last add(): points instructions at their addresses
-  // and warps at their instructions.
+  // Call once after the last add(): points warps at their instructions.
   void finish();
 
  private:
