@@ -155,6 +155,29 @@ TEST(TraceParse, ErrorsNameFileLineAndField) {
   expect_error("0010 ffffffff 1 R1 MOV 0 0", "immediate", "", LineFormat{5, false, 0, 0});
 }
 
+// Numbers have a fast path for the common shapes and a checked one for the
+// rest: both must read the same values and reject the same tokens.
+TEST(TraceParse, UnusualNumberSpellingsReadAsTheirValues) {
+  // 0X prefix, 20 hex digits with leading zeros, 13-digit decimal count,
+  // register with a leading zero, address with a 0x prefix and 17 digits.
+  ParsedInst p = parse("0X0010 00000000000000000003 0000000000001 R007 LDG.E 1 R4 4 0 0x00000000000001000 0x1004");
+  EXPECT_EQ(p.inst.pc, 0x10u);
+  EXPECT_EQ(p.inst.active_mask, 3u);
+  ASSERT_EQ(p.inst.n_dst, 1);
+  EXPECT_EQ(p.inst.dst[0], 7);
+  EXPECT_EQ(p.addrs[0], 0x1000u);
+  EXPECT_EQ(p.addrs[1], 0x1004u);
+  EXPECT_EQ(parse("1 1 1 R255 MOV 0 0").inst.n_dst, 0);  // the zero register is dropped
+  expect_error("0x 1 0 EXIT 0 0", "pc");
+  expect_error("0010 0x1g 0 EXIT 0 0", "mask");
+  expect_error("0010 1 0 EXIT 0 +0", "mem width");
+  expect_error("0010 1 1 R256 MOV 0 0", "dst", "R256");
+  expect_error("0010 1 1 R1000 MOV 0 0", "dst", "R1000");
+  expect_error("0010 1 1 R MOV 0 0", "dst");
+  expect_error("0010 1 0 EXIT 0 99999999999", "mem width");
+  expect_error("0010 11111111111111111 0 EXIT 0 0", "mask");
+}
+
 TEST(TraceParse, HeaderLines) {
   TraceHeader h;
   LineCtx c{"k.traceg", 3};

@@ -45,7 +45,53 @@ class Tokens {
     return p_ == end_;
   }
 
+  // Fast paths for the common token shapes, converting while scanning. Each
+  // consumes the token and returns true only for a well-formed one of at most
+  // `Max` digits; otherwise it leaves the position alone and the caller takes
+  // the checked path, which gives the same value or reports the error.
+  bool hex(uint64_t& out) {
+    const char* p = skip_space(p_);
+    if (end_ - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+    return digits<16, 16>(p, out);
+  }
+  bool dec(uint32_t& out) {
+    uint64_t v;
+    if (!digits<10, 9>(skip_space(p_), v)) return false;
+    out = static_cast<uint32_t>(v);
+    return true;
+  }
+  // A register token R<n>, n of one to three digits and at most 255.
+  bool reg(uint32_t& out) {
+    const char* p = skip_space(p_);
+    uint64_t v;
+    const char* at = p_;
+    if (p == end_ || *p != 'R' || !digits<10, 3>(p + 1, v)) return false;
+    if (v > 255) {
+      p_ = at;
+      return false;
+    }
+    out = static_cast<uint32_t>(v);
+    return true;
+  }
+
  private:
+  // Base-`Base` digits from `p` up to a separator or the end: 1 to `Max` of
+  // them (9 decimal digits cannot overflow 32 bits, 16 hex digits 64).
+  template <int Base, int Max>
+  bool digits(const char* p, uint64_t& out) {
+    uint64_t v = 0;
+    int n = 0;
+    for (; p != end_ && !is_space(*p); ++p, ++n) {
+      int d = digit_value(*p);
+      if (d < 0 || d >= Base || n == Max) return false;
+      v = v * Base + static_cast<uint64_t>(d);
+    }
+    if (n == 0) return false;
+    p_ = p;
+    out = v;
+    return true;
+  }
+  static int digit_value(char c);
   // Trace lines hold printable text; every control character separates tokens.
   static bool is_space(char c) { return static_cast<unsigned char>(c) <= ' '; }
   const char* skip_space(const char* p) const {
@@ -74,6 +120,8 @@ constexpr std::array<int8_t, 256> kHexDigit = [] {
   }
   return t;
 }();
+
+int Tokens::digit_value(char c) { return kHexDigit[static_cast<unsigned char>(c)]; }
 
 // Hand-rolled: hex fields (PCs, masks, addresses) are most of a trace's text.
 uint64_t need_hex(std::string_view t, const LineCtx& ctx, std::string_view field) {
@@ -226,10 +274,13 @@ template <size_t N>
 uint8_t parse_regs(Tokens& t, uint32_t n, std::array<uint16_t, N>& regs, const LineCtx& ctx, std::string_view field) {
   uint8_t count = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    std::string_view tok = t.next();
-    if (tok.size() < 2 || tok[0] != 'R') fail(ctx, field, "expected a register R<n>, got " + quoted(tok));
-    uint32_t r = need_dec<uint32_t>(tok.substr(1), ctx, field);
-    if (r > 255) fail(ctx, field, "register " + quoted(tok) + " out of range R0..R255");
+    uint32_t r;
+    if (!t.reg(r)) {
+      std::string_view tok = t.next();
+      if (tok.size() < 2 || tok[0] != 'R') fail(ctx, field, "expected a register R<n>, got " + quoted(tok));
+      r = need_dec<uint32_t>(tok.substr(1), ctx, field);
+      if (r > 255) fail(ctx, field, "register " + quoted(tok) + " out of range R0..R255");
+    }
     if (r == 255) continue;
     if (count >= N)
       fail(ctx, field, "more than " + std::to_string(N) + " registers (the IR holds at most " + std::to_string(N) + ")");
@@ -244,14 +295,24 @@ std::string_view need_token(Tokens& t, const LineCtx& ctx, std::string_view fiel
   return tok;
 }
 
+uint64_t read_hex(Tokens& t, const LineCtx& ctx, std::string_view field) {
+  uint64_t v;
+  return t.hex(v) ? v : need_hex(need_token(t, ctx, field), ctx, field);
+}
+
+uint32_t read_u32(Tokens& t, const LineCtx& ctx, std::string_view field) {
+  uint32_t v;
+  return t.dec(v) ? v : need_dec<uint32_t>(need_token(t, ctx, field), ctx, field);
+}
+
 // Address modes: 0 = one hex address per active lane, 1 = base + decimal
 // stride (k-th active lane = base + k*stride), 2 = base then signed deltas.
 void parse_addrs(Tokens& t, uint32_t mask, std::array<Addr, 32>& out, const LineCtx& ctx) {
-  uint32_t mode = need_dec<uint32_t>(need_token(t, ctx, "address mode"), ctx, "address mode");
+  uint32_t mode = read_u32(t, ctx, "address mode");
   if (mode > 2) fail(ctx, "address mode", "must be 0, 1 or 2, got " + std::to_string(mode));
   out.fill(0);
   if (mode == 1) {
-    Addr base = need_hex(need_token(t, ctx, "address"), ctx, "address");
+    Addr base = read_hex(t, ctx, "address");
     int64_t stride = need_dec<int64_t>(need_token(t, ctx, "stride"), ctx, "stride");
     uint64_t k = 0;
     for (unsigned lane = 0; lane < 32; ++lane)
@@ -262,9 +323,8 @@ void parse_addrs(Tokens& t, uint32_t mask, std::array<Addr, 32>& out, const Line
   Addr prev = 0;
   for (unsigned lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
-    std::string_view tok = need_token(t, ctx, "address");
-    if (mode == 0 || first) prev = need_hex(tok, ctx, "address");
-    else prev += static_cast<uint64_t>(need_dec<int64_t>(tok, ctx, "address"));
+    if (mode == 0 || first) prev = read_hex(t, ctx, "address");
+    else prev += static_cast<uint64_t>(need_dec<int64_t>(need_token(t, ctx, "address"), ctx, "address"));
     out[lane] = prev;
     first = false;
   }
@@ -277,22 +337,22 @@ void InstParser::parse(std::string_view line, ParsedInst& out, const LineCtx& ct
   out.has_addrs = false;  // stays consistent if this line throws
   out.inst = ir::WarpInst{};
   if (fmt_.tracer_version < 3) {
-    for (uint32_t& c : out.tb) c = need_dec<uint32_t>(need_token(t, ctx, "thread block"), ctx, "thread block");
-    out.warp = need_dec<uint32_t>(need_token(t, ctx, "warp"), ctx, "warp");
+    for (uint32_t& c : out.tb) c = read_u32(t, ctx, "thread block");
+    out.warp = read_u32(t, ctx, "warp");
   }
-  if (fmt_.lineinfo) out.line_num = need_dec<uint32_t>(need_token(t, ctx, "line number"), ctx, "line number");
+  if (fmt_.lineinfo) out.line_num = read_u32(t, ctx, "line number");
   ir::WarpInst& w = out.inst;
-  w.pc = need_hex(need_token(t, ctx, "pc"), ctx, "pc");
-  uint64_t mask = need_hex(need_token(t, ctx, "mask"), ctx, "mask");
+  w.pc = read_hex(t, ctx, "pc");
+  uint64_t mask = read_hex(t, ctx, "mask");
   if (mask > 0xffffffffull) fail(ctx, "mask", "wider than 32 lanes");
   w.active_mask = static_cast<uint32_t>(mask);
-  uint32_t nd = need_dec<uint32_t>(need_token(t, ctx, "dst count"), ctx, "dst count");
+  uint32_t nd = read_u32(t, ctx, "dst count");
   w.n_dst = parse_regs(t, nd, w.dst, ctx, "dst");
   std::string_view opcode = need_token(t, ctx, "opcode");
   const Resolved& r = resolve(opcode, ctx);
-  uint32_t ns = need_dec<uint32_t>(need_token(t, ctx, "src count"), ctx, "src count");
+  uint32_t ns = read_u32(t, ctx, "src count");
   w.n_src = parse_regs(t, ns, w.src, ctx, "src");
-  uint32_t width = need_dec<uint32_t>(need_token(t, ctx, "mem width"), ctx, "mem width");
+  uint32_t width = read_u32(t, ctx, "mem width");
   if (width > 0) parse_addrs(t, w.active_mask, out.addrs, ctx);
   out.immediate = 0;
   if (fmt_.tracer_version >= 5) out.immediate = need_dec<int64_t>(need_token(t, ctx, "immediate"), ctx, "immediate");

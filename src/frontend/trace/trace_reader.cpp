@@ -16,12 +16,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+bool is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Index of the first character that is not blank, or s.size(). (A plain loop:
+// on instruction lines it stops at once, where find_first_not_of does not.)
+size_t first_nonblank(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && is_blank_char(s[i])) ++i;
+  return i;
+}
+
+bool blank(std::string_view s) { return first_nonblank(s) == s.size(); }
 
 std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+  size_t b = first_nonblank(s);
+  if (b == s.size()) return {};
+  size_t e = s.size();
+  while (is_blank_char(s[e - 1])) --e;
+  return s.substr(b, e - b);
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -101,8 +113,11 @@ void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     if (!next_nonblank(line))
       fail("insts", "truncated: end of file after " + std::to_string(i) + " of " + std::to_string(n) + " instructions");
-    std::string_view t = trim(line);
-    if (t[0] == '#' || starts_with(t, "warp") || starts_with(t, "thread block"))
+    // Only a line starting with '#', 'w' or 't' can be one of these (an
+    // instruction line starts with a number): trim only those.
+    char c0 = line[first_nonblank(line)];
+    std::string_view t = c0 == '#' || c0 == 'w' || c0 == 't' ? trim(line) : std::string_view{};
+    if (!t.empty() && (t[0] == '#' || starts_with(t, "warp") || starts_with(t, "thread block")))
       fail("insts", "only " + std::to_string(i) + " of " + std::to_string(n) + " instruction lines before this line");
     parser_.parse(line, scratch_, LineCtx{r_->path(), r_->line_no()});
     cta.add(w, scratch_);
