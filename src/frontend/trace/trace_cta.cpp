@@ -44,6 +44,14 @@ bool same_static(const ir::WarpInst& a, const ir::WarpInst& b) {
 // Register slots past n_dst/n_src are cleared, so that a proto equals every
 // instance it stands for field by field.
 uint32_t InstProtos::intern(const ir::WarpInst& proto, bool lane_list) {
+  // Most instances match the entry last interned for their pc.
+  uint32_t& hint = by_pc_[proto.pc % by_pc_.size()];
+  if (hint != 0 && same_static(protos_[hint - 1], proto) && lane_list_[hint - 1] == lane_list) return hint - 1;
+  hint = lookup(proto, lane_list) + 1;
+  return hint - 1;
+}
+
+uint32_t InstProtos::lookup(const ir::WarpInst& proto, bool lane_list) {
   for (uint64_t h = static_hash(proto, lane_list);; ++h) {
     uint32_t& slot = by_hash_[h];
     if (slot == 0) {

@@ -1,6 +1,7 @@
 // One CTA's instructions as read from a trace, and the pool that recycles
 // their storage between the CTAs of a kernel.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -34,9 +35,12 @@ class InstProtos {
   size_t size() const { return protos_.size(); }
 
  private:
+  uint32_t lookup(const ir::WarpInst& proto, bool lane_list);
+
   std::vector<ir::WarpInst> protos_;
   std::vector<uint8_t> lane_list_;
   FlatMap<uint32_t> by_hash_;  // hash of the static fields -> first proto with it (collisions probe on)
+  std::array<uint32_t, 1024> by_pc_{};  // pc (mod size) -> last proto interned for it + 1, 0: none
 };
 
 // The storage behind one CTA. All warps' instructions lie in one array and
