@@ -35,6 +35,15 @@ class CtaSource {
   // same warp (callers copy it), its lane addresses while this CtaSource
   // lives.
   virtual const WarpInst* next(uint32_t w) = 0;
+  // The same, copied into `out`; false (and `out` unchanged) when the warp
+  // has no more. A source that builds instructions on the fly overrides it
+  // to build straight into `out`.
+  virtual bool next_into(uint32_t w, WarpInst& out) {
+    const WarpInst* i = next(w);
+    if (!i) return false;
+    out = *i;
+    return true;
+  }
 };
 
 class KernelSource {

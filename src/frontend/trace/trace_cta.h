@@ -97,21 +97,25 @@ class TraceCta final : public ir::CtaSource {
   // The instruction is rebuilt from its stored form into a per-warp slot,
   // valid until the next call for the same warp.
   const ir::WarpInst* next(uint32_t w) override {
-    if (w >= warps_) return nullptr;
+    if (w >= warps_ || !next_into(w, b_.current[w])) return nullptr;
+    return &b_.current[w];
+  }
+  // The SM's way in: rebuilt straight into the warp's own copy.
+  bool next_into(uint32_t w, ir::WarpInst& out) override {
+    if (w >= warps_) return false;
     CtaBuffers::Cursor& c = b_.cursors[w];
-    if (c.cur == c.end) return nullptr;
+    if (c.cur == c.end) return false;
     const StoredInst& s = *c.cur++;
     // The warp's next instruction is asked for many simulated cycles later,
     // by when its line would have left the host's caches; requesting it now
     // lets it wait in the outer cache. A prefetch past the end is harmless.
     __builtin_prefetch(c.cur);
     const InstProtos& protos = pool_->protos();
-    ir::WarpInst& out = b_.current[w];
     out = protos[s.proto];
     out.active_mask = s.mask;
     if (out.strided) out.base = s.where;
     else if (protos.lane_list(s.proto)) out.addrs = b_.addrs.data() + 32 * s.where;
-    return &out;
+    return true;
   }
 
   void set_id(Dim3 id) { id_ = id; }

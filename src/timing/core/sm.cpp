@@ -244,15 +244,13 @@ void Sm::next_inst(Warp& w, Cycle now) { fetch(w, static_cast<uint32_t>(&w - war
 // The warp's next instruction from its CTA's stream; a warp whose stream has
 // ended is marked so that scans retire it.
 void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
-  const ir::WarpInst* next = ctas_[w.cta_slot].source->next(w.warp_in_cta);
   SubCore& sc = subcores_[subcore_of(slot)];
   uint64_t bit = uint64_t{1} << local_of(slot);
   sc.mem_next &= ~bit;
-  if (!next) {
+  if (!ctas_[w.cta_slot].source->next_into(w.warp_in_cta, w.inst)) {
     sc.ended |= bit;
     return;
   }
-  w.inst = *next;
   // The coalescer reads the lane addresses at issue, cycles from now: start
   // bringing them into the host's caches (32 x 8 B, four lines).
   if (w.inst.addrs)
