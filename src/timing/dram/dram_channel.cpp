@@ -280,10 +280,10 @@ void DramChannel::enqueue_arrivals() {
       slot = free_slots_.back();
       free_slots_.pop_back();
     }
-    pool_[slot] = Entry{r, locate(r), false, next_age_++};
-    const Entry& e = pool_[slot];
-    uint32_t b = e.loc.bank;
-    banks_[b].queue.push_back(Queued{e.loc.row, e.age, slot, r.type == AccessType::Write});
+    pool_[slot] = r;
+    DramLocation loc = locate(r);
+    banks_[loc.bank].queue.push_back(Queued{loc.row, next_age_++, slot, r.type == AccessType::Write, false});
+    uint32_t b = loc.bank;
     dirty_.set(b);
     ++queued_;
     queued_writes_ += r.type == AccessType::Write;
@@ -352,27 +352,29 @@ void DramChannel::build_views(bool row_bus_taken) {
 void DramChannel::issue(uint32_t b, bool hit) {
   Bank& bank = banks_[b];
   uint32_t slot = static_cast<uint32_t>(hit ? bank.hit : bank.oldest);
-  Entry& e = pool_[slot];
-  DramCmd cmd = next_cmd(bank, e.loc.row, e.req.type == AccessType::Write);
+  auto q = std::find_if(bank.queue.begin(), bank.queue.end(), [&](const Queued& x) { return x.slot == slot; });
+  DramCmd cmd = next_cmd(bank, q->row, q->write);
   Cycle now = clk_.now();
-  record(cmd, b, e.loc.row, now);
+  record(cmd, b, q->row, now);
   dirty_.set(b);
   switch (cmd) {
     case DramCmd::Act:
       bank.open = true;
-      bank.row = e.loc.row;
-      e.activated = true;
+      bank.row = q->row;
+      q->activated = true;
       activates_.inc();
       return;
     case DramCmd::Pre:
       bank.open = false;
       precharges_.inc();
       return;
-    case DramCmd::Rd:
+    case DramCmd::Rd: {
       reads_.inc();
-      e.req.is_reply = true;  // the entry itself is freed below
-      replies_.push(std::move(e.req), clk_.tick_of(now + timing_.CL + timing_.burst_cycles));
+      MemRequest& r = pool_[slot];  // its slot is freed below
+      r.is_reply = true;
+      replies_.push(std::move(r), clk_.tick_of(now + timing_.CL + timing_.burst_cycles));
       break;
+    }
     case DramCmd::Wr:
       writes_.inc();
       queued_writes_--;
@@ -380,13 +382,13 @@ void DramChannel::issue(uint32_t b, bool hit) {
     case DramCmd::Ref:
       throw Error("dram: a request cannot need a refresh");
   }
-  if (!e.activated) row_hits_.inc();
+  if (!q->activated) row_hits_.inc();
   bool is_write = cmd == DramCmd::Wr;
   if (is_write != last_col_write_ && reads_.value() + writes_.value() > 1) turnarounds_.inc();
   last_col_write_ = is_write;
   col_issued_ = true;
   busy_cycles_.inc(timing_.burst_cycles);
-  bank.queue.erase(std::find_if(bank.queue.begin(), bank.queue.end(), [&](const Queued& q) { return q.slot == slot; }));
+  bank.queue.erase(q);
   free_slots_.push_back(slot);
   --queued_;
 }

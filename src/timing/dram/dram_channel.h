@@ -55,19 +55,15 @@ class DramChannel : public Clocked {
   Tick next_event() const override;
 
  private:
-  struct Entry {
-    MemRequest req;
-    DramLocation loc;
-    bool activated = false;  // this request needed its own activate (not a row hit)
-    uint64_t age = 0;        // arrival number
-  };
-  // What the bank summary needs of a queued request, kept in the bank's queue
-  // so that recomputing a summary reads one short array, not the pool.
+  // What the scheduler and the command issue need of a queued request, kept
+  // in its bank's queue so that they read one short array; the request
+  // itself waits in pool_ and is read again only to reply to a read.
   struct Queued {
     uint64_t row;
-    uint64_t age;
-    uint32_t slot;  // in pool_
+    uint64_t age;    // arrival number
+    uint32_t slot;   // in pool_
     bool write;
+    bool activated;  // this request needed its own activate (not a row hit)
   };
   struct Bank {
     bool open = false;
@@ -126,7 +122,7 @@ class DramChannel : public Clocked {
   bool last_col_write_ = false;  // the last column command was a write
   Cycle last_cmd_ = 0;    // cycle of the last command issued
   std::vector<Port<MemRequest>*> reply_to_;  // by slice id
-  std::vector<Entry> pool_;                   // queued requests, by slot
+  std::vector<MemRequest> pool_;              // queued requests, by slot
   std::vector<uint32_t> free_slots_;
   std::vector<Bank> banks_;
   BitSet dirty_;  // banks whose summary needs recomputing
