@@ -280,7 +280,7 @@ void DramChannel::enqueue_arrivals() {
       slot = free_slots_.back();
       free_slots_.pop_back();
     }
-    pool_[slot] = r;
+    if (r.type != AccessType::Write) pool_[slot] = r;  // only a read's reply needs the request again
     DramLocation loc = locate(r);
     banks_[loc.bank].queue.push_back(Queued{loc.row, next_age_++, slot, r.type == AccessType::Write, false});
     uint32_t b = loc.bank;
