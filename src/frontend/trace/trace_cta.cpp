@@ -41,16 +41,19 @@ bool same_static(const ir::WarpInst& a, const ir::WarpInst& b) {
 
 }  // namespace
 
-// Register slots past n_dst/n_src are cleared, so that a proto equals every
-// instance it stands for field by field.
+bool InstProtos::matches(uint32_t i, const ir::WarpInst& proto, bool lane_list) const {
+  return same_static(protos_[i], proto) && (lane_list_[i] != 0) == lane_list;
+}
+
 uint32_t InstProtos::intern(const ir::WarpInst& proto, bool lane_list) {
   // Most instances match the entry last interned for their pc.
   uint32_t& hint = by_pc_[proto.pc % by_pc_.size()];
-  if (hint != 0 && same_static(protos_[hint - 1], proto) && lane_list_[hint - 1] == lane_list) return hint - 1;
-  hint = lookup(proto, lane_list) + 1;
+  if (hint == 0 || !matches(hint - 1, proto, lane_list)) hint = lookup(proto, lane_list) + 1;
   return hint - 1;
 }
 
+// A new entry gets its register slots past n_dst/n_src cleared, so that it
+// equals every instance it stands for field by field.
 uint32_t InstProtos::lookup(const ir::WarpInst& proto, bool lane_list) {
   for (uint64_t h = static_hash(proto, lane_list);; ++h) {
     uint32_t& slot = by_hash_[h];
@@ -63,7 +66,7 @@ uint32_t InstProtos::lookup(const ir::WarpInst& proto, bool lane_list) {
       slot = static_cast<uint32_t>(protos_.size());  // index + 1: 0 marks a new slot
       return slot - 1;
     }
-    if (same_static(protos_[slot - 1], proto) && lane_list_[slot - 1] == lane_list) return slot - 1;
+    if (matches(slot - 1, proto, lane_list)) return slot - 1;
   }
 }
 
@@ -77,7 +80,7 @@ CtaBuffers CtaBufferPool::take(uint32_t warps) {
     b.addrs.reserve(addrs_hint_);
   }
   b.cursors.assign(warps, CtaBuffers::Cursor{});
-  b.current.assign(warps, ir::WarpInst{});
+  b.current.clear();  // sized on first use: the SM goes through next_into()
   return b;
 }
 

@@ -35,6 +35,7 @@ class InstProtos {
   size_t size() const { return protos_.size(); }
 
  private:
+  bool matches(uint32_t i, const ir::WarpInst& proto, bool lane_list) const;
   uint32_t lookup(const ir::WarpInst& proto, bool lane_list);
 
   std::vector<ir::WarpInst> protos_;
@@ -59,7 +60,7 @@ struct CtaBuffers {
   std::vector<Addr> addrs;
   std::vector<Run> runs;
   std::vector<Cursor> cursors;  // per warp, set once the CTA is complete
-  std::vector<ir::WarpInst> current;  // per warp: the instruction next() last returned
+  std::vector<ir::WarpInst> current;  // per warp: what next() last returned (sized by the first next())
 };
 
 // What the CTAs of one kernel share: the table of static instructions, and
@@ -97,7 +98,9 @@ class TraceCta final : public ir::CtaSource {
   // The instruction is rebuilt from its stored form into a per-warp slot,
   // valid until the next call for the same warp.
   const ir::WarpInst* next(uint32_t w) override {
-    if (w >= warps_ || !next_into(w, b_.current[w])) return nullptr;
+    if (w >= warps_) return nullptr;
+    if (b_.current.empty()) b_.current.resize(warps_);
+    if (!next_into(w, b_.current[w])) return nullptr;
     return &b_.current[w];
   }
   // The SM's way in: rebuilt straight into the warp's own copy.

@@ -52,11 +52,11 @@ class Tokens {
   bool hex(uint64_t& out) {
     const char* p = skip_space(p_);
     if (end_ - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
-    return digits<16, 16>(p, out);
+    return accept(digits<16, 16>(p, out));
   }
   bool dec(uint32_t& out) {
     uint64_t v;
-    if (!digits<10, 9>(skip_space(p_), v)) return false;
+    if (!accept(digits<10, 9>(skip_space(p_), v))) return false;
     out = static_cast<uint32_t>(v);
     return true;
   }
@@ -64,32 +64,35 @@ class Tokens {
   bool reg(uint32_t& out) {
     const char* p = skip_space(p_);
     uint64_t v;
-    const char* at = p_;
-    if (p == end_ || *p != 'R' || !digits<10, 3>(p + 1, v)) return false;
-    if (v > 255) {
-      p_ = at;
-      return false;
-    }
+    if (p == end_ || *p != 'R') return false;
+    const char* end = digits<10, 3>(p + 1, v);
+    if (!end || v > 255) return false;
+    accept(end);
     out = static_cast<uint32_t>(v);
     return true;
   }
 
  private:
-  // Base-`Base` digits from `p` up to a separator or the end: 1 to `Max` of
-  // them (9 decimal digits cannot overflow 32 bits, 16 hex digits 64).
+  // Base-`Base` digits from `p` up to a separator or the end, 1 to `Max` of
+  // them (9 decimal digits cannot overflow 32 bits, 16 hex digits 64): where
+  // they end, or nullptr if the token is anything else.
   template <int Base, int Max>
-  bool digits(const char* p, uint64_t& out) {
+  const char* digits(const char* p, uint64_t& out) const {
     uint64_t v = 0;
     int n = 0;
     for (; p != end_ && !is_space(*p); ++p, ++n) {
       int d = digit_value(*p);
-      if (d < 0 || d >= Base || n == Max) return false;
+      if (d < 0 || d >= Base || n == Max) return nullptr;
       v = v * Base + static_cast<uint64_t>(d);
     }
-    if (n == 0) return false;
-    p_ = p;
+    if (n == 0) return nullptr;
     out = v;
-    return true;
+    return p;
+  }
+  // Consumes the token up to `end` (nullptr: leaves the position alone).
+  bool accept(const char* end) {
+    if (end) p_ = end;
+    return end != nullptr;
   }
   static int digit_value(char c);
   // Trace lines hold printable text; every control character separates tokens.

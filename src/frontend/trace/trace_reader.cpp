@@ -113,11 +113,8 @@ void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     if (!next_nonblank(line))
       fail("insts", "truncated: end of file after " + std::to_string(i) + " of " + std::to_string(n) + " instructions");
-    // Only a line starting with '#', 'w' or 't' can be one of these (an
-    // instruction line starts with a number): trim only those.
-    char c0 = line[first_nonblank(line)];
-    std::string_view t = c0 == '#' || c0 == 'w' || c0 == 't' ? trim(line) : std::string_view{};
-    if (!t.empty() && (t[0] == '#' || starts_with(t, "warp") || starts_with(t, "thread block")))
+    std::string_view t = line.substr(first_nonblank(line));  // non-empty: the line is not blank
+    if (t[0] == '#' || (t[0] == 'w' && starts_with(t, "warp")) || (t[0] == 't' && starts_with(t, "thread block")))
       fail("insts", "only " + std::to_string(i) + " of " + std::to_string(n) + " instruction lines before this line");
     parser_.parse(line, scratch_, LineCtx{r_->path(), r_->line_no()});
     cta.add(w, scratch_);

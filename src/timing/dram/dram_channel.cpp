@@ -283,8 +283,7 @@ void DramChannel::enqueue_arrivals() {
     if (r.type != AccessType::Write) pool_[slot] = r;  // only a read's reply needs the request again
     DramLocation loc = locate(r);
     banks_[loc.bank].queue.push_back(Queued{loc.row, next_age_++, slot, r.type == AccessType::Write, false});
-    uint32_t b = loc.bank;
-    dirty_.set(b);
+    dirty_.set(loc.bank);
     ++queued_;
     queued_writes_ += r.type == AccessType::Write;
     from_l2_.pop();
