@@ -102,10 +102,7 @@ void TraceCta::reserve(uint32_t n) { grow(b_.insts, b_.insts.size() + n); }
 
 // Strided lanes (coalesced accesses, the common case) keep base and stride
 // only; others list all 32 addresses.
-void TraceCta::add(uint32_t w, const ParsedInst& p) {
-  auto at = static_cast<uint32_t>(b_.insts.size());
-  if (b_.runs.empty() || b_.runs.back().warp != w) b_.runs.push_back({w, at, at});
-  ++b_.runs.back().end;
+StoredInst TraceCta::add(uint32_t w, const ParsedInst& p) {
   ir::WarpInst proto = p.inst;
   proto.addrs = nullptr;
   StoredInst s{0, p.inst.active_mask, 0};
@@ -119,7 +116,8 @@ void TraceCta::add(uint32_t w, const ParsedInst& p) {
     proto.base = 0;
   }
   s.proto = pool_->protos().intern(proto, lane_list);
-  b_.insts.push_back(s);
+  add_stored(w, s);
+  return s;
 }
 
 void TraceCta::finish() {

@@ -124,7 +124,15 @@ class TraceCta final : public ir::CtaSource {
   void set_id(Dim3 id) { id_ = id; }
   // `insts = K` announces K more instructions for warp `w`.
   void reserve(uint32_t n);
-  void add(uint32_t w, const ParsedInst& p);
+  // Returns the stored form, which add_stored() takes again for a later
+  // instance of the same line (see LineMemo) when it lists no lane addresses.
+  StoredInst add(uint32_t w, const ParsedInst& p);
+  void add_stored(uint32_t w, const StoredInst& s) {
+    auto at = static_cast<uint32_t>(b_.insts.size());
+    if (b_.runs.empty() || b_.runs.back().warp != w) b_.runs.push_back({w, at, at});
+    ++b_.runs.back().end;
+    b_.insts.push_back(s);
+  }
   // Call once after the last add(): points warps at their instructions.
   void finish();
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "frontend/trace/line_memo.h"
 #include "frontend/trace/line_reader.h"
 #include "frontend/trace/trace_cta.h"
 
@@ -97,6 +98,7 @@ class TraceKernel final : public ir::KernelSource {
   std::shared_ptr<const IsaTable> isa_;
   InstParser parser_;
   ParsedInst scratch_;
+  LineMemo memo_;
   std::shared_ptr<CtaBufferPool> pool_ = std::make_shared<CtaBufferPool>();
   uint64_t ctas_read_ = 0;
 };
@@ -116,8 +118,13 @@ void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
     std::string_view t = line.substr(first_nonblank(line));  // non-empty: the line is not blank
     if (t[0] == '#' || (t[0] == 'w' && starts_with(t, "warp")) || (t[0] == 't' && starts_with(t, "thread block")))
       fail("insts", "only " + std::to_string(i) + " of " + std::to_string(n) + " instruction lines before this line");
+    if (const StoredInst* s = memo_.find(line)) {
+      cta.add_stored(w, *s);
+      continue;
+    }
     parser_.parse(line, scratch_, LineCtx{r_->path(), r_->line_no()});
-    cta.add(w, scratch_);
+    StoredInst s = cta.add(w, scratch_);
+    if (!scratch_.has_addrs) memo_.remember(line, s);
   }
 }
 
