@@ -54,7 +54,7 @@ TEST(HashSectorCache, LruKeepsTheRecentlyUsedLineFifoDoesNot) {
     c.insert(0x000, nullptr).valid = 1;
     c.insert(0x080, nullptr).dirty = 2;
     c.touch(*c.find(0x000));
-    std::optional<CacheLine> victim;
+    std::optional<EvictedLine> victim;
     c.insert(0x100, &victim);
     ASSERT_TRUE(victim.has_value());
     EXPECT_EQ(victim->line_addr, std::string(repl) == "lru" ? 0x080u : 0x000u) << repl;

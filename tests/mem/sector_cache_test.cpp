@@ -80,7 +80,7 @@ void run_random(const char* repl, uint32_t sets, uint32_t ways, uint32_t seed) {
       cache.touch(*found);
       continue;
     }
-    std::optional<CacheLine> evicted;
+    std::optional<EvictedLine> evicted;
     cache.insert(line, &evicted);
     std::optional<Addr> expect = model.insert(line);
     ASSERT_EQ(evicted.has_value(), expect.has_value()) << repl << " step " << step;
@@ -97,6 +97,64 @@ TEST(SectorCacheReplacement, MatchesANaiveStampModel) {
     run_random(repl, 1, 256, 3);   // the L1's 256 ways
     run_random(repl, 8, 1, 4);     // direct mapped
   }
+}
+
+}  // namespace
+}  // namespace ws::timing
+
+namespace ws::timing {
+namespace {
+
+SectorCache small_cache(uint32_t sets, uint32_t ways) {
+  SectorCacheShape shape;
+  shape.sets = sets;
+  shape.ways = ways;
+  return SectorCache(shape);
+}
+
+// Line numbers n and n ^ (1 << 32) ^ 1 share a 32-bit fingerprint in the
+// index: both must be found, each as itself, and erasing one keeps the other.
+TEST(SectorCacheIndex, FingerprintCollisionsStayApart) {
+  Addr a = Addr{5} << 7, b = ((Addr{1} << 32) | 4) << 7;
+  ASSERT_EQ(LineIndex::fingerprint(a), LineIndex::fingerprint(b));
+  SectorCache c = small_cache(1, 8);
+  c.insert(a, nullptr).valid = 1;
+  EXPECT_EQ(c.find(b), nullptr);
+  c.insert(b, nullptr).valid = 2;
+  ASSERT_TRUE(c.find(a));
+  ASSERT_TRUE(c.find(b));
+  EXPECT_EQ(c.find(a)->valid, 1);
+  EXPECT_EQ(c.find(b)->valid, 2);
+  c.invalidate(a);
+  EXPECT_EQ(c.find(a), nullptr);
+  ASSERT_TRUE(c.find(b));
+  EXPECT_EQ(c.find(b)->line_addr, b);
+}
+
+// Written-byte masks: partial writes accumulate; a sector written whole, or
+// completed by later writes, reads as fully written; a clean sector as
+// nothing written; an evicted line carries its masks out.
+TEST(SectorCacheWritten, PartialMasksAccumulateAndLeaveWithTheVictim) {
+  SectorCache c = small_cache(1, 1);
+  CacheLine& l = c.insert(0x1000, nullptr);
+  EXPECT_EQ(c.written(l, 0), 0u);
+  EXPECT_EQ(c.add_written(l, 1, 0x0000ffffu), 0x0000ffffu);
+  l.dirty |= 2;
+  EXPECT_EQ(c.add_written(l, 1, 0x00ff0000u), 0x00ffffffu);
+  EXPECT_EQ(c.written(l, 1), 0x00ffffffu);
+  EXPECT_EQ(c.add_written(l, 2, kFullSectorMask), kFullSectorMask);
+  l.dirty |= 4;
+  EXPECT_EQ(c.written(l, 2), kFullSectorMask);
+  EXPECT_EQ(c.add_written(l, 3, 0xff000000u), 0xff000000u);
+  l.dirty |= 8;
+  EXPECT_EQ(c.add_written(l, 3, 0x00ffffffu), kFullSectorMask);
+  EXPECT_EQ(c.written(l, 3), kFullSectorMask);
+  std::optional<EvictedLine> v;
+  CacheLine& fresh = c.insert(0x2000, &v);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->line_addr, 0x1000u);
+  EXPECT_EQ(v->written, (std::array<uint32_t, 4>{0, 0x00ffffffu, kFullSectorMask, kFullSectorMask}));
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) EXPECT_EQ(c.written(fresh, s), 0u) << s;  // nothing carried over
 }
 
 }  // namespace

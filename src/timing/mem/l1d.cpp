@@ -290,16 +290,16 @@ void L1D::write_back_local(const L1Access& a, uint32_t s) {
   (hit ? write_hits_ : write_misses_).inc();
   if (!line) line = &install(a.line_addr);
   uint8_t bit = static_cast<uint8_t>(1u << s);
-  line->written[s] |= a.byte_masks[s];
+  uint32_t written = tags_.add_written(*line, s, a.byte_masks[s]);  // (reads the old dirty bit)
   line->dirty |= bit;
-  if (line->written[s] == kFullSectorMask) line->valid |= bit;
+  if (written == kFullSectorMask) line->valid |= bit;
   tags_.touch(*line);
 }
 
 // Allocates a line; a victim's dirty sectors go to L2 (past the miss-queue
 // limit: at most four, and the eviction cannot wait).
 CacheLine& L1D::install(Addr line_addr) {
-  std::optional<CacheLine> victim;
+  std::optional<EvictedLine> victim;
   CacheLine& line = tags_.insert(line_addr, &victim);
   if (victim && victim->dirty) {
     for (uint32_t s = 0; s < kSectorsPerLine; ++s) {

@@ -172,13 +172,13 @@ bool L2Slice::process_write(const MemRequest& r) {
   writes_.inc();
   CacheLine* found = tags_.find(line_of(r.addr));
   uint32_t s = sector_in_line(r.addr);
-  bool hit = found && ((found->valid >> s & 1) || found->written[s] != 0);
+  bool hit = found && ((found->valid >> s & 1) || tags_.written(*found, s) != 0);
   (hit ? write_hits_ : write_misses_).inc();
   CacheLine& line = found ? *found : line_for(r.addr);
   tags_.touch(line);
-  line.written[s] |= r.byte_mask;
+  uint32_t written = tags_.add_written(line, s, r.byte_mask);  // (reads the old dirty bit)
   line.dirty |= static_cast<uint8_t>(1u << s);
-  if (line.written[s] == kFullSectorMask) line.valid |= static_cast<uint8_t>(1u << s);
+  if (written == kFullSectorMask) line.valid |= static_cast<uint8_t>(1u << s);
   return true;
 }
 
@@ -225,13 +225,13 @@ void L2Slice::fill(const MemRequest& dram_reply) {
 }
 
 CacheLine& L2Slice::line_for(Addr sector) {
-  std::optional<CacheLine> victim;
+  std::optional<EvictedLine> victim;
   CacheLine& line = tags_.insert(line_of(sector), &victim);
   if (victim) write_back(*victim);
   return line;
 }
 
-void L2Slice::write_back(const CacheLine& victim) {
+void L2Slice::write_back(const EvictedLine& victim) {
   for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
     if (!(victim.dirty >> s & 1)) continue;
     uint32_t mask = (victim.valid >> s & 1) ? kFullSectorMask : victim.written[s];

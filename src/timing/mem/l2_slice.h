@@ -85,7 +85,7 @@ class L2Slice : public Clocked {
   bool miss(const MemRequest& r);
   void fill(const MemRequest& reply);
   CacheLine& line_for(Addr sector);
-  void write_back(const CacheLine& victim);
+  void write_back(const EvictedLine& victim);
   void send_dram(Addr sector, uint32_t byte_mask, AccessType type);
   void reply(MemRequest r);
   bool dram_room(size_t n) const { return dram_q_.size() + n <= dram_queue_cap_; }

@@ -74,10 +74,10 @@ void SectorCache::resize(uint32_t sets, uint32_t ways) {
   shape_.sets = sets;
   shape_.ways = ways;
   lines_.assign(size_t{sets} * ways, CacheLine{});
+  partial_.assign(lines_.size(), {});
   words_per_set_ = (ways + 63) / 64;
   present_.assign(size_t{sets} * words_per_set_, 0);
-  where_.clear();
-  where_.reserve(lines_.size());
+  where_.reset(lines_.size());
   if (sets != 0) index_ = make_index_hash(shape_.param_prefix + ".set_index", shape_.set_index, sets);
   repl_->init(sets, ways);
 }
@@ -92,8 +92,8 @@ CacheLine* SectorCache::find(Addr line_addr) {
 
 const CacheLine* SectorCache::find(Addr line_addr) const {
   if (!enabled()) return nullptr;
-  const uint32_t* at = where_.find(line_addr);
-  return at ? &lines_[*at] : nullptr;
+  const uint32_t* at = where_.find(line_addr, [this](uint32_t i) { return lines_[i].line_addr; });
+  return at ? &lines_[*at - 1] : nullptr;
 }
 
 void SectorCache::touch(const CacheLine& line) {
@@ -119,20 +119,39 @@ void SectorCache::set_present(uint32_t index, bool on) {
   word = on ? word | bit : word & ~bit;
 }
 
-CacheLine& SectorCache::insert(Addr line_addr, std::optional<CacheLine>* evicted) {
+uint32_t SectorCache::add_written(CacheLine& line, uint32_t s, uint32_t bytes) {
+  uint32_t mask = written(line, s) | bytes;
+  auto bit = static_cast<uint8_t>(1u << s);
+  if (mask == kFullSectorMask) {
+    line.partial &= static_cast<uint8_t>(~bit);
+  } else {
+    partial_[index_of(line)][s] = mask;
+    line.partial |= bit;
+  }
+  return mask;
+}
+
+CacheLine& SectorCache::insert(Addr line_addr, std::optional<EvictedLine>* evicted) {
   uint32_t set = set_of(line_addr);
   CacheLine* ways = &lines_[size_t{set} * shape_.ways];
   uint32_t way = free_way(set);
+  auto index = static_cast<uint32_t>(size_t{set} * shape_.ways + way);
   if (way == shape_.ways) {
     way = repl_->victim(set);
-    if (evicted) *evicted = ways[way];
-    where_.erase(ways[way].line_addr);
+    index = static_cast<uint32_t>(size_t{set} * shape_.ways + way);
+    const CacheLine& old = ways[way];
+    if (evicted) {
+      EvictedLine e;
+      static_cast<CacheLine&>(e) = old;
+      for (uint32_t s = 0; s < kSectorsPerLine; ++s) e.written[s] = written(old, s);
+      *evicted = e;
+    }
+    where_.erase(old.line_addr, index);
   }
   ways[way] = CacheLine{};
   ways[way].line_addr = line_addr;
   ways[way].present = true;
-  auto index = static_cast<uint32_t>(size_t{set} * shape_.ways + way);
-  where_[line_addr] = index;
+  where_.insert(line_addr, index);
   set_present(index, true);
   repl_->on_insert(set, way);
   return ways[way];
@@ -140,9 +159,10 @@ CacheLine& SectorCache::insert(Addr line_addr, std::optional<CacheLine>* evicted
 
 void SectorCache::invalidate(Addr line_addr) {
   if (CacheLine* l = find(line_addr)) {
-    set_present(static_cast<uint32_t>(l - lines_.data()), false);
+    uint32_t index = index_of(*l);
+    set_present(index, false);
     *l = CacheLine{};
-    where_.erase(line_addr);
+    where_.erase(line_addr, index);
   }
 }
 

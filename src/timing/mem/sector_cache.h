@@ -1,7 +1,12 @@
 // Sectored tag array: 128 B lines of four 32 B sectors, sets x ways, with
 // per-sector valid/dirty bits and a per-sector written-byte mask (the L2's
-// write-validate state). Replacement and set-index functions are plug-ins.
-// Holds tags only; data values live in the functional model.
+// write-validate state, the L1's local write-back). Replacement and set-index
+// functions are plug-ins. Holds tags only; data values live in the
+// functional model.
+//
+// A line is 16 bytes: the byte masks of partly written sectors live in a side
+// array that only partial writes touch (a dirty sector without one was
+// written whole), so the arrays a streaming kernel sweeps stay small.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -10,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "common/flat_map.h"
 #include "common/plugin.h"
 #include "common/types.h"
 #include "timing/mem/mem_request.h"
 #include "timing/mem/index_hash.h"
+#include "timing/mem/line_index.h"
 
 namespace ws::timing {
 
@@ -27,8 +32,13 @@ inline uint32_t sector_in_line(Addr a) { return static_cast<uint32_t>((a / 32) %
 struct CacheLine {
   Addr line_addr = 0;
   bool present = false;
-  uint8_t valid = 0;  // bit s: sector s readable (fetched, or fully written)
-  uint8_t dirty = 0;  // bit s: sector s differs from the level below
+  uint8_t valid = 0;    // bit s: sector s readable (fetched, or fully written)
+  uint8_t dirty = 0;    // bit s: sector s differs from the level below
+  uint8_t partial = 0;  // bit s: sector s has a partial written-byte mask (SectorCache::written)
+};
+
+// A line as it was when evicted, with its written-byte masks spelled out.
+struct EvictedLine : CacheLine {
   std::array<uint32_t, kSectorsPerLine> written{};  // bytes written since the sector was allocated
 };
 
@@ -65,7 +75,16 @@ class SectorCache {
   void touch(const CacheLine& line);
   // Installs a line that is not present, evicting a victim if the set is full;
   // the victim's old state is written to `evicted`.
-  CacheLine& insert(Addr line_addr, std::optional<CacheLine>* evicted);
+  CacheLine& insert(Addr line_addr, std::optional<EvictedLine>* evicted);
+  // Bytes of sector `s` written since it was allocated: a dirty sector with
+  // no partial mask was written whole.
+  uint32_t written(const CacheLine& line, uint32_t s) const {
+    if (line.partial >> s & 1) return partial_[index_of(line)][s];
+    return (line.dirty >> s & 1) ? kFullSectorMask : 0;
+  }
+  // Adds `bytes` to sector `s`'s written mask (the caller marks it dirty);
+  // returns the new mask.
+  uint32_t add_written(CacheLine& line, uint32_t s, uint32_t bytes);
   void invalidate(Addr line_addr);
   // New geometry; drops every line (done between kernels).
   void resize(uint32_t sets, uint32_t ways);
@@ -78,18 +97,20 @@ class SectorCache {
 
  private:
   uint32_t free_way(uint32_t set) const;
+  uint32_t index_of(const CacheLine& line) const { return static_cast<uint32_t>(&line - lines_.data()); }
   void set_present(uint32_t index, bool on);
 
   SectorCacheShape shape_;
   std::unique_ptr<ReplacementPolicy> repl_;
   std::unique_ptr<IndexHash> index_;
   std::vector<CacheLine> lines_;  // set-major: lines_[set * ways + way]
+  std::vector<std::array<uint32_t, kSectorsPerLine>> partial_;  // by line index, where `partial` says
   // Bit per way of each set: the way holds a line (finds a free way in O(ways/64)).
   std::vector<uint64_t> present_;
   uint32_t words_per_set_ = 0;
   // line address -> index in lines_ of every present line: lookups stay O(1)
   // even for the 256-way L1.
-  FlatMap<uint32_t> where_;
+  LineIndex where_;
 };
 
 }  // namespace ws::timing
