@@ -127,6 +127,9 @@ class TraceCta final : public ir::CtaSource {
   // Returns the stored form, which add_stored() takes again for a later
   // instance of the same line (see LineMemo) when it lists no lane addresses.
   StoredInst add(uint32_t w, const ParsedInst& p);
+  // Whether a stored instruction lists its 32 lane addresses in this CTA's
+  // buffers (and so cannot be reused elsewhere).
+  bool lists_lanes(const StoredInst& s) const { return pool_->protos().lane_list(s.proto); }
   void add_stored(uint32_t w, const StoredInst& s) {
     auto at = static_cast<uint32_t>(b_.insts.size());
     if (b_.runs.empty() || b_.runs.back().warp != w) b_.runs.push_back({w, at, at});

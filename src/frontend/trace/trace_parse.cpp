@@ -61,6 +61,9 @@ class Tokens {
     return true;
   }
   // A register token R<n>, n of one to three digits and at most 255.
+  // Where the next token starts.
+  const char* at() const { return skip_space(p_); }
+  const char* pos() const { return p_; }
   bool reg(uint32_t& out) {
     const char* p = skip_space(p_);
     uint64_t v;
@@ -310,12 +313,19 @@ uint32_t read_u32(Tokens& t, const LineCtx& ctx, std::string_view field) {
 
 // Address modes: 0 = one hex address per active lane, 1 = base + decimal
 // stride (k-th active lane = base + k*stride), 2 = base then signed deltas.
-void parse_addrs(Tokens& t, uint32_t mask, std::array<Addr, 32>& out, const LineCtx& ctx) {
+// Mode 1 records where its base token lies in the line (see ParsedInst).
+void parse_addrs(Tokens& t, std::string_view line, ParsedInst& p, const LineCtx& ctx) {
+  uint32_t mask = p.inst.active_mask;
+  std::array<Addr, 32>& out = p.addrs;
   uint32_t mode = read_u32(t, ctx, "address mode");
   if (mode > 2) fail(ctx, "address mode", "must be 0, 1 or 2, got " + std::to_string(mode));
   out.fill(0);
   if (mode == 1) {
+    const char* at = t.at();
     Addr base = read_hex(t, ctx, "address");
+    p.base_at = static_cast<uint32_t>(at - line.data());
+    p.base_len = static_cast<uint32_t>(t.pos() - at);
+    p.base = base;
     int64_t stride = need_dec<int64_t>(need_token(t, ctx, "stride"), ctx, "stride");
     uint64_t k = 0;
     for (unsigned lane = 0; lane < 32; ++lane)
@@ -338,6 +348,8 @@ void parse_addrs(Tokens& t, uint32_t mask, std::array<Addr, 32>& out, const Line
 void InstParser::parse(std::string_view line, ParsedInst& out, const LineCtx& ctx) {
   Tokens t(line);
   out.has_addrs = false;  // stays consistent if this line throws
+  out.base_len = 0;
+  out.space_from_address = false;
   out.inst = ir::WarpInst{};
   if (fmt_.tracer_version < 3) {
     for (uint32_t& c : out.tb) c = read_u32(t, ctx, "thread block");
@@ -356,7 +368,7 @@ void InstParser::parse(std::string_view line, ParsedInst& out, const LineCtx& ct
   uint32_t ns = read_u32(t, ctx, "src count");
   w.n_src = parse_regs(t, ns, w.src, ctx, "src");
   uint32_t width = read_u32(t, ctx, "mem width");
-  if (width > 0) parse_addrs(t, w.active_mask, out.addrs, ctx);
+  if (width > 0) parse_addrs(t, line, out, ctx);
   out.immediate = 0;
   if (fmt_.tracer_version >= 5) out.immediate = need_dec<int64_t>(need_token(t, ctx, "immediate"), ctx, "immediate");
   if (!t.done()) fail(ctx, "line", "unexpected trailing text " + quoted(t.next()));
@@ -382,7 +394,10 @@ void InstParser::fill_kind(const Resolved& r, bool traced, ParsedInst& out) cons
     case IsaSpace::Local: w.space = ir::MemSpace::Local; break;
     case IsaSpace::Const: w.space = ir::MemSpace::Const; break;
     case IsaSpace::Tex: w.space = ir::MemSpace::Tex; break;
-    case IsaSpace::Generic: w.space = generic_space(w, fmt_); break;
+    case IsaSpace::Generic:
+      w.space = generic_space(w, fmt_);
+      out.space_from_address = true;
+      break;
     default: w.space = ir::MemSpace::Global; break;
   }
 }

@@ -55,6 +55,12 @@ struct ParsedInst {
   uint32_t tb[3] = {0, 0, 0};    // tracer version < 3 only
   uint32_t warp = 0;             // tracer version < 3 only
   int64_t immediate = 0;         // tracer version 5 only
+  // Where in the line the base address of a base-and-stride access (address
+  // mode 1) was written, if it was (base_len 0: not); LineMemo rebases lines
+  // that differ only there.
+  uint32_t base_at = 0, base_len = 0;
+  Addr base = 0;
+  bool space_from_address = false;  // a generic access: its space depends on its addresses
 };
 
 // Parses instruction lines; caches per-opcode facts, so keep one per kernel.

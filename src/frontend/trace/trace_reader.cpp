@@ -91,6 +91,7 @@ class TraceKernel final : public ir::KernelSource {
     throw InputError(r_->path(), r_->line_no(), field, what);
   }
   bool next_nonblank(std::string_view& line);
+  void remember(std::string_view line, const StoredInst& s, const TraceCta& cta);
   void read_warp(TraceCta& cta, uint32_t w, uint32_t n);
 
   std::unique_ptr<LineReader> r_;
@@ -109,6 +110,15 @@ bool TraceKernel::next_nonblank(std::string_view& line) {
   return false;
 }
 
+// What LineMemo may reuse: lines without addresses, and base-and-stride lines
+// stored by base and stride whose space does not depend on the address.
+void TraceKernel::remember(std::string_view line, const StoredInst& s, const TraceCta& cta) {
+  const ParsedInst& p = scratch_;
+  if (!p.has_addrs) memo_.remember(line, s);
+  else if (p.base_len > 0 && p.inst.active_mask != 0 && !p.space_from_address && !cta.lists_lanes(s))
+    memo_.remember_rebased(line, p.base_at, p.base_len, p.base, s);
+}
+
 void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
   std::string_view line;
   cta.reserve(std::min<uint32_t>(n, 1u << 20));
@@ -122,9 +132,13 @@ void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
       cta.add_stored(w, *s);
       continue;
     }
+    if (auto s = memo_.find_rebased(line)) {
+      cta.add_stored(w, *s);
+      continue;
+    }
     parser_.parse(line, scratch_, LineCtx{r_->path(), r_->line_no()});
     StoredInst s = cta.add(w, scratch_);
-    if (!scratch_.has_addrs) memo_.remember(line, s);
+    remember(line, s, cta);
   }
 }
 
