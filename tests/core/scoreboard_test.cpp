@@ -41,6 +41,7 @@ TEST(CoreScoreboard, ManyWritesInFlightMatchAMap) {
     for (uint16_t r : ask)
       if (auto it = ref.find(r); it != ref.end() && it->second > now) want = std::max(want, it->second);
     ASSERT_EQ(sb.ready_at(ask, 3, now), want) << "cycle " << now;
+    ASSERT_EQ(sb.ready_at(ask, 1, ask + 1, 2, now), want) << "two lists, cycle " << now;
     if (now % 97 == 0)
       for (auto& [reg, ready] : ref)
         if (ready == kPending) sb.set(reg, ready = now);  // replies arrive

@@ -47,6 +47,22 @@ class Scoreboard {
     }
     return latest;
   }
+  // The same for two register lists at once (an instruction's sources and
+  // destinations), without gathering them first.
+  Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now) {
+    Cycle latest = 0;
+    for (uint32_t i = 0; i < list_.size();) {
+      const Entry& e = list_[i];
+      if (e.ready <= now) {
+        remove(i);
+        continue;
+      }
+      if (std::find(a, a + na, e.reg) != a + na || std::find(b, b + nb, e.reg) != b + nb)
+        latest = std::max(latest, e.ready);
+      ++i;
+    }
+    return latest;
+  }
 
  private:
   struct Entry {

@@ -33,11 +33,7 @@ struct Warp {
 
   // Sources (true dependences) and destinations (output dependences) written.
   bool regs_ready(const ir::WarpInst& i, Cycle now, Cycle& wake) {
-    uint16_t regs[ir::kMaxSrc + ir::kMaxDst];
-    int n = 0;
-    for (int k = 0; k < i.n_src; ++k) regs[n++] = i.src[k];
-    for (int k = 0; k < i.n_dst; ++k) regs[n++] = i.dst[k];
-    wake = scoreboard.ready_at(regs, n, now);
+    wake = scoreboard.ready_at(i.src.data(), i.n_src, i.dst.data(), i.n_dst, now);
     return wake <= now;
   }
   void write_dsts(const ir::WarpInst& i, Cycle ready) {

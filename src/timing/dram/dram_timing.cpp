@@ -113,28 +113,23 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
 
 DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups)
     : table_(std::move(table)), groups_(bank_groups), bank_(banks, Last{}) {
-  for (const DramTimingRow& r : table_) by_preceding_[static_cast<size_t>(r.preceding)].push_back(r);
+  for (const DramTimingRow& r : table_) {
+    Effects& e = by_preceding_[static_cast<size_t>(r.preceding)];
+    auto& list = r.scope == DramScope::Bank ? e.bank : r.scope == DramScope::BankGroup ? e.group : e.channel;
+    list.emplace_back(static_cast<uint8_t>(r.following), r.cycles);
+  }
 }
 
 // Applying the table when a command issues keeps the scheduler's question
 // ("earliest cycle for command C at bank b") to two reads: the bound on the
 // bank (its own rows and its group's) and the bound on the channel.
 void DramTimingTracker::issued(DramCmd cmd, uint32_t bank, Cycle at) {
-  for (const DramTimingRow& r : by_preceding_[static_cast<size_t>(cmd)]) {
-    auto f = static_cast<size_t>(r.following);
-    Cycle t = at + r.cycles;
-    switch (r.scope) {
-      case DramScope::Bank:
-        bank_[bank][f] = std::max(bank_[bank][f], t);
-        break;
-      case DramScope::BankGroup:
-        for (size_t b = group_of(bank); b < bank_.size(); b += groups_) bank_[b][f] = std::max(bank_[b][f], t);
-        break;
-      case DramScope::Channel:
-        channel_[f] = std::max(channel_[f], t);
-        break;
-    }
-  }
+  const Effects& e = by_preceding_[static_cast<size_t>(cmd)];
+  for (auto [f, cycles] : e.channel) channel_[f] = std::max(channel_[f], at + cycles);
+  Last& own = bank_[bank];
+  for (auto [f, cycles] : e.bank) own[f] = std::max(own[f], at + cycles);
+  for (auto [f, cycles] : e.group)
+    for (size_t b = group_of(bank); b < bank_.size(); b += groups_) bank_[b][f] = std::max(bank_[b][f], at + cycles);
 }
 
 }  // namespace ws::timing

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "common/types.h"
@@ -55,7 +56,11 @@ class DramTimingTracker {
  private:
   using Last = std::array<Cycle, kDramCmds>;
   std::vector<DramTimingRow> table_;
-  std::array<std::vector<DramTimingRow>, kDramCmds> by_preceding_;  // rows by preceding command
+  // Rows by preceding command, split by scope: (following command, cycles).
+  struct Effects {
+    std::vector<std::pair<uint8_t, uint32_t>> bank, group, channel;
+  };
+  std::array<Effects, kDramCmds> by_preceding_;
   uint32_t groups_;  // banks interleave over groups: bank b is in group b % groups_
   // Earliest cycle per command imposed on each bank by its own commands and
   // by its group's (a group row is applied to each bank of the group, so
