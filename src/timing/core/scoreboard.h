@@ -35,33 +35,12 @@ class Scoreboard {
   // The cycle by which every register in `regs` is written (n < 0: every
   // register) (0 if none is in flight). Drops entries that completed by `now`.
   Cycle ready_at(const uint16_t* regs, int n, Cycle now) {
-    Cycle latest = 0;
-    for (uint32_t i = 0; i < list_.size();) {
-      const Entry& e = list_[i];
-      if (e.ready <= now) {
-        remove(i);
-        continue;
-      }
-      if (n < 0 || std::find(regs, regs + n, e.reg) != regs + n) latest = std::max(latest, e.ready);
-      ++i;
-    }
-    return latest;
+    return latest_of(now, [&](uint16_t r) { return n < 0 || std::find(regs, regs + n, r) != regs + n; });
   }
   // The same for two register lists at once (an instruction's sources and
   // destinations), without gathering them first.
   Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now) {
-    Cycle latest = 0;
-    for (uint32_t i = 0; i < list_.size();) {
-      const Entry& e = list_[i];
-      if (e.ready <= now) {
-        remove(i);
-        continue;
-      }
-      if (std::find(a, a + na, e.reg) != a + na || std::find(b, b + nb, e.reg) != b + nb)
-        latest = std::max(latest, e.ready);
-      ++i;
-    }
-    return latest;
+    return latest_of(now, [&](uint16_t r) { return std::find(a, a + na, r) != a + na || std::find(b, b + nb, r) != b + nb; });
   }
 
  private:
@@ -69,6 +48,22 @@ class Scoreboard {
     uint16_t reg = 0;
     Cycle ready = 0;
   };
+
+  // The latest write in flight to a register `counts`, dropping completed ones.
+  template <class Counts>
+  Cycle latest_of(Cycle now, Counts&& counts) {
+    Cycle latest = 0;
+    for (uint32_t i = 0; i < list_.size();) {
+      const Entry& e = list_[i];
+      if (e.ready <= now) {
+        remove(i);
+        continue;
+      }
+      if (counts(e.reg)) latest = std::max(latest, e.ready);
+      ++i;
+    }
+    return latest;
+  }
 
   // Moves the last entry into slot i (the list is unordered).
   void remove(uint32_t i) {
