@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "common/huge_pages.h"
 #include "config/config.h"
 #include "frontend/trace/synth.h"
 #include "frontend/trace/trace_reader.h"
@@ -72,4 +73,12 @@ BENCHMARK(BM_ComputeQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterat
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// As `warpsim run` does, so that the figures are what the CLI gives.
+int main(int argc, char** argv) {
+  ws::reexec_with_huge_pages(argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

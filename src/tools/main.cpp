@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common/error.h"
+#include "common/huge_pages.h"
 #include "frontend/trace/synth.h"
 #include "tools/commands.h"
 
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run_cmd) {
+      ws::reexec_with_huge_pages(argv);  // returns unless it could not help
       run.progress = !no_progress;
       return ws::tools::run_command(run);
     }
