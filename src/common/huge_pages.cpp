@@ -39,10 +39,15 @@ std::optional<std::string> huge_page_tunables(const char* current, const std::st
   return cur.empty() ? std::string(kTunable) : cur + ":" + kTunable;
 }
 
-void reexec_with_huge_pages(char** argv) {
+std::optional<std::string> wanted_huge_page_tunables() {
   const char* opt = std::getenv("WARPSIM_HUGE_PAGES");
-  if ((opt && std::strcmp(opt, "0") == 0) || std::getenv(kDoneVar)) return;
-  auto tunables = huge_page_tunables(std::getenv("GLIBC_TUNABLES"), read_thp_mode(), gnu_get_libc_version());
+  if (opt && std::strcmp(opt, "0") == 0) return std::nullopt;
+  return huge_page_tunables(std::getenv("GLIBC_TUNABLES"), read_thp_mode(), gnu_get_libc_version());
+}
+
+void reexec_with_huge_pages(char** argv) {
+  if (std::getenv(kDoneVar)) return;
+  auto tunables = wanted_huge_page_tunables();
   if (!tunables) return;
   const char* old = std::getenv("GLIBC_TUNABLES");
   std::string saved = old ? old : "";

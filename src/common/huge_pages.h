@@ -21,6 +21,11 @@ namespace ws {
 std::optional<std::string> huge_page_tunables(const char* current, const std::string& thp_mode,
                                               const std::string& glibc_version);
 
+// The GLIBC_TUNABLES value that would give this process's heap huge pages,
+// for this host and environment; nullopt if none would help or
+// WARPSIM_HUGE_PAGES=0.
+std::optional<std::string> wanted_huge_page_tunables();
+
 // Re-executes /proc/self/exe with `argv` and the tunable when that helps and
 // has not been done yet (WARPSIM_HUGE_PAGES unset or not "0"); returns if
 // not, or if the exec fails (the run then goes on with normal pages).

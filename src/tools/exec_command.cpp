@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/huge_pages.h"
 #include "common/paths.h"
 #include "tools/commands.h"
 
@@ -92,6 +93,10 @@ int exec_command(const ExecOptions& opt) {
   // The library runs inside the program, so it cannot find configs/ from
   // its own executable's location.
   if (!std::getenv("WARPSIM_DATA_DIR")) set_env("WARPSIM_DATA_DIR", data_dir());
+  // With --timing the model runs inside the program: give its heap huge
+  // pages as `warpsim run` does (common/huge_pages.h).
+  if (opt.timing)
+    if (auto tunables = wanted_huge_page_tunables()) set_env("GLIBC_TUNABLES", *tunables);
   const char* old = std::getenv("LD_LIBRARY_PATH");
   set_env("LD_LIBRARY_PATH", lib.string() + (old && *old ? std::string(":") + old : ""));
   if (opt.verbose) std::cerr << "warpsim: debug: running " << opt.command[0] << " with " << (lib / kLibrary) << "\n";
