@@ -45,8 +45,12 @@ std::optional<std::string> wanted_huge_page_tunables() {
   return huge_page_tunables(std::getenv("GLIBC_TUNABLES"), read_thp_mode(), gnu_get_libc_version());
 }
 
+bool preloads_valgrind(const char* ld_preload) {
+  return ld_preload && std::strstr(ld_preload, "vgpreload") != nullptr;
+}
+
 void reexec_with_huge_pages(char** argv) {
-  if (std::getenv(kDoneVar)) return;
+  if (std::getenv(kDoneVar) || preloads_valgrind(std::getenv("LD_PRELOAD"))) return;
   auto tunables = wanted_huge_page_tunables();
   if (!tunables) return;
   const char* old = std::getenv("GLIBC_TUNABLES");

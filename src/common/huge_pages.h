@@ -26,9 +26,14 @@ std::optional<std::string> huge_page_tunables(const char* current, const std::st
 // WARPSIM_HUGE_PAGES=0.
 std::optional<std::string> wanted_huge_page_tunables();
 
+// Whether LD_PRELOAD says the process runs under valgrind, whose tools a
+// re-execution would escape (the new image would run natively, or not at all).
+bool preloads_valgrind(const char* ld_preload);
+
 // Re-executes /proc/self/exe with `argv` and the tunable when that helps and
-// has not been done yet (WARPSIM_HUGE_PAGES unset or not "0"); returns if
-// not, or if the exec fails (the run then goes on with normal pages).
+// has not been done yet (WARPSIM_HUGE_PAGES unset or not "0", not under
+// valgrind); returns if not, or if the exec fails (the run then goes on with
+// normal pages).
 void reexec_with_huge_pages(char** argv);
 
 }  // namespace ws

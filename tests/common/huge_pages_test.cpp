@@ -25,5 +25,13 @@ TEST(HugePages, LeavesAloneWhereItCannotHelp) {
   EXPECT_FALSE(huge_page_tunables("glibc.malloc.hugetlb=0", kMadvise, "2.36"));  // the user chose
 }
 
+TEST(HugePages, ValgrindIsRecognisedByItsPreload) {
+  EXPECT_TRUE(preloads_valgrind("/usr/libexec/valgrind/vgpreload_core-amd64-linux.so"));
+  EXPECT_TRUE(preloads_valgrind("/x/libfoo.so:/usr/lib/valgrind/vgpreload_memcheck-amd64-linux.so"));
+  EXPECT_FALSE(preloads_valgrind(nullptr));
+  EXPECT_FALSE(preloads_valgrind(""));
+  EXPECT_FALSE(preloads_valgrind("/usr/lib/libheaptrack_preload.so"));
+}
+
 }  // namespace
 }  // namespace ws
