@@ -31,14 +31,16 @@ class LineIndex {
     uint64_t n = line_addr >> 7;
     return static_cast<uint32_t>(n ^ (n >> 32));
   }
-  // The slot of `line_addr`: `addr_of(slot)` gives a slot's full address.
+  static constexpr uint32_t kAbsent = ~0u;
+  // The slot of `line_addr`, or kAbsent: `addr_of(slot)` gives a slot's full
+  // address.
   template <class AddrOf>
-  const uint32_t* find(Addr line_addr, AddrOf&& addr_of) const {
+  uint32_t find(Addr line_addr, AddrOf&& addr_of) const {
     uint32_t fp = fingerprint(line_addr);
     for (size_t i = home(fp);; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (s.slot_plus1 == 0) return nullptr;
-      if (s.fp == fp && addr_of(s.slot_plus1 - 1) == line_addr) return &s.slot_plus1;
+      if (s.slot_plus1 == 0) return kAbsent;
+      if (s.fp == fp && addr_of(s.slot_plus1 - 1) == line_addr) return s.slot_plus1 - 1;
     }
   }
   void prefetch(Addr line_addr) const { __builtin_prefetch(&slots_[home(fingerprint(line_addr))]); }

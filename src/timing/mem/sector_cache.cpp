@@ -92,8 +92,8 @@ CacheLine* SectorCache::find(Addr line_addr) {
 
 const CacheLine* SectorCache::find(Addr line_addr) const {
   if (!enabled()) return nullptr;
-  const uint32_t* at = where_.find(line_addr, [this](uint32_t i) { return lines_[i].line_addr; });
-  return at ? &lines_[*at - 1] : nullptr;
+  uint32_t at = where_.find(line_addr, [this](uint32_t i) { return lines_[i].line_addr; });
+  return at == LineIndex::kAbsent ? nullptr : &lines_[at];
 }
 
 void SectorCache::touch(const CacheLine& line) {
@@ -135,10 +135,10 @@ CacheLine& SectorCache::insert(Addr line_addr, std::optional<EvictedLine>* evict
   uint32_t set = set_of(line_addr);
   CacheLine* ways = &lines_[size_t{set} * shape_.ways];
   uint32_t way = free_way(set);
+  bool full = way == shape_.ways;
+  if (full) way = repl_->victim(set);
   auto index = static_cast<uint32_t>(size_t{set} * shape_.ways + way);
-  if (way == shape_.ways) {
-    way = repl_->victim(set);
-    index = static_cast<uint32_t>(size_t{set} * shape_.ways + way);
+  if (full) {
     const CacheLine& old = ways[way];
     if (evicted) {
       EvictedLine e;
