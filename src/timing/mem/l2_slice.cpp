@@ -211,7 +211,7 @@ void L2Slice::fill(const MemRequest& dram_reply) {
   if (!found_slot) return;  // not ours to wait for (e.g. a stray reply)
   uint32_t slot = *found_slot;
   mshrs_.erase(dram_reply.addr);
-  SmallVec<MemRequest, 2>& waiters = mshr_pool_[slot].waiters;
+  SmallVec<MemRequest, 1>& waiters = mshr_pool_[slot].waiters;
   CacheLine* found = tags_.find(line_of(dram_reply.addr));
   CacheLine& line = found ? *found : line_for(dram_reply.addr);
   uint32_t s = sector_in_line(dram_reply.addr);

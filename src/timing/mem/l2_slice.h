@@ -72,7 +72,9 @@ class L2Slice : public Clocked {
 
  private:
   struct Mshr {
-    SmallVec<MemRequest, 2> waiters;  // reads and atomics waiting for the sector
+    // Reads and atomics waiting for the sector; a second one (a merge) is rare
+    // and spills, so an entry stays one host cache line.
+    SmallVec<MemRequest, 1> waiters;
   };
   struct Staged {
     Tick ready;
