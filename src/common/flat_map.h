@@ -9,6 +9,13 @@
 
 namespace ws {
 
+// Backward-shift deletion in a linear-probing table: whether the entry at
+// `j`, whose probe run starts at `home`, may move back into the hole at
+// `hole` (it would still be found from its home). Shared with LineIndex.
+inline bool probe_may_fill(size_t hole, size_t j, size_t home) {
+  return hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+}
+
 template <class V>
 class FlatMap {
  public:
@@ -58,8 +65,7 @@ class FlatMap {
     size_t hole = i;
     for (size_t j = (i + 1) & mask_; slots_[j].used; j = (j + 1) & mask_) {
       size_t h = home(slots_[j].key);
-      bool movable = hole <= j ? (h <= hole || h > j) : (h <= hole && h > j);
-      if (movable) {
+      if (probe_may_fill(hole, j, h)) {
         slots_[hole] = std::move(slots_[j]);
         slots_[j].used = false;
         hole = j;

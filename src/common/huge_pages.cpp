@@ -53,13 +53,13 @@ void reexec_with_huge_pages(char** argv) {
   if (std::getenv(kDoneVar) || preloads_valgrind(std::getenv("LD_PRELOAD"))) return;
   auto tunables = wanted_huge_page_tunables();
   if (!tunables) return;
-  const char* old = std::getenv("GLIBC_TUNABLES");
-  std::string saved = old ? old : "";
+  const char* now = std::getenv("GLIBC_TUNABLES");
+  std::optional<std::string> before = now ? std::optional<std::string>(now) : std::nullopt;
   setenv(kDoneVar, "1", 1);
   setenv("GLIBC_TUNABLES", tunables->c_str(), 1);
   execv("/proc/self/exe", argv);
   // Still here: the exec failed; carry on as we were.
-  if (old) setenv("GLIBC_TUNABLES", saved.c_str(), 1);
+  if (before) setenv("GLIBC_TUNABLES", before->c_str(), 1);
   else unsetenv("GLIBC_TUNABLES");
   unsetenv(kDoneVar);
 }

@@ -135,7 +135,7 @@ TEST(LineMemo, BaseTokenIsTheLastHexToken) {
 
 // Lines that differ from a remembered base-and-stride line only in the base
 // take their own base (partial masks too); a generic access is classified by
-// its own address; an unusually spelled base goes to the parser.
+// its own address; an unusually spelled base (20 digits) reads as its value.
 TEST(LineMemo, RebasedLinesKeepTheirOwnAddressesAndSpaces) {
   auto k = open_kernel(
       "rebase",

@@ -8,19 +8,6 @@ namespace {
 
 bool is_space(char c) { return static_cast<unsigned char>(c) <= ' '; }
 
-// A base token's value: "0x" and 1 to 16 hex digits, as the parser's fast
-// path reads it; anything else is left to the parser.
-std::optional<Addr> hex_value(std::string_view tok) {
-  if (tok.size() < 3 || tok.size() > 18) return std::nullopt;
-  Addr v = 0;
-  for (char c : tok.substr(2)) {
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    if (d < 0) return std::nullopt;
-    v = v << 4 | static_cast<Addr>(d);
-  }
-  return v;
-}
-
 }  // namespace
 
 // Eight bytes at a time, multiply-and-fold: trace lines are 20 to 60 bytes,
@@ -81,6 +68,7 @@ std::optional<StoredInst> LineMemo::find_rebased(std::string_view line) const {
   if (!tok) return std::nullopt;
   const Entry* e = lookup(line.substr(0, tok->first), line.substr(tok->first + tok->second), true);
   if (!e) return std::nullopt;
+  // The parser's own reading of the token: a bad one is left to the parser.
   std::optional<Addr> base = hex_value(line.substr(tok->first, tok->second));
   if (!base) return std::nullopt;
   StoredInst s = e->stored;
@@ -105,7 +93,7 @@ void LineMemo::remember(std::string_view line, const StoredInst& stored) { add(l
 void LineMemo::remember_rebased(std::string_view line, uint32_t at, uint32_t len, Addr base,
                                 const StoredInst& stored) {
   auto tok = base_token(line);
-  if (!tok || tok->first != at || tok->second != len || !hex_value(line.substr(at, len))) return;
+  if (!tok || tok->first != at || tok->second != len) return;
   add(line.substr(0, at), line.substr(at + len), true, stored, stored.where - base);
 }
 

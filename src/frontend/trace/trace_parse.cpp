@@ -60,10 +60,10 @@ class Tokens {
     out = static_cast<uint32_t>(v);
     return true;
   }
-  // A register token R<n>, n of one to three digits and at most 255.
-  // Where the next token starts.
+  // Where the next token starts, and where the last one read ended.
   const char* at() const { return skip_space(p_); }
   const char* pos() const { return p_; }
+  // A register token R<n>, n of one to three digits and at most 255.
   bool reg(uint32_t& out) {
     const char* p = skip_space(p_);
     uint64_t v;
@@ -129,19 +129,19 @@ constexpr std::array<int8_t, 256> kHexDigit = [] {
 
 int Tokens::digit_value(char c) { return kHexDigit[static_cast<unsigned char>(c)]; }
 
-// Hand-rolled: hex fields (PCs, masks, addresses) are most of a trace's text.
+// A hex token's digits: without its 0x/0X prefix and without leading zeros
+// past the sixteenth digit (more than 64 bits only if they are not zeros).
+std::string_view hex_digits(std::string_view t) {
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) t.remove_prefix(2);
+  while (t.size() > 16 && t[0] == '0') t.remove_prefix(1);
+  return t;
+}
+
 uint64_t need_hex(std::string_view t, const LineCtx& ctx, std::string_view field) {
-  std::string_view d = t;
-  if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) d.remove_prefix(2);
-  while (d.size() > 16 && d[0] == '0') d.remove_prefix(1);  // more than 64 bits only if not zeros
+  if (std::optional<uint64_t> v = hex_value(t)) return *v;
+  std::string_view d = hex_digits(t);
   if (d.empty() || d.size() > 16) fail(ctx, field, "expected a hex number (64 bits at most), got " + quoted(t));
-  uint64_t v = 0;
-  for (char c : d) {
-    int8_t digit = kHexDigit[static_cast<unsigned char>(c)];
-    if (digit < 0) fail(ctx, field, "expected a hex number, got " + quoted(t));
-    v = v << 4 | static_cast<uint64_t>(digit);
-  }
-  return v;
+  fail(ctx, field, "expected a hex number, got " + quoted(t));
 }
 
 template <class T>
@@ -212,6 +212,19 @@ uint8_t access_bytes_of(std::string_view op) {
     dot = end;
   }
   return 4;
+}
+
+// Hand-rolled: hex fields (PCs, masks, addresses) are most of a trace's text.
+std::optional<uint64_t> hex_value(std::string_view token) {
+  std::string_view d = hex_digits(token);
+  if (d.empty() || d.size() > 16) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : d) {
+    int8_t digit = kHexDigit[static_cast<unsigned char>(c)];
+    if (digit < 0) return std::nullopt;
+    v = v << 4 | static_cast<uint64_t>(digit);
+  }
+  return v;
 }
 
 ir::MemSpace classify_generic(Addr a, const LineFormat& f) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +100,10 @@ class InstParser {
   LineFormat fmt_;
   OpcodeCache cache_;
 };
+
+// The value of a hex token as instruction lines write it (optional 0x/0X,
+// at most 64 bits), or nullopt.
+std::optional<uint64_t> hex_value(std::string_view token);
 
 // Bytes per lane implied by an opcode's modifiers (.128 -> 16, .64 -> 8, ...).
 uint8_t access_bytes_of(std::string_view opcode);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/flat_map.h"
 #include "common/types.h"
 
 namespace ws::timing {
@@ -60,9 +61,7 @@ class LineIndex {
     }
     size_t hole = i;
     for (size_t j = (i + 1) & mask_; slots_[j].slot_plus1 != 0; j = (j + 1) & mask_) {
-      size_t h = home(slots_[j].fp);
-      bool movable = hole <= j ? (h <= hole || h > j) : (h <= hole && h > j);
-      if (movable) {
+      if (probe_may_fill(hole, j, home(slots_[j].fp))) {
         slots_[hole] = slots_[j];
         hole = j;
       }
