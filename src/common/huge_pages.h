@@ -1,8 +1,9 @@
 // Transparent huge pages for the simulator's heap. A streaming kernel's
-// simulation touches ~10 MB of model state (tag arrays, MSHRs, queues of 80
-// SMs and 64 L2 slices) at random, one 4 KiB page per access: with 2 MiB
-// pages the host's TLB covers it, and the stream runs 7-9% faster
-// (docs/performance.md). Where the kernel gives huge pages only on request
+// simulation spreads its accesses over tens of MB of model state (tag
+// arrays, MSHRs, queues of 80 SMs and 64 L2 slices; 36 MB of heap), one 4 KiB
+// page per access: with 2 MiB pages the host's TLB covers it, and the
+// stream ran 14% faster, the compute loop 13% (interleaved A/Bs,
+// docs/performance.md, third round of 2026-11-25). Where the kernel gives huge pages only on request
 // (transparent_hugepage = madvise, Debian's default), glibc 2.35+ asks for
 // them for its heap when the tunable glibc.malloc.hugetlb=1 is set, which
 // only takes effect at process start: so the CLI re-executes itself once
