@@ -74,7 +74,10 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 }
 
 cudaError_t cudaDeviceSynchronize() {
-  return api_call("cudaDeviceSynchronize", [](Runtime&) { return cudaSuccess; });
+  return api_call("cudaDeviceSynchronize", [](Runtime& rt) {
+    rt.device().synchronize();
+    return cudaSuccess;
+  });
 }
 
 cudaError_t cudaDeviceReset() {
@@ -164,7 +167,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   return api_call("cudaStreamSynchronize", [&](Runtime& rt) {
-    return rt.streams().valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
+    rt.device().synchronize();
+    return cudaSuccess;
   });
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
@@ -216,7 +221,9 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   return api_call("cudaEventSynchronize", [&](Runtime& rt) {
-    return rt.events().valid(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!rt.events().valid(event)) return cudaErrorInvalidResourceHandle;
+    rt.device().synchronize();
+    return cudaSuccess;
   });
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }

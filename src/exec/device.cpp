@@ -165,7 +165,7 @@ LaunchResult Device::launch(const Launch& l) {
         auto progress = [&](Cycle c) { t.progress.update(tag, c, kernel.result().warp_insts); };
         t.report.kernels.push_back(t.gpu->run_kernel(kernel, progress));
         t.progress.clear();
-        now_ns_ += static_cast<double>(t.report.kernels.back().cycles) * 1e3 / t.gpu->core_mhz();
+        now_ns_ += static_cast<double>(t.report.kernels.back().elapsed_cycles()) * 1e3 / t.gpu->core_mhz();
       } catch (const Error& e) {
         if (kernel.result().ok) throw;  // a model error, not a fault of the program
       }
@@ -207,7 +207,13 @@ void Device::copy_to_device(Addr dst, const void* src, uint64_t bytes) {
 
 void Device::copy_to_host(void* dst, Addr src, uint64_t bytes) {
   memory_.read(src, dst, bytes);
+  synchronize();  // a device-to-host copy waits for the kernels before it
   now_ns_ += 10000.0 + static_cast<double>(bytes) / 12.0;
+}
+
+void Device::synchronize() {
+  if (timing_->gpu) timing_->gpu->host_sync();
+  if (timing_->trace) timing_->trace->host_sync();
 }
 
 void Device::copy_on_device(Addr dst, Addr src, uint64_t bytes) {

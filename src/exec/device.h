@@ -74,6 +74,9 @@ class Device {
   void copy_to_host(void* dst, Addr src, uint64_t bytes);
   void copy_on_device(Addr dst, Addr src, uint64_t bytes);
   void set(Addr dst, uint8_t value, uint64_t bytes);
+  // The host waited for the device (cudaDeviceSynchronize and the like): the
+  // next launch is not queued behind a running kernel.
+  void synchronize();
 
   // Simulated time since the device was created, in nanoseconds (timing
   // mode: from simulated cycles; functional mode: an estimate from

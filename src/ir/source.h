@@ -61,7 +61,11 @@ struct MemcpyHtoD {
   uint64_t bytes = 0;
 };
 
-using Command = std::variant<MemcpyHtoD, std::unique_ptr<KernelSource>>;
+// The host waited for the GPU (cudaDeviceSynchronize and the like) before
+// what follows: the next launch is not queued behind a running kernel.
+struct HostSync {};
+
+using Command = std::variant<MemcpyHtoD, HostSync, std::unique_ptr<KernelSource>>;
 
 // A whole workload: memcpys and kernel launches in program order.
 class WorkloadSource {

@@ -56,8 +56,8 @@ ordered_json mem_json(const MemTotals& m) {
 }
 
 // Nsight Compute metric names where our counters mean the same thing, so that
-// results line up with `ncu --metrics ...` output. Cycle-based metrics leave
-// out the launch latency, which the profiler does not see as kernel time.
+// results line up with `ncu --metrics ...` output. Cycle-based metrics count
+// kernel cycles only: the profiler does not see launch gaps as kernel time.
 ordered_json ncu_metrics(const stats::Registry& reg, const stats::Snapshot& a, const stats::Snapshot& b,
                          uint64_t cycles, const RunReport& run) {
   MemTotals m = mem_totals(reg, a, b);
@@ -88,7 +88,8 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
   uint64_t w = warp_insts(reg, k), t = thread_insts(reg, k);
   ordered_json j{{"name", k.name},     {"id", k.id},     {"grid", dim(k.grid)},
                  {"block", dim(k.block)}, {"binary_version", k.binary_version},
-                 {"cycles", k.cycles}, {"warp_insts", w}, {"thread_insts", t},
+                 {"cycles", k.cycles}, {"launch_gap_cycles", k.launch_gap},
+                 {"elapsed_cycles", k.elapsed_cycles()}, {"warp_insts", w}, {"thread_insts", t},
                  {"ipc", ratio(t, k.cycles)}, {"warp_ipc", ratio(w, k.cycles)},
                  {"occupancy",
                   {{"ctas_per_sm", k.occupancy.ctas_per_sm},
@@ -96,7 +97,7 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
                    {"shared_kb", k.occupancy.shared_kb},
                    {"l1_kb", k.occupancy.l1_kb}}}};
   j.update(mem_json(mem_totals(reg, k.before, k.after)));
-  j["ncu"] = ncu_metrics(reg, k.before, k.after, k.cycles - std::min(k.cycles, k.launch_latency), run);
+  j["ncu"] = ncu_metrics(reg, k.before, k.after, k.cycles, run);
   return j;
 }
 
@@ -110,21 +111,25 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   j["workload"] = run.workload;
   j["gpu"] = {{"preset", run.preset}, {"sms", run.sms}, {"core_mhz", run.core_mhz}};
   ordered_json kernels = ordered_json::array();
-  uint64_t cycles = 0, w = 0, t = 0;
+  uint64_t cycles = 0, elapsed = 0, w = 0, t = 0;
   for (const auto& k : run.kernels) {
     kernels.push_back(kernel_json(reg, k, run));
     cycles += k.cycles;
+    elapsed += k.elapsed_cycles();
     w += warp_insts(reg, k);
     t += thread_insts(reg, k);
   }
   j["kernels"] = kernels;
-  j["total"] = {{"kernels", run.kernels.size()}, {"cycles", cycles},          {"warp_insts", w},
-                {"thread_insts", t},             {"ipc", ratio(t, cycles)}, {"warp_ipc", ratio(w, cycles)}};
+  j["total"] = {{"kernels", run.kernels.size()},
+                {"cycles", cycles},
+                {"elapsed_cycles", elapsed},
+                {"warp_insts", w},
+                {"thread_insts", t},
+                {"ipc", ratio(t, cycles)},
+                {"warp_ipc", ratio(w, cycles)}};
   stats::Snapshot zero(reg.size(), 0), now = reg.snapshot();
   j.update(mem_json(mem_totals(reg, zero, now)));
-  uint64_t busy = 0;
-  for (const auto& k : run.kernels) busy += k.cycles - std::min(k.cycles, k.launch_latency);
-  j["ncu"] = ncu_metrics(reg, zero, now, busy, run);
+  j["ncu"] = ncu_metrics(reg, zero, now, cycles, run);
   j["sim"] = {{"wall_seconds", run.wall_seconds},
               {"warp_insts_per_second", run.wall_seconds > 0 ? static_cast<double>(w) / run.wall_seconds : 0.0},
               {"host_threads", 1}};

@@ -36,6 +36,10 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
       gpu.memcpy_htod(*copy);
       continue;
     }
+    if (std::holds_alternative<ir::HostSync>(*cmd)) {
+      gpu.host_sync();
+      continue;
+    }
     auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
     ++index;
     std::string tag = fmt::format("[kernel {}/{}] {}", index, total ? std::to_string(*total) : "?",

@@ -1,6 +1,8 @@
 // The SM alone, fed by a fake CTA source, ticked by hand (no memory traffic).
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <functional>
 #include <vector>
 
 #include "config/config.h"
@@ -62,11 +64,13 @@ struct SmBench {
     sm->begin_kernel(k, {"sp", "sfu", "ldst"}, 8);
   }
   // Ticks until the CTA finishes; returns the cycle of the last tick.
-  Cycle run(std::vector<std::vector<ir::WarpInst>> warps) {
+  // `each_cycle` stands in for the memory system, if any.
+  Cycle run(std::vector<std::vector<ir::WarpInst>> warps, const std::function<void(Cycle)>& each_cycle = {}) {
     sm->launch(std::make_unique<FakeCta>(std::move(warps)));
     Cycle c = 0;
     for (; sm->live_ctas() > 0 && c < 100000; ++c) {
       clk.set_now(c);
+      if (each_cycle) each_cycle(c);
       if (sm->next_event() <= clk.now_tick()) sm->tick();
     }
     return c;
@@ -116,16 +120,33 @@ TEST(CoreSm, WarpsOnDifferentSubcoresIssueInParallel) {
   EXPECT_NEAR(double(four), double(single), 3);  // four sub-cores, four SFU pipelines
 }
 
-TEST(CoreSm, InstructionCacheMissDelaysFirstFetchOfALine) {
-  SmBench perfect, real({"l1i.perfect=false", "l1i.miss_latency=100"});
+TEST(CoreSm, WarpWaitsForItsInstructionLinesFromTheL2) {
+  SmBench perfect, real({"l1i.perfect=false", "l1i.prefetch_lines=0", "l1i.latency=0"});
+  // A fake L2 answering every instruction sector 100 cycles after it is sent.
+  Port<MemRequest> to_l2(1024);
+  real.sm->fetch_unit().connect(&to_l2, real.sm.get());
+  std::deque<std::pair<Cycle, MemRequest>> in_l2;
+  auto l2 = [&](Cycle c) {
+    Tick t = real.clk.tick_of(c);
+    while (to_l2.ready(t)) {
+      in_l2.emplace_back(c + 100, to_l2.front());
+      to_l2.pop();
+    }
+    while (!in_l2.empty() && in_l2.front().first <= c) {
+      real.sm->fetch_unit().from_l2().push(in_l2.front().second, t);
+      in_l2.pop_front();
+    }
+  };
   std::vector<ir::WarpInst> code;
   for (int k = 0; k < 32; ++k) {  // 32 x 8 B = two 128 B lines
     code.push_back(alu(0, static_cast<uint16_t>(k % 8)));
     code.back().pc = 8 * k;
   }
   Cycle base = perfect.run({code});
-  Cycle cold = real.run({code});
-  EXPECT_NEAR(double(cold - base), 2 * 100, 4);  // two line misses, one after the other
+  Cycle cold = real.run({code}, l2);
+  // Two line misses one after the other, each four sectors sent a cycle apart
+  // and answered 100 cycles later.
+  EXPECT_NEAR(double(cold - base), 2 * 104, 6);
   EXPECT_EQ(real.reg.sum("sm.0.l1i.misses"), 2u);
   EXPECT_EQ(real.reg.sum("sm.0.l1i.accesses"), 32u);
 }

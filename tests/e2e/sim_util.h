@@ -16,7 +16,7 @@
 namespace ws::test {
 
 struct SimTotals {
-  uint64_t cycles = 0, warp_insts = 0, thread_insts = 0;
+  uint64_t cycles = 0, elapsed_cycles = 0, warp_insts = 0, thread_insts = 0;
   uint64_t dram_reads = 0, dram_writes = 0, l1_read_hits = 0, l1_reads = 0;
 };
 
@@ -37,8 +37,13 @@ inline SimTotals simulate(const std::string& trace_dir, const config::Config& cf
       gpu.memcpy_htod(*copy);
       continue;
     }
+    if (std::holds_alternative<ir::HostSync>(*cmd)) {
+      gpu.host_sync();
+      continue;
+    }
     auto r = gpu.run_kernel(*std::get<std::unique_ptr<ir::KernelSource>>(*cmd));
     t.cycles += r.cycles;
+    t.elapsed_cycles += r.elapsed_cycles();
     t.warp_insts += reg.sum("sm.*.warp_insts", r.before, r.after);
     t.thread_insts += reg.sum("sm.*.thread_insts", r.before, r.after);
   }

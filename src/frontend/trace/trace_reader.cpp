@@ -192,7 +192,7 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
 namespace {
 
 struct ListEntry {
-  bool is_kernel = false;
+  enum class Kind : uint8_t { Copy, Sync, Kernel } kind = Kind::Copy;
   ir::MemcpyHtoD copy;
   std::string kernel_path;
 };
@@ -239,11 +239,13 @@ TraceWorkload::TraceWorkload(const std::string& path) {
   while (r->next(line)) {
     line = trim(line);
     if (starts_with(line, "MemcpyHtoD,")) {
-      entries_.push_back(ListEntry{false, parse_memcpy(line, *r), {}});
+      entries_.push_back(ListEntry{ListEntry::Kind::Copy, parse_memcpy(line, *r), {}});
+    } else if (line == "HostSync") {
+      entries_.push_back(ListEntry{ListEntry::Kind::Sync, {}, {}});
     } else if (line.find(".traceg") != std::string_view::npos && line.find(',') == std::string_view::npos) {
       fs::path k = p.parent_path() / std::string(line);
       if (!fs::is_regular_file(k, ec)) throw InputError(list_, r->line_no(), "kernel", "missing kernel file " + k.string());
-      entries_.push_back(ListEntry{true, {}, k.string()});
+      entries_.push_back(ListEntry{ListEntry::Kind::Kernel, {}, k.string()});
       ++kernels_;
     }
   }
@@ -260,7 +262,8 @@ std::shared_ptr<const IsaTable> TraceWorkload::isa_for(const std::string& kernel
 std::optional<ir::Command> TraceWorkload::next() {
   if (pos_ >= entries_.size()) return std::nullopt;
   const ListEntry& e = entries_[pos_++];
-  if (!e.is_kernel) return ir::Command{e.copy};
+  if (e.kind == ListEntry::Kind::Copy) return ir::Command{e.copy};
+  if (e.kind == ListEntry::Kind::Sync) return ir::Command{ir::HostSync{}};
   return ir::Command{open_trace_kernel(e.kernel_path, isa_for(e.kernel_path))};
 }
 

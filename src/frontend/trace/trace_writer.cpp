@@ -74,6 +74,7 @@ TraceWriter::~TraceWriter() {
 }
 
 void TraceWriter::memcpy(Addr dst, uint64_t bytes) {
+  sync_pending_ = false;
   std::string line = fmt::format("MemcpyHtoD,0x{:016x},{}\n", dst, bytes);
   std::fputs(line.c_str(), list_);
 }
@@ -84,6 +85,8 @@ void TraceWriter::begin_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_
   std::string name = fmt::format("kernel-{}.traceg", info.id);
   kernel_path_ = (std::filesystem::path(dir_) / name).string();
   kernel_ = create(kernel_path_);
+  if (sync_pending_) std::fputs("HostSync\n", list_);
+  sync_pending_ = false;
   std::fprintf(list_, "%s\n", name.c_str());
   put(fmt::format("-kernel name = {}\n-kernel id = {}\n-grid dim = ({},{},{})\n-block dim = ({},{},{})\n", info.name,
                   info.id, info.grid.x, info.grid.y, info.grid.z, info.block.x, info.block.y, info.block.z));

@@ -35,6 +35,9 @@ class TraceWriter {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   void memcpy(Addr dst, uint64_t bytes);
+  // The host waited for the device: a `HostSync` line goes before the next
+  // kernel (a copy implies one, so none follows a copy).
+  void host_sync() { sync_pending_ = true; }
   // Opens kernel-<n>.traceg (n counts from 1); info.id is overwritten with n.
   void begin_kernel(ir::KernelInfo info, Addr shmem_base = 0x00007f0000000000ull,
                     Addr local_base = 0x00007effe0000000ull);
@@ -58,6 +61,7 @@ class TraceWriter {
   std::string kernel_path_;
   uint32_t kernels_ = 0;
   uint32_t pending_ = 0;  // add() calls still owed to the current warp
+  bool sync_pending_ = false;
 };
 
 }  // namespace ws::frontend

@@ -5,7 +5,7 @@ namespace ws::timing {
 FixedMissTags::FixedMissTags(const SectorCacheShape& shape, uint32_t miss_latency)
     : shape_(shape), miss_latency_(miss_latency), tags_(shape) {}
 
-FixedMissTags::Result FixedMissTags::lookup(Addr line, Cycle at) {
+FixedMissTags::Result FixedMissTags::probe(Addr line, Cycle at) {
   if (Cycle* fill = in_flight_.find(line)) {
     if (*fill > at) return {Outcome::Merged, *fill};
     in_flight_.erase(line);  // filled meanwhile: install it, then it hits
@@ -15,9 +15,15 @@ FixedMissTags::Result FixedMissTags::lookup(Addr line, Cycle at) {
     tags_.touch(*l);
     return {Outcome::Hit, at};
   }
-  Cycle fill = at + miss_latency_;
-  in_flight_[line] = fill;
-  return {Outcome::Miss, fill};
+  return {Outcome::Miss, at};
+}
+
+FixedMissTags::Result FixedMissTags::lookup(Addr line, Cycle at) {
+  Result r = probe(line, at);
+  if (r.outcome != Outcome::Miss) return r;
+  r.ready = at + miss_latency_;
+  start_fill(line, r.ready);
+  return r;
 }
 
 void FixedMissTags::flush() {

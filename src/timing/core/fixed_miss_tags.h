@@ -21,6 +21,13 @@ class FixedMissTags {
   FixedMissTags(const SectorCacheShape& shape, uint32_t miss_latency);
   // `line` is a 128 B-aligned key (SectorCache's unit).
   Result lookup(Addr line, Cycle at);
+  // The line's state at `at` without starting a fill: Hit (present), Merged
+  // (a fill under way, done at `ready`) or Miss (absent). A fill completed by
+  // `at` is installed first.
+  Result probe(Addr line, Cycle at);
+  // Starts a fill of an absent line that completes at `ready` (its latency
+  // decided by the caller, e.g. a lower level's hit).
+  void start_fill(Addr line, Cycle ready) { in_flight_[line] = ready; }
   // Drops every line and every fill under way.
   void flush();
 

@@ -18,7 +18,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       id_(id),
       l1_(std::make_unique<L1D>(cfg, scope.sub("l1d"), core, id)),
       ldst_(cfg, scope.sub("ldst"), core, *l1_),
-      icache_(cfg, scope.sub("l1i")),
+      fetch_(cfg, scope, core, id, static_cast<uint32_t>(kSubcores.get(cfg))),
       unit_specs_(read_unit_specs(cfg)),
       fence_latency_(static_cast<uint32_t>(cfg.get<int64_t>("core.fence_latency"))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
@@ -43,9 +43,10 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
   l1_->set_client(this);
 }
 
-void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm) {
+void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm,
+                      Addr code_base) {
   ctas_per_sm_ = ctas_per_sm;
-  icache_.flush();
+  fetch_.begin_kernel(code_base);
   ldst_.begin_kernel();
   unit_of_.assign(unit_names.size(), kLdstUnit);
   for (size_t u = 0; u < unit_names.size(); ++u) {
@@ -255,7 +256,7 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   // bringing them into the host's caches (32 x 8 B, four lines).
   if (w.inst.addrs)
     for (int line = 0; line < 4; ++line) __builtin_prefetch(reinterpret_cast<const char*>(w.inst.addrs) + 64 * line);
-  w.fetch_ready = icache_.fetch(w.inst.pc, now);
+  w.fetch_ready = fetch_.fetch(subcore_of(slot), slot, w.inst.pc, now);
   if (w.inst.is_memory()) sc.mem_next |= bit;
 }
 
@@ -299,6 +300,7 @@ void Sm::tick() {
   ldst_.tick(now, warps_);
   for (uint32_t slot : ldst_.woken()) set_sleeping(slot, false);
   ldst_.woken().clear();
+  take_fetched_lines(now);
   if (ldst_waiters_ && ldst_.can_accept()) wake_ldst_waiters();
   bool issued = false;
   Cycle wake = kPending;
@@ -310,6 +312,18 @@ void Sm::tick() {
   } else {
     next_tick_ = clock_.tick_of(std::max(wake, now + 1));
   }
+}
+
+// Warps whose instruction line has arrived may issue from its ready cycle.
+void Sm::take_fetched_lines(Cycle now) {
+  fetch_.tick(now);
+  for (const FetchUnit::Wake& f : fetch_.woken()) {
+    Warp& w = warps_[f.slot];
+    w.fetch_ready = f.ready;
+    w.wake_at = 0;
+    if (!w.at_barrier) set_sleeping(f.slot, false);
+  }
+  fetch_.woken().clear();
 }
 
 void Sm::set_sleeping(uint32_t slot, bool asleep) {
@@ -328,7 +342,7 @@ void Sm::wake_ldst_waiters() {
 }
 
 Tick Sm::next_event() const {
-  Tick t = std::min(next_tick_, ldst_.next_completion());
+  Tick t = std::min({next_tick_, ldst_.next_completion(), fetch_.next_event(clock_.now_tick())});
   if (ldst_.busy() && !l1_->stalled()) t = std::min(t, clock_.now_tick());  // as soon as possible
   return t;
 }

@@ -1,7 +1,7 @@
 // A streaming multiprocessor: sub-cores (each with its own warp scheduler and
 // execution pipelines), a shared LD/ST unit with the L1D and shared memory,
-// CTA slots and barriers. Fetch is perfect in v1: a warp's next instruction is
-// always available from its CtaSource.
+// CTA slots and barriers. A warp's next instruction comes from its CtaSource
+// once the FetchUnit has its line.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,7 +12,7 @@
 #include "ir/source.h"
 #include "stats/stats.h"
 #include "timing/core/exec_units.h"
-#include "timing/core/inst_cache.h"
+#include "timing/core/fetch_unit.h"
 #include "timing/core/ldst_unit.h"
 #include "timing/core/warp.h"
 #include "timing/core/warp_scheduler.h"
@@ -26,11 +26,14 @@ class Sm : public Clocked {
   Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t id);
 
   L1D& l1() { return *l1_; }
+  FetchUnit& fetch_unit() { return fetch_; }
   uint16_t id() const { return id_; }
   uint32_t max_warps() const { return static_cast<uint32_t>(warps_.size()); }
 
-  // Prepares for a kernel: maps its unit names onto this SM's pipelines.
-  void begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm);
+  // Prepares for a kernel: maps its unit names onto this SM's pipelines;
+  // its instructions are fetched from `code_base` + PC.
+  void begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm,
+                    Addr code_base = 0);
   bool can_launch() const { return live_ctas_ < ctas_per_sm_; }
   void launch(std::unique_ptr<ir::CtaSource> cta);
   uint32_t live_ctas() const { return live_ctas_; }
@@ -70,12 +73,13 @@ class Sm : public Clocked {
   uint32_t subcore_of(uint32_t slot) const { return slot % static_cast<uint32_t>(subcores_.size()); }
   uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
   void set_sleeping(uint32_t slot, bool asleep);
+  void take_fetched_lines(Cycle now);
 
   const ClockDomain& clock_;
   uint16_t id_;
   std::unique_ptr<L1D> l1_;
   LdstUnit ldst_;
-  InstCache icache_;
+  FetchUnit fetch_;
   std::vector<SubCore> subcores_;
   std::vector<Warp> warps_;
   std::vector<CtaSlot> ctas_;

@@ -18,7 +18,18 @@ const config::Param<double> kIcntMhz{"clock.icnt_mhz", 1132.0, "MHz", "interconn
 const config::Param<double> kL2Mhz{"clock.l2_mhz", 1132.0, "MHz", "L2 clock", {1, 10000}};
 const config::Param<double> kDramMhz{"clock.dram_mhz", 850.0, "MHz", "DRAM command clock", {1, 10000}};
 const config::Param<int64_t> kLaunchLatency{"gpu.kernel_launch_latency", 5000, "core cycles",
-                                            "delay from a kernel launch to its first CTA dispatch", {0, 100000000}};
+                                            "delay from a launch made after the host synchronised with the GPU "
+                                            "(the first launch, one after a synchronous copy or "
+                                            "cudaDeviceSynchronize) to its first CTA dispatch",
+                                            {0, 100000000}};
+const config::Param<int64_t> kLaunchOverhead{"gpu.kernel_launch_overhead", 1000, "core cycles",
+                                             "idle time between a kernel's end and the first CTA of the next one "
+                                             "queued behind it (its launch work overlapped the running kernel)",
+                                             {0, 100000000}};
+// Kernel code lives in its own part of the address space, away from data
+// (exec's global, shared, local and unified windows start at 0x6000'0000'0000).
+constexpr Addr kCodeRegionBase = 0x0000'4000'0000'0000ull;
+constexpr unsigned kCodeRegionShift = 30;  // 1 GiB per kernel: PCs of exec kernels reach up to 2^20 per function
 const config::Param<int64_t> kMaxCycles{"gpu.max_cycles", 0, "core cycles",
                                         "stop a kernel that runs longer than this (0 = no limit)", {0, 1e15}};
 const config::Param<bool> kGating{"gpu.activity_gating", true, "",
@@ -30,6 +41,7 @@ Gpu::Gpu(const config::Config& cfg)
     : limits_(SmLimits::from(cfg)),
       core_mhz_(kCoreMhz.get(cfg)),
       launch_latency_(static_cast<Cycle>(kLaunchLatency.get(cfg))),
+      launch_overhead_(static_cast<Cycle>(kLaunchOverhead.get(cfg))),
       max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))) {
   core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));
   icnt_ = &engine_.add_domain("icnt", ClockPeriod::from_mhz(kIcntMhz.get(cfg)));
@@ -75,6 +87,12 @@ void Gpu::memcpy_htod(const ir::MemcpyHtoD& copy) {
     slices_[map.slice_of(a)]->warm(a, stop - a);
     a = stop;
   }
+  host_sync();
+}
+
+Addr Gpu::code_base(const std::string& kernel_name) {
+  auto [it, added] = code_regions_.try_emplace(kernel_name, static_cast<uint32_t>(code_regions_.size()));
+  return kCodeRegionBase + (Addr{it->second} << kCodeRegionShift);
 }
 
 KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progress) {
@@ -86,14 +104,16 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
   r.block = info.block;
   r.binary_version = info.binary_version;
   r.occupancy = plan_occupancy(limits_, info);
+  Addr code = code_base(info.name);
   for (auto& sm : sms_) {
-    sm->begin_kernel(info, kernel.unit_names(), r.occupancy.ctas_per_sm);
+    sm->begin_kernel(info, kernel.unit_names(), r.occupancy.ctas_per_sm, code);
     sm->l1().set_capacity_bytes(uint64_t{r.occupancy.l1_kb} * 1024);
   }
   r.before = stats_.snapshot();
-  r.start_cycle = core_now();
-  r.launch_latency = launch_latency_;
-  dispatcher_->start(kernel, r.start_cycle + launch_latency_);
+  r.launch_gap = host_synced_ ? launch_latency_ : launch_overhead_;
+  host_synced_ = false;
+  r.start_cycle = core_now() + r.launch_gap;
+  dispatcher_->start(kernel, r.start_cycle);
   engine_.wake_all();
   uint64_t steps = 0;
   // A kernel ends when its CTAs are done and its stores have reached the L2
@@ -104,12 +124,14 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
     if (!engine_.step())
       throw Error("simulation deadlock in kernel '" + info.name + "': nothing can make progress at core cycle " +
                   std::to_string(core_now()));
-    Cycle elapsed = core_now() - r.start_cycle;
+    Cycle now = core_now();
+    Cycle elapsed = now > r.start_cycle ? now - r.start_cycle : 0;
     if (max_cycles_ && elapsed > max_cycles_)
       throw Error("kernel '" + info.name + "' exceeded gpu.max_cycles = " + std::to_string(max_cycles_));
     if (progress && (++steps & 0x3fff) == 0) progress(elapsed);
   }
-  r.cycles = core_now() - r.start_cycle;
+  Cycle end = core_now();
+  r.cycles = end > r.start_cycle ? end - r.start_cycle : 0;  // (a kernel without CTAs ends at once)
   r.after = stats_.snapshot();
   return r;
 }
@@ -126,8 +148,11 @@ void Gpu::build_memory(const config::Config& cfg) {
                                         [map_ptr = std::make_shared<L2AddressMap>(cfg)](const MemRequest& m) {
                                           return map_ptr->slice_of(m.addr);
                                         });
-  reply_net_ = std::make_unique<Crossbar>(cfg, root.sub("icnt.reply"), *icnt_, n_slices, n_sms,
-                                          [](const MemRequest& m) { return uint32_t{m.src_sm}; });
+  // Each SM has two reply outputs: its L1D's and its instruction fetch unit's.
+  reply_net_ = std::make_unique<Crossbar>(cfg, root.sub("icnt.reply"), *icnt_, n_slices, 2 * n_sms,
+                                          [](const MemRequest& m) {
+                                            return 2 * uint32_t{m.src_sm} + (m.client == MemClient::Inst ? 1 : 0);
+                                          });
   uint32_t n_channels = n_slices / map.slices_per_channel();
   for (uint32_t c = 0; c < n_channels; ++c)
     channels_.push_back(std::make_unique<DramChannel>(cfg, root.sub("dram").sub(std::to_string(c)), *dram_, c));
@@ -143,7 +168,9 @@ void Gpu::build_memory(const config::Config& cfg) {
   }
   for (uint32_t i = 0; i < n_sms; ++i) {
     sms_[i]->l1().connect(&req_net_->input(i));
-    reply_net_->connect_output(i, &sms_[i]->l1().from_icnt());
+    reply_net_->connect_output(2 * i, &sms_[i]->l1().from_icnt());
+    sms_[i]->fetch_unit().connect(&req_net_->input(i), sms_[i].get());
+    reply_net_->connect_output(2 * i + 1, &sms_[i]->fetch_unit().from_l2());
   }
   engine_.add(*icnt_, *req_net_);
   engine_.add(*icnt_, *reply_net_);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config/config.h"
@@ -28,8 +29,13 @@ struct KernelResult {
   uint32_t id = 0;
   Dim3 grid, block;
   uint32_t binary_version = 0;
-  Cycle start_cycle = 0, cycles = 0;  // core cycles, launch latency included
-  Cycle launch_latency = 0;           // the part of `cycles` before the first CTA could start
+  // Core cycles. `cycles` runs from the first CTA dispatch to the kernel's
+  // end: what a profiler counts as the kernel's time (gpc__cycles_elapsed.max).
+  // `launch_gap` is the idle time before it, since the previous kernel ended
+  // (or, after a host synchronisation, since the launch call).
+  Cycle start_cycle = 0, cycles = 0;
+  Cycle launch_gap = 0;
+  Cycle elapsed_cycles() const { return launch_gap + cycles; }
   Occupancy occupancy;
   stats::Snapshot before, after;      // counters around the kernel
 };
@@ -51,7 +57,15 @@ class Gpu {
   Cycle core_cycle() const { return core_now(); }  // as configured (the period is rounded to 1 ps)
 
   // The copy engine writes through the L2, warming it (functional in v1).
+  // A copy is synchronous: it also counts as a host synchronisation.
   void memcpy_htod(const ir::MemcpyHtoD& copy);
+  // The host waited for the GPU (cudaDeviceSynchronize, a synchronous copy):
+  // the next launch pays the full launch latency instead of overlapping its
+  // launch work with the kernel before it.
+  void host_sync() { host_synced_ = true; }
+  // Where a kernel's code lives: instruction addresses are this plus the PC.
+  // One region per kernel name, in order of first launch.
+  Addr code_base(const std::string& kernel_name);
   // Runs one kernel to completion (kernels run in order).
   KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {});
 
@@ -65,7 +79,9 @@ class Gpu {
   ClockDomain *core_, *icnt_, *l2_, *dram_;
   SmLimits limits_;
   double core_mhz_;
-  Cycle launch_latency_;
+  Cycle launch_latency_, launch_overhead_;
+  bool host_synced_ = true;  // nothing queued behind a running kernel yet
+  std::unordered_map<std::string, uint32_t> code_regions_;
   uint64_t max_cycles_;
   std::vector<std::unique_ptr<Sm>> sms_;
   std::unique_ptr<Crossbar> req_net_, reply_net_;

@@ -11,6 +11,9 @@ inline constexpr uint32_t kLineBytes = 128;
 
 enum class AccessType : uint8_t { Read, Write, Atomic };
 
+// Which of the SM's caches sent a request (replies are routed back to it).
+enum class MemClient : uint8_t { Data, Inst };
+
 struct MemRequest {
   Addr addr = 0;            // 32 B-sector-aligned address
   uint32_t byte_mask = 0;   // bytes of the sector touched (bit i = byte i)
@@ -18,6 +21,7 @@ struct MemRequest {
   bool is_reply = false;    // set on the way back
   uint16_t src_sm = 0;      // requesting SM (reply routing)
   uint16_t src_slice = 0;   // L2 slice that sent it to DRAM (DRAM reply routing)
+  MemClient client = MemClient::Data;
   uint32_t tag = 0;         // requester's token, returned unchanged in the reply
   Tick issued = 0;          // when the L1 sent it (latency stats)
 

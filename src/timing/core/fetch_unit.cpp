@@ -1,0 +1,201 @@
+#include "timing/core/fetch_unit.h"
+
+#include "common/error.h"
+
+namespace ws::timing {
+
+namespace {
+// Sizes: Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
+// Microbenchmarking" (2018), report a 12 KB L0 instruction cache per
+// processing block and a 128 KB L1 instruction cache per SM on V100.
+const config::Param<bool> kPerfect{"l1i.perfect", false, "", "every instruction fetch hits (no instruction cache model)"};
+const config::Param<int64_t> kL0SizeKb{"l0i.size_kb", 12, "KB",
+                                       "L0 instruction cache per sub-core (0: none, the L1I feeds the warps directly)",
+                                       {0, 1024}};
+const config::Param<int64_t> kL0Ways{"l0i.ways", 12, "ways", "L0 instruction cache associativity", {1, 1024}};
+const config::Param<int64_t> kSizeKb{"l1i.size_kb", 128, "KB", "L1 instruction cache per SM", {1, 4096}};
+const config::Param<int64_t> kWays{"l1i.ways", 16, "ways", "L1 instruction cache associativity", {1, 1024}};
+const config::Param<int64_t> kLatency{"l1i.latency", 20, "cycles",
+                                      "an L0 miss that hits in the L1 instruction cache (or a line arriving from "
+                                      "the L2) reaches the warp this much later",
+                                      {0, 10000}};
+const config::Param<int64_t> kPrefetch{"l1i.prefetch_lines", 4, "lines",
+                                       "sequential prefetch: each access to a new 128 B line also requests the next "
+                                       "this many lines",
+                                       {0, 64}};
+const config::Param<int64_t> kMaxMisses{"l1i.mshrs", 16, "lines",
+                                        "L2 reads the L1I keeps in flight; prefetches beyond it are dropped (demand "
+                                        "misses always go out)",
+                                        {1, 4096}};
+const config::Param<int64_t> kFillQueue{"l1i.fill_queue", 8, "sectors", "replies from the L2 buffered", {1, 4096}};
+
+SectorCacheShape shape(const config::Config& cfg, const config::Param<int64_t>& size_kb,
+                       const config::Param<int64_t>& ways, const char* prefix) {
+  SectorCacheShape s;
+  uint64_t lines = static_cast<uint64_t>(size_kb.get(cfg)) * 1024 / kLineBytes;
+  s.ways = static_cast<uint32_t>(ways.get(cfg));
+  if (lines == 0 || lines % s.ways != 0)
+    throw ConfigError(ways.name(), std::string("must divide the number of 128 B lines in ") + size_kb.name() + " (" +
+                                       std::to_string(lines) + ")");
+  s.sets = static_cast<uint32_t>(lines / s.ways);
+  s.param_prefix = prefix;
+  return s;
+}
+}  // namespace
+
+FetchUnit::FetchUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clk, uint16_t sm_id,
+                     uint32_t subcores)
+    : clk_(clk),
+      sm_id_(sm_id),
+      perfect_(kPerfect.get(cfg)),
+      l1_latency_(static_cast<uint32_t>(kLatency.get(cfg))),
+      prefetch_lines_(static_cast<uint32_t>(kPrefetch.get(cfg))),
+      max_misses_(static_cast<uint32_t>(kMaxMisses.get(cfg))),
+      last_line_(subcores, ~Addr{0}),
+      present_line_(subcores, ~Addr{0}),
+      l1_(shape(cfg, kSizeKb, kWays, "l1i")),
+      from_l2_(static_cast<size_t>(kFillQueue.get(cfg))),
+      accesses_(scope.sub("l1i").counter("accesses", "instruction fetches (one per issued instruction)")),
+      l0_misses_(scope.sub("l0i").counter("misses", "fetches that missed the sub-core's L0 instruction cache")),
+      l1_hits_(scope.sub("l1i").counter("hits", "L0 misses and prefetches that found the line in the L1I")),
+      misses_stat_(scope.sub("l1i").counter("misses", "lines read from the L2 (demand and prefetch)")),
+      merges_(scope.sub("l1i").counter("merges", "L0 misses that joined a line already coming from the L2")),
+      prefetches_(scope.sub("l1i").counter("prefetches", "lines read from the L2 by the sequential prefetcher")),
+      sectors_(scope.sub("l1i").counter("sectors", "32 B sectors received from the L2")) {
+  if (kL0SizeKb.get(cfg) > 0)
+    for (uint32_t s = 0; s < subcores; ++s) l0_.emplace_back(shape(cfg, kL0SizeKb, kL0Ways, "l0i"), 0);
+}
+
+void FetchUnit::connect(Port<MemRequest>* to_l2, Clocked* owner) {
+  to_l2_ = to_l2;
+  owner_ = owner;
+  to_l2_->wire_producer(owner);
+  from_l2_.wire_consumer(owner);
+}
+
+Cycle FetchUnit::fetch(uint32_t subcore, uint32_t slot, uint64_t pc, Cycle now) {
+  accesses_.inc();
+  if (perfect_) return now;
+  Addr line = line_of(code_base_ + pc);
+  // The line the sub-core last found present needs no lookup.
+  if (line == present_line_[subcore]) return now;
+  bool new_line = line != last_line_[subcore];
+  last_line_[subcore] = line;
+  Cycle ready;
+  if (has_l0()) {
+    FixedMissTags::Result r = l0_[subcore].probe(line, now);
+    if (r.outcome == FixedMissTags::Outcome::Miss) {
+      l0_misses_.inc();
+      ready = from_l1(subcore, slot, line, now);
+    } else {
+      ready = r.ready;
+    }
+  } else {
+    ready = from_l1(subcore, slot, line, now);
+  }
+  if (ready == now) present_line_[subcore] = line;
+  if (new_line)
+    for (uint32_t k = 1; k <= prefetch_lines_; ++k) prefetch(subcore, line + Addr{k} * kLineBytes, now);
+  return ready;
+}
+
+// An L0 miss (or, without an L0, any access) looks the line up in the L1I.
+Cycle FetchUnit::from_l1(uint32_t subcore, uint32_t slot, Addr line, Cycle now) {
+  if (CacheLine* l = l1_.find(line)) {
+    l1_.touch(*l);
+    if (!has_l0()) return now;
+    l1_hits_.inc();
+    Cycle ready = now + l1_latency_;
+    l0_[subcore].start_fill(line, ready);
+    return ready;
+  }
+  if (Miss* m = misses_.find(line)) {
+    merges_.inc();
+    m->waiters.push_back({subcore, slot});
+    return kWaiting;
+  }
+  request_line(line);
+  misses_.find(line)->waiters.push_back({subcore, slot});
+  return kWaiting;
+}
+
+// Brings `line` towards the sub-core's L0 unless it is there or on its way.
+void FetchUnit::prefetch(uint32_t subcore, Addr line, Cycle now) {
+  if (has_l0()) {
+    if (l0_[subcore].probe(line, now).outcome != FixedMissTags::Outcome::Miss) return;
+    if (CacheLine* l = l1_.find(line)) {
+      l1_.touch(*l);
+      l0_[subcore].start_fill(line, now + l1_latency_);
+      return;
+    }
+  } else if (l1_.find(line)) {
+    return;
+  }
+  if (Miss* m = misses_.find(line)) {
+    for (uint32_t i = 0; i < m->waiters.size(); ++i)
+      if (m->waiters[i].subcore == subcore) return;
+    m->waiters.push_back({subcore, kNoWarp});
+    return;
+  }
+  if (misses_.size() >= max_misses_) return;
+  prefetches_.inc();
+  request_line(line);
+  misses_.find(line)->waiters.push_back({subcore, kNoWarp});
+}
+
+// One read per 32 B sector of the line, as the L2 serves them.
+void FetchUnit::request_line(Addr line) {
+  misses_stat_.inc();
+  misses_[line] = Miss{};
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    MemRequest r;
+    r.addr = line + Addr{s} * kSectorBytes;
+    r.byte_mask = kFullSectorMask;
+    r.type = AccessType::Read;
+    r.src_sm = sm_id_;
+    r.client = MemClient::Inst;
+    r.issued = clk_.now_tick();
+    out_.push_back(r);
+  }
+  if (owner_) owner_->wake();
+}
+
+void FetchUnit::tick(Cycle now) {
+  Tick t = clk_.tick_of(now);
+  while (from_l2_.ready(t)) {
+    Addr line = line_of(from_l2_.front().addr);
+    from_l2_.pop();
+    sectors_.inc();
+    Miss* m = misses_.find(line);
+    if (!m) throw Error("internal: instruction fetch reply for a line not requested");
+    if (--m->sectors_left == 0) line_arrived(line, *m, now);
+  }
+  if (!out_.empty() && to_l2_ && to_l2_->can_push(t)) {
+    to_l2_->push(out_.front(), t);
+    out_.pop_front();
+  }
+}
+
+// The line is installed in the L1I and passed on to the L0s that wait for it.
+void FetchUnit::line_arrived(Addr line, Miss& miss, Cycle now) {
+  SmallVec<Waiter, 4> waiters = miss.waiters;
+  misses_.erase(line);
+  l1_.insert(line, nullptr);
+  Cycle ready = now + (has_l0() ? l1_latency_ : 0);
+  for (uint32_t i = 0; i < waiters.size(); ++i) {
+    const Waiter& w = waiters[i];
+    if (has_l0()) l0_[w.subcore].start_fill(line, ready);
+    if (w.slot != kNoWarp) woken_.push_back({w.slot, ready});
+  }
+}
+
+Tick FetchUnit::next_event(Tick now) const {
+  Tick t = from_l2_.next_ready();
+  if (!out_.empty() && to_l2_) {
+    if (to_l2_->can_push(now)) return now;
+    to_l2_->wait_for_room(owner_);  // its pop wakes the SM
+  }
+  return t;
+}
+
+}  // namespace ws::timing

@@ -1,0 +1,96 @@
+// Instruction fetch of one SM, as Volta and later build it: a small L0
+// instruction cache per sub-core in front of an L1 instruction cache shared by
+// the SM, whose misses are read from the L2 through the SM's crossbar port
+// (real traffic, the same path as data). Every access to a new line also
+// brings the next `l1i.prefetch_lines` lines towards the L0 (sequential
+// prefetch), so straight-line code mostly finds its lines fetched.
+//
+// Instruction addresses are the kernel's code base plus the PC (see
+// Gpu::code_base): code of one kernel stays cached across its launches, and
+// different kernels never share lines. `l1i.perfect = true` makes every fetch
+// hit; `l0i.size_kb = 0` leaves a single level (GPUs before Volta).
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "common/flat_map.h"
+#include "common/small_vec.h"
+#include "config/config.h"
+#include "stats/stats.h"
+#include "timing/core/fixed_miss_tags.h"
+#include "timing/engine/clocked.h"
+#include "timing/engine/port.h"
+#include "timing/mem/mem_request.h"
+#include "timing/mem/sector_cache.h"
+
+namespace ws::timing {
+
+class FetchUnit {
+ public:
+  // A warp whose line has arrived: it may issue from `ready` on.
+  struct Wake {
+    uint32_t slot;
+    Cycle ready;
+  };
+  static constexpr Cycle kWaiting = ~Cycle{0};
+
+  FetchUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clk, uint16_t sm_id, uint32_t subcores);
+
+  // `owner` is the SM that ticks this unit: it sends into `to_l2` (shared
+  // with the L1D) and is woken by replies in from_l2().
+  void connect(Port<MemRequest>* to_l2, Clocked* owner);
+  Port<MemRequest>& from_l2() { return from_l2_; }
+  void begin_kernel(Addr code_base) {
+    code_base_ = code_base;
+    present_line_.assign(present_line_.size(), ~Addr{0});
+  }
+
+  // Warp `slot` of `subcore` wants the instruction at `pc` at cycle `now`:
+  // the cycle it is available, or kWaiting (the line comes from the L2; the
+  // warp is then reported by woken()).
+  Cycle fetch(uint32_t subcore, uint32_t slot, uint64_t pc, Cycle now);
+  // Sends queued line requests and takes arrived sectors.
+  void tick(Cycle now);
+  std::vector<Wake>& woken() { return woken_; }
+  // Earliest time tick() has work (kNever: none).
+  Tick next_event(Tick now) const;
+  uint32_t misses_in_flight() const { return static_cast<uint32_t>(misses_.size()); }
+
+ private:
+  static constexpr uint32_t kNoWarp = ~0u;
+  struct Waiter {
+    uint32_t subcore;
+    uint32_t slot;  // kNoWarp: a prefetch into that sub-core's L0
+  };
+  struct Miss {
+    uint8_t sectors_left = kSectorsPerLine;
+    SmallVec<Waiter, 4> waiters;
+  };
+
+  Cycle from_l1(uint32_t subcore, uint32_t slot, Addr line, Cycle now);
+  void prefetch(uint32_t subcore, Addr line, Cycle now);
+  void request_line(Addr line);
+  void line_arrived(Addr line, Miss& miss, Cycle now);
+  bool has_l0() const { return !l0_.empty(); }
+
+  const ClockDomain& clk_;
+  uint16_t sm_id_;
+  bool perfect_;
+  uint32_t l1_latency_, prefetch_lines_, max_misses_;
+  Addr code_base_ = 0;
+  std::vector<FixedMissTags> l0_;      // per sub-core; fills timed by the L1I
+  std::vector<Addr> last_line_;        // per sub-core: the line of its last fetch
+  std::vector<Addr> present_line_;     // per sub-core: the last line it found present
+  SectorCache l1_;                     // present lines only
+  FlatMap<Miss> misses_;               // line -> outstanding L2 read
+  std::deque<MemRequest> out_;
+  Port<MemRequest>* to_l2_ = nullptr;
+  Port<MemRequest> from_l2_;
+  Clocked* owner_ = nullptr;
+  std::vector<Wake> woken_;
+  stats::Counter &accesses_, &l0_misses_, &l1_hits_, &misses_stat_, &merges_, &prefetches_, &sectors_;
+};
+
+}  // namespace ws::timing

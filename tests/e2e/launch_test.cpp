@@ -1,0 +1,66 @@
+// Kernel launch accounting: a launch queued behind a running kernel overlaps
+// its launch work with it and pays only gpu.kernel_launch_overhead; a launch
+// after a host synchronisation pays gpu.kernel_launch_latency. Neither is
+// part of a kernel's `cycles`.
+#include <fstream>
+#include <sstream>
+
+#include "e2e/sim_util.h"
+
+namespace ws::test {
+namespace {
+
+// A one-warp kernel launched `n` times, with a HostSync line before every
+// launch but the first when `sync_between`. The synthesiser's memcpy lines
+// stay in front.
+std::string repeated_kernel(const std::string& name, int n, bool sync_between) {
+  frontend::SynthSpec s;
+  s.kind = "compute";
+  s.ctas = 1;
+  s.threads_per_cta = 32;
+  s.iterations = 1;
+  std::string dir = synth(s, name);
+  std::string copies, line;
+  std::ifstream in(dir + "/kernelslist.g");
+  while (std::getline(in, line))
+    if (line.rfind("MemcpyHtoD", 0) == 0) copies += line + "\n";
+  in.close();
+  std::ofstream list(dir + "/kernelslist.g");
+  list << copies;
+  for (int k = 0; k < n; ++k) list << (sync_between && k > 0 ? "HostSync\n" : "") << "kernel-1.traceg\n";
+  return dir;
+}
+
+uint64_t param(const config::Config& cfg, const char* name) { return uint64_t(cfg.get<int64_t>(name)); }
+
+TEST(E2eLaunch, BackToBackKernelsPayTheOverheadNotTheLatency) {
+  auto cfg = preset("qv100");
+  SimTotals t = simulate(repeated_kernel("launch-queued", 10, false), cfg);
+  uint64_t latency = param(cfg, "gpu.kernel_launch_latency"), overhead = param(cfg, "gpu.kernel_launch_overhead");
+  ASSERT_LT(overhead, latency);
+  EXPECT_EQ(t.elapsed_cycles - t.cycles, latency + 9 * overhead);
+  // The kernels themselves are short: the timeline is mostly launch gaps.
+  EXPECT_LT(t.cycles, 10 * overhead);
+}
+
+TEST(E2eLaunch, HostSyncBeforeALaunchMakesItPayTheFullLatency) {
+  auto cfg = preset("qv100");
+  SimTotals t = simulate(repeated_kernel("launch-synced", 10, true), cfg);
+  EXPECT_EQ(t.elapsed_cycles - t.cycles, 10 * param(cfg, "gpu.kernel_launch_latency"));
+}
+
+// Code stays cached across launches of the same kernel: only the first launch
+// reads it from DRAM; later ones find it in the L2 (or the SM's L1I). (Two
+// launches against ten, so that the first launch's last prefetches, which may
+// still be in DRAM when a kernel ends, are counted in both.)
+TEST(E2eLaunch, RelaunchedKernelFindsItsCodeCached) {
+  auto cfg = preset("qv100");
+  SimTotals two = simulate(repeated_kernel("launch-two", 2, false), cfg);
+  SimTotals ten = simulate(repeated_kernel("launch-ten", 10, false), cfg);
+  EXPECT_GT(two.dram_reads, 0u);  // cold code
+  EXPECT_EQ(ten.dram_reads, two.dram_reads);
+  EXPECT_LT(ten.cycles, 5 * two.cycles);  // later launches do not wait for DRAM
+}
+
+}  // namespace
+}  // namespace ws::test
