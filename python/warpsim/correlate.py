@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,6 @@ def lookup(obj: dict, path: str):
 
 
 def detect_format(path: str) -> str:
-    import csv
     try:
         with open(path, newline="", encoding="utf-8", errors="replace") as f:
             for line in f:

@@ -39,12 +39,16 @@ def summary_rows(c: Correlation) -> list[list[str]]:
 SUMMARY_HEADER = ["metric", "unit", "kernels", "MAE", "NRMSE", "Pearson r"]
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def text_summary(c: Correlation) -> str:
     rows = [SUMMARY_HEADER] + summary_rows(c)
     widths = [max(len(r[i]) for r in rows) for i in range(len(SUMMARY_HEADER))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
              for r in rows]
-    lines.append(f"{len(c.matching.pairs)} kernels matched in {len(c.by_workload)} workloads; "
+    lines.append(f"matched {_count(len(c.matching.pairs), 'kernel')} in {_count(len(c.by_workload), 'workload')}; "
                  f"{len(c.matching.unmatched)} unmatched")
     return "\n".join(lines) + "\n"
 
