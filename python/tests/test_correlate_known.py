@@ -91,3 +91,33 @@ def test_cli_prints_summary_and_writes_report(inputs, tmp_path, capsys):
     assert page.count("<img ") == 4 and "data:image/png;base64," in page
     assert "11.4%" in page
     assert len(table.read_text().splitlines()) == 1 + 3 * 4     # header + 3 kernels x 4 metrics
+
+
+def test_run_that_stopped_early_is_noted(tmp_path):
+    run = write_run(tmp_path / "app", [sim_kernel("_Z1kv", 100, 1)])
+    stats = run / "stats.json"
+    stats.write_text(stats.read_text().replace('"complete": true, "error": null',
+                                               '"complete": false, "error": "deadlock"'))
+    hw = ncu_csv(tmp_path / "hw.csv", METRICS[:1], UNITS[:1], [("k", {METRICS[0]: "100"})])
+    c = correlate(str(run), str(hw))
+    assert c.matching.notes == [f"{stats}: the simulation stopped early (deadlock); it holds only the 1 kernels "
+                                "that finished"]
+
+
+def test_plot_caption_counts_zero_values(tmp_path):
+    from warpsim.report import _caption
+    run = write_run(tmp_path / "app", [sim_kernel("_Z1kv", 100, 1, dram_reads=0), sim_kernel("_Z1kv", 100, 1,
+                                                                                             dram_reads=8)])
+    m = ["dram__sectors_read.sum"]
+    hw = ncu_csv(tmp_path / "hw.csv", m, ["sector"], [("k", {m[0]: "0"}), ("k", {m[0]: "8"})])
+    c = correlate(str(run), str(hw))
+    assert _caption(c, c.mapping.by_name("dram_read_sectors")) == "1 kernel with a zero value not shown"
+
+
+def test_same_inputs_give_the_same_report(inputs, tmp_path):
+    run, hw = inputs
+    pages = []
+    for name in ("a.html", "b.html"):
+        assert main(["correlate", "--sim", str(run), "--hw", str(hw), "--out", str(tmp_path / name)]) == 0
+        pages.append((tmp_path / name).read_bytes())
+    assert pages[0] == pages[1]

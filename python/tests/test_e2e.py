@@ -48,14 +48,3 @@ def test_report_says_ten_percent(warpsim_bin, simulated, tmp_path):
     assert instructions[3] == "0.0%"
     assert "<td>10.0%</td>" in report.read_text()
 
-
-def test_cli_reports_bad_input_with_location(warpsim_bin, tmp_path):
-    (tmp_path / "hw.csv").write_text('"ID","Kernel"\n"0","k"\n')
-    (tmp_path / "run").mkdir()
-    (tmp_path / "run" / "stats.json").write_text('{"schema": "warpsim-stats/1", "kernels": []}')
-    r = _run([warpsim_bin, "correlate", "--sim", str(tmp_path / "run"), "--hw", str(tmp_path / "hw.csv"),
-              "--out", str(tmp_path / "r.html")])
-    assert r.returncode == 1
-    assert f"{tmp_path / 'hw.csv'}:1: column 'Kernel Name': missing from the header" in r.stderr
-    assert not (tmp_path / "r.html").exists()
-

@@ -81,3 +81,10 @@ def test_summary_with_unknown_metric_names_row_and_column(run, tmp_path):
     with pytest.raises(InputError) as e:
         correlate(str(run), str(path))
     assert (e.value.line, e.value.column) == (7, "Metric Name") and "'achieved_occupancy'" in str(e.value)
+
+
+def test_summary_rows_for_two_template_instances_are_not_both_matched(run, tmp_path):
+    two = SUMMARY + ('"Tesla V100 (0)","void vecAdd<double>(double*, double*, double*, int)",1,"inst_executed",'
+                     '"Instructions Executed",10,10,10\n')
+    c = correlate(str(run), str(_csv(tmp_path, two)), allow_unmatched=True)
+    assert [(u.line, u.reason) for u in c.matching.unmatched] == [(9, "line 4 already stands for every simulated 'vecAdd'")]

@@ -153,6 +153,9 @@ def correlate(sim: str, hw: str, hw_format: str = "auto", mapping_path: str | No
         matching.unmatched.append(_orphan(f, "hw", "no simulated workload of that name under " + sim))
     profiles: dict[str, HwProfile] = {}
     for workload, run in runs.items():
+        if not run.stats.get("complete", True):
+            matching.notes.append(f"{run.path}: the simulation stopped early ({run.stats.get('error')}); "
+                                  f"it holds only the {len(run.kernels)} kernels that finished")
         if workload not in files:
             matching.unmatched.append(_orphan(run.path, "sim", f"no {workload}.csv in {hw}"))
             continue

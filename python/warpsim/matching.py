@@ -84,11 +84,16 @@ def _match_launches(run: Run, profile: HwProfile, result: Matching) -> None:
 def _match_summaries(run: Run, profile: HwProfile, result: Matching) -> None:
     bases = [kernel_name(k["name"]).base for k in run.kernels]
     used: set[int] = set()
+    rows_for: dict[str, int] = {}
     for hw in profile.kernels:
         base, why = _resolve(hw, set(bases))
+        if base is not None and base in rows_for:
+            # Template instances share a function name; averages cannot be split between them.
+            base, why = None, f"line {rows_for[base]} already stands for every simulated '{base}'"
         if base is None:
             result.unmatched.append(Unmatched("hw", profile.path, hw.line, hw.name, why, profile.name_column))
             continue
+        rows_for[base] = hw.line
         indices = [i for i, b in enumerate(bases) if b == base]
         if len(indices) != hw.invocations:
             result.notes.append(f"{profile.path}:{hw.line}: '{base}' ran {hw.invocations} times on the GPU and "

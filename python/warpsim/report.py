@@ -59,7 +59,7 @@ def scatter_png(c: Correlation, metric: Metric) -> bytes:
     fig, ax = plt.subplots(figsize=(4.2, 4.0), dpi=100)
     log = metric.kind == "count"
     if log:
-        rows = rows[(rows.hw > 0) & (rows.sim > 0)]
+        rows = rows[(rows.hw > 0) & (rows.sim > 0)]   # log axes have no place for 0
     for workload, g in rows.groupby("workload", sort=False):
         ax.scatter(g["hw"], g["sim"], s=14, label=workload)
     if log and len(rows):
@@ -116,6 +116,13 @@ STYLE = ("body{font-family:sans-serif;margin:2em;color:#222} table{border-collap
          "figure{display:inline-block;margin:0.5em}")
 
 
+def _caption(c: Correlation, metric: Metric) -> str:
+    rows = c.values[c.values.metric == metric.name]
+    zeros = int(((rows.hw <= 0) | (rows.sim <= 0)).sum()) if metric.kind == "count" else 0
+    hidden = f"{_count(zeros, 'kernel')} with a zero value not shown" if zeros else ""
+    return "; ".join(t for t in (metric.note, hidden) if t)
+
+
 def html_report(c: Correlation) -> str:
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>warpsim correlation</title>"
              f"<style>{STYLE}</style></head><body><h1>warpsim correlation</h1>",
@@ -129,7 +136,7 @@ def html_report(c: Correlation) -> str:
     for m in c.metrics():
         png = base64.b64encode(scatter_png(c, m)).decode("ascii")
         parts.append(f"<figure><img alt='{html.escape(m.title)}' src='data:image/png;base64,{png}'>"
-                     f"<figcaption>{html.escape(m.note)}</figcaption></figure>")
+                     f"<figcaption>{html.escape(_caption(c, m))}</figcaption></figure>")
     if c.matching.unmatched or c.matching.notes:
         items = [f"{u.where}: {u.name}: {u.reason}" for u in c.matching.unmatched] + c.matching.notes
         parts.append("<h2>Unmatched kernels and notes</h2><ul>"
