@@ -101,13 +101,18 @@ def _workload_rows(c: Correlation) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _number(x: float) -> str:
+    """Counts in full with separators (12,345), other values to four significant digits."""
+    return f"{x:,.0f}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:,.4g}"
+
+
 def _kernel_rows(c: Correlation) -> list[list[str]]:
     kinds = {m.name: m.kind for m in c.mapping.metrics}
     rows = []
     for r in c.values.itertuples():
         err = "n/a" if math.isnan(r.error) else (f"{100 * r.error:+.1f}%" if kinds[r.metric] == "count"
                                                   else f"{r.error:+.1f} pts")
-        rows.append([r.workload, r.launch, r.kernel, r.metric, f"{r.hw:,.4g}", f"{r.sim:,.4g}", err])
+        rows.append([r.workload, r.launch, r.kernel, r.metric, _number(r.hw), _number(r.sim), err])
     return rows
 
 
