@@ -27,6 +27,14 @@ struct ExecOptions {
 int run_command(const RunOptions& opt);
 // Replaces the process with the program (returns only when it cannot start).
 int exec_command(const ExecOptions& opt);
+// Runs `python3 -m warpsim correlate ARGS` (returns only when it cannot start).
+int correlate_command(const std::vector<std::string>& args);
+// The folder holding the Python package warpsim/: $WARPSIM_PYTHONPATH, else
+// python/ beside configs/ (common/paths.h).
+std::string python_package_dir();
+// $WARPSIM_PYTHON, else the first of python3 (PATH) and /usr/bin/python3 that
+// has pandas, numpy and matplotlib; "" if none has.
+std::string choose_python();
 int presets_command();
 int params_command(bool markdown);
 

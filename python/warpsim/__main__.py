@@ -1,0 +1,67 @@
+"""python3 -m warpsim correlate|mapping ... (also `warpsim correlate ...`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .deps import missing_message, missing_modules
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="warpsim", description="warpsim's Python tools")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("correlate", help="compare simulated runs with profiler measurements",
+                       description="Compare warpsim runs with Nsight Compute or nvprof CSV, per metric "
+                                   "(docs/validation.md).")
+    c.add_argument("--sim", required=True,
+                   help="a run folder (holding stats.json) or a folder of run folders, one per workload")
+    c.add_argument("--hw", required=True,
+                   help="the profiler CSV, or a folder holding <workload>.csv for each run folder")
+    c.add_argument("--hw-format", choices=["auto", "ncu", "nvprof"], default="auto",
+                   help="profiler that wrote the CSV (default: recognised from its header)")
+    c.add_argument("--out", default="correlation.html", help="HTML report to write (default: %(default)s)")
+    c.add_argument("--kernels-csv", help="also write every compared value, one row per kernel and metric")
+    c.add_argument("--mapping", help="metric mapping TOML (default: the package's data/metrics.toml)")
+    c.add_argument("--allow-unknown", action="store_true",
+                   help="ignore CSV metrics the mapping does not name (e.g. an `ncu --set full` profile)")
+    c.add_argument("--allow-unmatched", action="store_true",
+                   help="correlate the kernels that match and list the others, instead of stopping")
+    m = sub.add_parser("mapping", help="print the metric mapping")
+    m.add_argument("--markdown", action="store_true", help="as the Markdown page docs/metric-mapping.md")
+    m.add_argument("--mapping", help="metric mapping TOML (default: the package's)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    missing = missing_modules() if args.command == "correlate" else []
+    if missing:
+        print(missing_message(missing), file=sys.stderr)
+        return 3
+    from .errors import InputError
+    try:
+        if args.command == "mapping":
+            from .mapping_doc import mapping_markdown
+            from .mapping import DEFAULT_PATH, load_mapping
+            print(mapping_markdown(load_mapping(args.mapping or DEFAULT_PATH)), end="")
+            return 0
+        from .correlate import correlate
+        from .report import text_summary, write_report
+        result = correlate(args.sim, args.hw, args.hw_format, args.mapping, args.allow_unknown,
+                           args.allow_unmatched)
+        write_report(result, args.out, args.kernels_csv)
+    except InputError as e:
+        print(f"warpsim {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    print(text_summary(result), end="")
+    for u in result.matching.unmatched:
+        print(f"warpsim correlate: unmatched: {u.where}: {u.name}: {u.reason}", file=sys.stderr)
+    for note in result.matching.notes:
+        print(f"warpsim correlate: note: {note}", file=sys.stderr)
+    print(f"wrote {args.out}" + (f" and {args.kernels_csv}" if args.kernels_csv else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
