@@ -43,8 +43,11 @@ def test_report_says_ten_percent(warpsim_bin, simulated, tmp_path):
               "--out", str(report)])
     assert r.returncode == 0, r.stderr
     cycles = next(line.split() for line in r.stdout.splitlines() if line.startswith("cycles "))
-    assert cycles[2:4] == ["1", "10.0%"]                              # kernels, MAE
+    # The measured cycles are rounded, so the error is 10% to that rounding.
+    expected = f"{100 * abs(sim_cycles - hw_cycles) / hw_cycles:.1f}%"
+    assert abs(100 * (sim_cycles - hw_cycles) / hw_cycles - 10) < 0.2
+    assert cycles[2:4] == ["1", expected]                             # kernels, MAE
     instructions = next(line.split() for line in r.stdout.splitlines() if line.startswith("instructions "))
     assert instructions[3] == "0.0%"
-    assert "<td>10.0%</td>" in report.read_text()
+    assert f"<td>{expected}</td>" in report.read_text()
 
