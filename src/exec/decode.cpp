@@ -26,14 +26,40 @@ constexpr TypeName kTypes[] = {
     {"f64", ptx::Type::F64},
 };
 
-// Modifiers with no functional effect: cache operators, memory ordering and scopes.
+// Modifiers with no functional effect: memory ordering, scopes and cache
+// hints (cache operators are sorted out first, by classify_cache).
 bool ignorable(std::string_view w) {
-  static constexpr const char* kIgnored[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile", "relaxed",
-                                             "acquire", "release", "acq_rel", "weak", "sc", "gpu", "sys", "cta",
-                                             "cluster", "aligned", "mmio"};
+  static constexpr const char* kIgnored[] = {"relaxed", "acquire", "release", "acq_rel", "weak", "sc", "gpu", "sys",
+                                             "cta", "cluster", "aligned", "mmio"};
   for (const char* k : kIgnored)
     if (w == k) return true;
   return w.rfind("L1::", 0) == 0 || w.rfind("L2::", 0) == 0;
+}
+
+// PTX cache operators (ld.cg, st.wt, ...) and ld.global.nc. An explicit
+// operator wins over .nc (ld.global.nc.cg reads through L2 only).
+bool classify_cache(Mods& m, std::string_view w, bool& nc) {
+  static constexpr std::pair<const char*, ir::CacheOp> kOps[] = {
+      {"ca", ir::CacheOp::CacheAll},   {"cg", ir::CacheOp::CacheGlobal}, {"cs", ir::CacheOp::Streaming},
+      {"lu", ir::CacheOp::LastUse},    {"cv", ir::CacheOp::Volatile},    {"volatile", ir::CacheOp::Volatile},
+      {"wb", ir::CacheOp::WriteBack},  {"wt", ir::CacheOp::WriteThrough}};
+  if (w == "nc") return nc = true, true;
+  for (auto [n, op] : kOps)
+    if (w == n) return m.cache = op, true;
+  return false;
+}
+
+// Strong (relaxed/acquire/release) accesses must see other SMs' writes: at
+// GPU scope they bypass the L1 (as ld.cg), at system scope as volatile.
+ir::CacheOp scoped_cache_op(const std::vector<std::string>& words) {
+  bool strong = false;
+  ir::CacheOp op = ir::CacheOp::Default;
+  for (const std::string& w : words) {
+    if (w == "relaxed" || w == "acquire" || w == "release") strong = true;
+    if (w == "gpu" || w == "cluster") op = ir::CacheOp::CacheGlobal;
+    if (w == "sys") op = ir::CacheOp::Volatile;
+  }
+  return strong ? op : ir::CacheOp::Default;
 }
 
 bool classify_rounding(Mods& m, std::string_view w) {
@@ -69,15 +95,18 @@ bool classify_space(Mods& m, std::string_view w) {
 
 Mods parse_mods(const std::vector<std::string>& words) {
   Mods m;
+  bool nc = false;
   for (const std::string& w : words) {
     if (ptx::Type t = parse_type(w); t != ptx::Type::None) {
       m.types.push_back(t);
     } else if (w == "v2" || w == "v4" || w == "v8") {
       m.vec = static_cast<unsigned>(w[1] - '0');
-    } else if (!classify_rounding(m, w) && !classify_flag(m, w) && !classify_space(m, w) && !ignorable(w)) {
+    } else if (!classify_rounding(m, w) && !classify_flag(m, w) && !classify_space(m, w) &&
+               !classify_cache(m, w, nc) && !ignorable(w)) {
       m.words.push_back(w);
     }
   }
+  if (m.cache == ir::CacheOp::Default) m.cache = nc ? ir::CacheOp::NonCoherent : scoped_cache_op(words);
   m.used.assign(m.words.size(), false);
   return m;
 }
@@ -202,6 +231,7 @@ void Decoder::decode_one(size_t index) {
     if (out.inner) fail("unsupported use of a clock register");
     out.inner = out.fn;
     out.fn = h_refresh_clock;
+    if (inst_->opcode == "mov") out.flags |= kClockRead;
   }
 }
 

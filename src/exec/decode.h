@@ -24,6 +24,9 @@ struct Mods {
   bool hi = false, lo = false, wide = false, cc = false;
   ptx::StateSpace space = ptx::StateSpace::None;
   unsigned vec = 1;
+  // Cache operator and memory-model scope words, for the timing model
+  // (ld/st/cp.async use it; elsewhere the words have no meaning and are ignored).
+  ir::CacheOp cache = ir::CacheOp::Default;
   std::vector<std::string> words;
   std::vector<bool> used;
 

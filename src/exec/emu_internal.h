@@ -13,6 +13,7 @@
 #include "common/types.h"
 #include "exec/emulator.h"
 #include "frontend/ptx/ast.h"
+#include "ir/warp_inst.h"
 
 namespace ws::exec {
 class DeviceMemory;
@@ -37,6 +38,7 @@ enum class Rounding : uint8_t { Rn, Rz, Rm, Rp, Rna };
 enum : uint16_t {
   kFtz = 1, kSat = 2, kFrameLocal = 4, kIntRound = 8, kSigned = 16, kHasPred = 32, kNeg = 64, kCc = 128,
   kFrameParam = 256, kRelu = 512, kSatFinite = 1024,
+  kClockRead = 2048,  // a mov from %clock/%clock64/%globaltimer (timed runs defer it to its issue)
 };
 
 struct DecodedInst {
@@ -53,6 +55,7 @@ struct DecodedInst {
   uint8_t sub = 0;                // handler-specific selector (comparison, shuffle mode, ...)
   Rounding rnd = Rounding::Rn;
   ptx::StateSpace space = ptx::StateSpace::None;
+  ir::CacheOp cache = ir::CacheOp::Default;  // memory accesses: what they ask of the caches (timing only)
   uint16_t flags = 0;
   int64_t imm = 0;                // address offset, constant
   uint32_t target = 0;            // branch target / callee index / barrier id
@@ -116,6 +119,11 @@ struct Warp {
   // The function (and register base) whose constants sit at each call depth.
   std::vector<std::pair<const DecodedFunction*, uint32_t>> filled;
   uint64_t clock = 0;
+  // Timed runs: a clock-reading mov handed to the timing model but not yet
+  // executed; it runs when the warp's next instruction is asked for (the
+  // cycle the SM issues it), before anything else of the warp.
+  const DecodedInst* deferred = nullptr;
+  uint32_t deferred_mask = 0;
   WarpState state = WarpState::Ready;
   uint32_t bar_dst = kNoGuard;     // bar.red destination (register offset) while waiting
   uint8_t bar_kind = 0;

@@ -106,7 +106,10 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   w.kind = op->kind;
   w.unit = op->unit;
   bool memory = w.is_memory() && accessed;
-  e.sass = memory ? base + width_suffix(step.access_bytes) : base;
+  // The cache operator rides in the SASS name so that a replay reads it back.
+  e.sass = memory ? base + width_suffix(step.access_bytes) +
+                        frontend::cache_op_suffix(step.cache_op, isa_->binary_version())
+                  : base;
   if (w.is_memory() && !memory) w.kind = ir::OpKind::Alu;
   if (memory) {
     // A generic opcode (older generations) gets the space the trace reader
@@ -117,6 +120,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
               : step.space == ptx::StateSpace::Local ? ir::MemSpace::Local
                                                      : ir::MemSpace::Global;
     w.access_bytes = frontend::access_bytes_of(e.sass);
+    w.cache_op = step.cache_op;
   }
   std::vector<uint16_t> dst, src;
   for (size_t i = 0; i < in.ops.size(); ++i) {

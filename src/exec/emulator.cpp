@@ -84,15 +84,28 @@ void report(Ctx& c, const Warp& w, const DecodedFunction& fn, uint32_t pc, uint3
   s.active_mask = m;
   s.space = c.step_space;
   s.access_bytes = c.step_bytes;
+  s.cache_op = fn.code[pc].cache;
   s.addrs = c.step_space == ptx::StateSpace::None ? nullptr : c.addrs;
   obs.on_step(s);
   c.step_space = ptx::StateSpace::None;
   c.step_bytes = 0;
 }
 
+// Runs the clock read the warp holds (see Warp::deferred): now is when the
+// timing model issues it.
+void run_deferred(Ctx& c, Warp& w) {
+  const DecodedInst& in = *w.deferred;
+  w.deferred = nullptr;
+  c.R = frame_registers(w);
+  in.fn(c, in, w.deferred_mask);
+}
+
 // Executes the warp's next instruction (after popping finished stack
-// entries). False when the warp has nothing left to run.
-bool exec_one(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res) {
+// entries). False when the warp has nothing left to run. `defer_clock`: a
+// clock-reading mov is reported but held (timed runs, the warp the SM asked
+// for), so that it reads the cycle at which it issues.
+bool exec_one(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res, bool defer_clock = false) {
+  if (w.deferred) run_deferred(c, w);
   for (;;) {
     if (w.stack.empty()) {
       w.state = WarpState::Done;
@@ -110,7 +123,12 @@ bool exec_one(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res) {
   c.R = frame_registers(w);
   uint32_t m = top.mask;
   if (in.guard != kNoGuard) m = guard_mask(c.R + in.guard, m, in.guard_neg);
-  in.fn(c, in, m);
+  if (defer_clock && c.clock && (in.flags & kClockRead)) {
+    w.deferred = &in;  // a mov: no control flow or memory effect to wait for
+    w.deferred_mask = m;
+  } else {
+    in.fn(c, in, m);
+  }
   w.clock++;
   res.warp_insts++;
   res.thread_insts += static_cast<uint64_t>(std::popcount(m));
@@ -202,6 +220,7 @@ struct Emulator::Impl {
     w.frames.assign(1, Frame{&fn, 0, 0, 0, 1, nullptr});
     w.state = WarpState::Ready;
     w.clock = 0;
+    w.deferred = nullptr;
     size_t pb = fn.param_frame_bytes, n = std::min<size_t>(pb, c.launch->params.size());
     w.params.assign(pb * kLanes, 0);
     for (unsigned l = 0; l < kLanes && n; ++l) std::memcpy(&w.params[l * pb], c.launch->params.data(), n);
@@ -260,7 +279,7 @@ class CtaExec : public CtaRun {
       if (w.state == WarpState::Ready) {
         c_.w = &w;
         c_.yield = false;
-        bool stepped = exec_one(c_, w, obs_, res_);
+        bool stepped = exec_one(c_, w, obs_, res_, true);
         if (c_.faulted) return take_fault(), Status::Fault;
         if (stepped) return Status::Stepped;
         continue;

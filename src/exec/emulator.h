@@ -12,6 +12,7 @@
 #include "common/types.h"
 #include "exec/program.h"
 #include "frontend/ptx/ast.h"
+#include "ir/warp_inst.h"
 
 namespace ws::exec {
 
@@ -49,6 +50,7 @@ struct WarpStep {
   // lanes meaningful; shared addresses are offsets in the CTA's window).
   ptx::StateSpace space = ptx::StateSpace::None;
   uint32_t access_bytes = 0;
+  ir::CacheOp cache_op = ir::CacheOp::Default;  // the instruction's cache operator (ld.cg, st.cs, ...)
   const uint64_t* addrs = nullptr;
 };
 

@@ -114,6 +114,7 @@ void decode_access(Decoder& dc, DecodedInst& out) {
   if (out.bytes == 0 || out.bytes > 8 || m.vec > 4) dc.fail("unsupported access type");
   if (is_signed_int(t)) out.flags |= kSigned;
   out.space = access_space(dc);
+  out.cache = m.cache;
   if (dc.nops() != 2) dc.fail("expected two operands");
   dc.address(Store ? 0 : 1, out, 0);
   const ptx::Operand& data = dc.op(Store ? 1 : 0);
@@ -342,6 +343,7 @@ void decode_cp(Decoder& dc, DecodedInst& out) {
   out.bytes = static_cast<uint8_t>(size.imm);
   out.s[2] = dc.nops() > 3 ? dc.src(3, ptx::Type::U32) : dc.constant(static_cast<uint64_t>(size.imm));
   out.space = Space::Shared;
+  out.cache = m.cache;  // cp.async.cg: the global read bypasses the L1
   out.fn = run_cp_async;
 }
 

@@ -22,6 +22,27 @@ enum class OpKind : uint8_t {
 
 enum class MemSpace : uint8_t { None, Global, Shared, Local, Const, Tex };
 
+// What a memory instruction asks of the caches (PTX cache operators, and the
+// SASS suffixes they become; docs/memory-system.md says what each does in
+// the model). Default: no operator given.
+enum class CacheOp : uint8_t {
+  Default,
+  CacheAll,      // ld.ca: L1 and L2
+  CacheGlobal,   // ld/st.cg, relaxed/acquire at GPU scope: L2 only
+  Streaming,     // ld/st.cs (evict first): replaced first in L1 and L2
+  LastUse,       // ld.lu: streaming for global, a local line is dropped after the read
+  Volatile,      // ld.cv, ld/st.volatile, system scope: never served by L1
+  NonCoherent,   // ld.global.nc (read-only / texture path): cached in L1
+  WriteBack,     // st.wb (the default store)
+  WriteThrough,  // st.wt: written through L2 to DRAM
+};
+inline constexpr int kCacheOps = 9;
+// "ca", "cg", ... as PTX spells the operator ("" for Default).
+inline const char* cache_op_name(CacheOp op) {
+  static constexpr const char* kNames[kCacheOps] = {"", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt"};
+  return kNames[static_cast<int>(op)];
+}
+
 inline constexpr uint16_t kNoReg = 0xffff;
 inline constexpr int kMaxDst = 4;
 inline constexpr int kMaxSrc = 8;
@@ -43,6 +64,7 @@ struct WarpInst {
   // and `addrs` is null, lane l's address is base + l * stride (modulo 2^64)
   // and nothing is stored per lane. Read them through lane_addrs().
   bool strided = false;
+  CacheOp cache_op = CacheOp::Default;  // memory instructions (fits the padding before `stride`)
   int32_t stride = 0;
   const Addr* addrs = nullptr;
   Addr base = 0;
@@ -55,6 +77,8 @@ struct WarpInst {
   }
   unsigned active_count() const { return static_cast<unsigned>(__builtin_popcount(active_mask)); }
 };
+// One host cache line: the SM copies it at every fetch.
+static_assert(sizeof(WarpInst) == 64, "WarpInst grew past 64 bytes");
 
 using LaneAddrs = std::array<Addr, 32>;
 

@@ -283,3 +283,208 @@ TEST(ExecDevice, TimedRunsAreDeterministic) {
 
 }  // namespace
 }  // namespace ws::exec
+
+namespace ws::exec {
+namespace {
+
+// A pointer chase over eight words 128 B apart, twice: the first pass brings
+// the lines to the L1 (the copy left them in L2), the second is timed with
+// %clock64. `op` is the loads' cache operator (".cg" or ""). The instruction
+// cache is perfect: the timed pass's first fetch of a new 128 B line of code
+// (212 cycles) would otherwise add ~26 cycles to each 28-cycle L1 hit.
+const std::string kChaseTwice = R"(
+    ld.param.u64 %rd1, [p];
+    ld.param.u64 %rd9, [out];
+    mov.u64 %rd5, %rd1;
+    ld.global%OP%.u64 %rd5, [%rd5];
+    ld.global%OP%.u64 %rd5, [%rd5];
+    ld.global%OP%.u64 %rd5, [%rd5];
+    ld.global%OP%.u64 %rd5, [%rd5];
+    ld.global%OP%.u64 %rd5, [%rd5];
+    ld.global%OP%.u64 %rd5, [%rd5];
+    ld.global%OP%.u64 %rd5, [%rd5];
+    ld.global%OP%.u64 %rd5, [%rd5];
+    st.global.u64 [%rd9+16], %rd5;
+    mov.u64 %rd2, %clock64;
+    ld.global%OP%.u64 %rd1, [%rd1];
+    ld.global%OP%.u64 %rd1, [%rd1];
+    ld.global%OP%.u64 %rd1, [%rd1];
+    ld.global%OP%.u64 %rd1, [%rd1];
+    ld.global%OP%.u64 %rd1, [%rd1];
+    ld.global%OP%.u64 %rd1, [%rd1];
+    ld.global%OP%.u64 %rd1, [%rd1];
+    ld.global%OP%.u64 %rd1, [%rd1];
+    st.global.u64 [%rd9], %rd1;
+    mov.u64 %rd3, %clock64;
+    sub.s64 %rd4, %rd3, %rd2;
+    st.global.u64 [%rd9+8], %rd4;
+    ret;
+)";
+
+struct ChaseResult {
+  uint64_t cycles_per_load = 0;
+  uint64_t kernel_cycles = 0;
+  uint64_t replay_cycles = 0;
+};
+
+ChaseResult chase_twice(const std::string& op, const std::string& tag) {
+  std::string body = kChaseTwice;
+  for (size_t at; (at = body.find("%OP%")) != std::string::npos;) body.replace(at, 4, op);
+  DeviceOptions o;
+  o.timing = true;
+  o.print_summary = false;
+  o.out_dir = temp("chase-" + tag);
+  o.trace_out = temp("chase-trace-" + tag);
+  o.sets = {"l1i.perfect=true"};
+  ChaseResult res;
+  {
+    DeviceRun run(o);
+    run.load(test::kernel_ptx("chase", ".param .u64 p, .param .u64 out", body));
+    Addr base = *run.dev->memory().allocate(16 * 128);
+    for (int i = 0; i < 16; ++i) {
+      uint64_t next = base + uint64_t(i + 1) * 128;
+      run.dev->copy_to_device(base + uint64_t(i) * 128, &next, 8);
+    }
+    Addr out = *run.dev->memory().allocate(24);
+    LaunchResult r = run.launch("chase", Dim3{1, 1, 1}, Dim3{32, 1, 1}, {base, out});
+    EXPECT_TRUE(r.ok) << r.error;
+    uint64_t v[2];
+    run.dev->copy_to_host(v, out, 16);
+    EXPECT_EQ(v[0], base + 8 * 128);
+    res.cycles_per_load = v[1] / 8;
+    run.dev->finish();
+  }
+  res.kernel_cycles = read_json(o.out_dir + "/stats.json")["kernels"][0]["cycles"].get<uint64_t>();
+  res.replay_cycles = ws::test::simulate(o.trace_out, ws::test::preset("qv100", o.sets)).cycles;
+  return res;
+}
+
+// QV100: an L1 hit is 28 cycles load to use, an L2 hit 212 (docs/memory-system.md).
+TEST(ExecDeviceCacheOp, ChaseWithCgLoadsMeasuresL2AndDefaultLoadsL1) {
+  ChaseResult dflt = chase_twice("", "default"), cg = chase_twice(".cg", "cg");
+  std::printf("second-pass cycles per load: default %llu, .cg %llu\n", (unsigned long long)dflt.cycles_per_load,
+              (unsigned long long)cg.cycles_per_load);
+  EXPECT_GE(dflt.cycles_per_load, 28u);
+  EXPECT_LT(dflt.cycles_per_load, 40u);
+  EXPECT_GE(cg.cycles_per_load, 212u);
+  EXPECT_LT(cg.cycles_per_load, 240u);
+  // The trace carries the operator: its replay times the same loads.
+  EXPECT_EQ(cg.replay_cycles, cg.kernel_cycles);
+  EXPECT_EQ(dflt.replay_cycles, dflt.kernel_cycles);
+  EXPECT_GT(cg.kernel_cycles, dflt.kernel_cycles + 8 * 150);
+}
+
+// Warp 0 runs a chain of 32 dependent FFMAs (4 cycles each on QV100) before
+// a barrier that warps 1-3 reach at once. Each warp records %clock64 at
+// its start (t0), after its chain's result is used (t1) and after the
+// barrier (t2): a warp cannot leave the barrier before the slowest warp
+// has reached it.
+const std::string kBarrierClock = test::kernel_ptx("barclk", ".param .u64 out", R"(
+    ld.param.u64 %rd9, [out];
+    mov.u32 %r1, %tid.x;
+    shr.u32 %r2, %r1, 5;
+    and.b32 %r3, %r1, 31;
+    mov.u64 %rd1, %clock64;
+    mov.f32 %f1, 0f3F800000;
+    setp.ne.u32 %p1, %r2, 0;
+    @%p1 bra JOIN;
+)" + [] {
+  std::string chain;
+  for (int i = 0; i < 32; ++i) chain += "    fma.rn.f32 %f1, %f1, %f1, %f1;\n";
+  return chain;
+}() + R"(
+  JOIN:
+    mov.b32 %r4, %f1;
+    mov.u64 %rd2, %clock64;
+    bar.sync 0;
+    mov.u64 %rd3, %clock64;
+    setp.ne.u32 %p2, %r3, 0;
+    @%p2 bra DONE;
+    mul.wide.u32 %rd4, %r2, 32;
+    add.s64 %rd5, %rd9, %rd4;
+    st.global.u64 [%rd5], %rd1;
+    st.global.u64 [%rd5+8], %rd2;
+    st.global.u64 [%rd5+16], %rd3;
+    st.global.u32 [%rd5+24], %r4;
+  DONE:
+    ret;
+)");
+
+// Runs `kernel` (one CTA of `threads`, its one parameter an output buffer)
+// timed on QV100 and copies the buffer's first `bytes` to `to`.
+void run_timed(const std::string& ptx, const std::string& kernel, uint32_t threads, void* to, size_t bytes,
+               std::vector<std::string> sets = {}) {
+  DeviceOptions o;
+  o.timing = true;
+  o.print_summary = false;
+  o.sets = std::move(sets);
+  DeviceRun run(o);
+  run.load(ptx);
+  Addr out = *run.dev->memory().allocate(bytes);
+  LaunchResult r = run.launch(kernel, Dim3{1, 1, 1}, Dim3{threads, 1, 1}, {out});
+  ASSERT_TRUE(r.ok) << r.error;
+  run.dev->copy_to_host(to, out, bytes);
+}
+
+TEST(ExecDeviceClock, ClockAfterABarrierIsNotBeforeTheSlowestArrival) {
+  uint64_t t[4][4];
+  run_timed(kBarrierClock, "barclk", 128, t, sizeof t);
+  uint64_t slowest = 0;
+  for (auto& w : t) slowest = std::max(slowest, w[1]);
+  EXPECT_GE(t[0][1] - t[0][0], 32u * 4u) << "warp 0's chain";
+  for (int w = 0; w < 4; ++w) {
+    EXPECT_GT(t[w][2], slowest) << "warp " << w << " left the barrier at " << t[w][2];
+    EXPECT_LT(t[w][2], slowest + 40) << "warp " << w;
+  }
+}
+
+// Eight warps (two per sub-core) of 64 FFMAs in four independent chains,
+// between two barriers; thread 0 times them. QV100's peak is 4 sub-cores x
+// 32 lanes / ii 2 = 64 FFMA lanes per cycle per SM: the figure a benchmark
+// prints must not exceed it, and with eight chains per sub-core (latency 4)
+// and a perfect instruction cache it comes close.
+const std::string kFmaRate = test::kernel_ptx("fmarate", ".param .u64 out", R"(
+    ld.param.u64 %rd9, [out];
+    mov.u32 %r1, %tid.x;
+    mov.f32 %f1, 0f3F800000;
+    mov.f32 %f2, 0f3F800000;
+    mov.f32 %f3, 0f3F800000;
+    mov.f32 %f4, 0f3F800000;
+    mov.f32 %f6, 0f3F000000;
+    mov.f32 %f7, 0f3F000000;
+    bar.sync 0;
+    mov.u64 %rd1, %clock64;
+)" + [] {
+  std::string body;
+  for (int i = 0; i < 16; ++i)
+    for (int c = 1; c <= 4; ++c) {
+      std::string f = "%f" + std::to_string(c);
+      body += "    fma.rn.f32 " + f + ", " + f + ", %f6, %f7;\n";
+    }
+  return body;
+}() + R"(
+    bar.sync 0;
+    mov.u64 %rd2, %clock64;
+    add.f32 %f5, %f1, %f4;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    st.global.u64 [%rd9], %rd1;
+    st.global.u64 [%rd9+8], %rd2;
+    st.global.f32 [%rd9+16], %f5;
+  DONE:
+    ret;
+)");
+
+TEST(ExecDeviceClock, TimedFfmaRateStaysWithinThePeak) {
+  uint64_t t[3];
+  run_timed(kFmaRate, "fmarate", 256, t, sizeof t, {"l1i.perfect=true"});
+  ASSERT_GT(t[1], t[0]);
+  double rate = 256.0 * 64 / double(t[1] - t[0]);
+  std::printf("timed FFMA rate: %.1f lanes per cycle per SM (%llu cycles)\n", rate,
+              (unsigned long long)(t[1] - t[0]));
+  EXPECT_LE(rate, 64.0);
+  EXPECT_GT(rate, 40.0);
+}
+
+}  // namespace
+}  // namespace ws::exec

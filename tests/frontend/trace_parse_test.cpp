@@ -217,3 +217,49 @@ TEST(TraceParse, HeaderErrors) {
 
 }  // namespace
 }  // namespace ws::frontend
+
+namespace ws::frontend {
+namespace {
+
+using ir::CacheOp;
+
+// SASS spellings of the cache operators, as nvcc emits them per generation
+// (docs/memory-system.md lists the sources), and the ones that name none.
+TEST(TraceCacheOp, SassSuffixesNameTheOperator) {
+  const std::pair<const char*, CacheOp> cases[] = {
+      {"LDG.E.64.SYS", CacheOp::Default},         {"LDG.E", CacheOp::Default},
+      {"STG.E.SYS", CacheOp::Default},            {"LDG.E.EL", CacheOp::Default},
+      {"LDG.E.EF.128", CacheOp::Streaming},       {"STG.E.EF", CacheOp::Streaming},
+      {"LDG.E.LU", CacheOp::LastUse},             {"LDG.E.128.STRONG.GPU", CacheOp::CacheGlobal},
+      {"LDG.E.STRONG.SM", CacheOp::CacheAll},     {"LDG.E.STRONG.SYS", CacheOp::Volatile},
+      {"STG.E.STRONG.SYS", CacheOp::Volatile},    {"LDG.E.CONSTANT.SYS", CacheOp::NonCoherent},
+      {"LDG.E.CI.128", CacheOp::NonCoherent},     {"LDG.E.CG", CacheOp::CacheGlobal},
+      {"LD.E.CV", CacheOp::Volatile},             {"LD.E.CS", CacheOp::Streaming},
+      {"LDG.E.CA", CacheOp::CacheAll},            {"STG.E.WT", CacheOp::WriteThrough},
+      {"STG.E.WB", CacheOp::WriteBack},           {"STG.E.CS", CacheOp::Streaming},
+      // Where several are given, the most restrictive wins.
+      {"LDG.E.EF.STRONG.GPU", CacheOp::CacheGlobal}, {"LDG.E.EF.CONSTANT", CacheOp::Streaming},
+  };
+  for (auto [op, want] : cases) EXPECT_EQ(cache_op_of(op), want) << op;
+}
+
+TEST(TraceCacheOp, WrittenSuffixesReadBack) {
+  for (uint32_t sm : {35u, 61u, 70u, 80u, 90u})
+    for (int i = 0; i < ir::kCacheOps; ++i) {
+      auto op = static_cast<CacheOp>(i);
+      std::string name = std::string("LDG.E.64") + cache_op_suffix(op, sm);
+      EXPECT_EQ(cache_op_of(name), op) << name << " (sm_" << sm << ")";
+    }
+  EXPECT_STREQ(cache_op_suffix(CacheOp::Streaming, 70), ".EF");
+  EXPECT_STREQ(cache_op_suffix(CacheOp::Streaming, 61), ".CS");
+}
+
+TEST(TraceCacheOp, ParsedMemoryInstructionsCarryIt) {
+  EXPECT_EQ(parse("0010 ffffffff 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x1000 4").inst.cache_op, CacheOp::CacheGlobal);
+  EXPECT_EQ(parse("0010 ffffffff 0 STG.E.EF.64 2 R4 R6 8 1 0x1000 8").inst.cache_op, CacheOp::Streaming);
+  EXPECT_EQ(parse("0010 ffffffff 1 R2 LDG.E.CG 1 R4 4 1 0x1000 4", {}, 61).inst.cache_op, CacheOp::CacheGlobal);
+  EXPECT_EQ(parse("0010 ffffffff 1 R2 LDG.E.64.SYS 1 R4 8 1 0x1000 8").inst.cache_op, CacheOp::Default);
+}
+
+}  // namespace
+}  // namespace ws::frontend

@@ -33,12 +33,13 @@ struct L2Bench {
   }
   uint64_t stat(const std::string& leaf) const { return reg.sum("l2.0." + leaf); }
   // Delivers a request at the next edge.
-  void send(AccessType type, Addr addr, uint32_t mask = 0, uint32_t tag = 0) {
+  void send(AccessType type, Addr addr, uint32_t mask = 0, uint32_t tag = 0, ir::CacheOp op = ir::CacheOp::Default) {
     MemRequest m;
     m.addr = addr;
     m.type = type;
     m.byte_mask = mask;
     m.tag = tag;
+    m.cache_op = op;
     l2->from_icnt().push(m, clk.tick_of(clk.now() + 1));
   }
   void run(Cycle cycles) { drv.run_until(clk.tick_of(clk.now() + cycles)); }
@@ -171,6 +172,72 @@ TEST(L2Slice, IpolySlicesAndSetsFillTheWholeCapacity) {
   EXPECT_EQ(mine, 768u);
   EXPECT_EQ(b.stat("read_hits"), 768u);
   EXPECT_EQ(b.stat("read_misses"), 0u);
+}
+
+}  // namespace
+}  // namespace ws::timing
+
+namespace ws::timing {
+namespace {
+
+// Cache operators at L2 (one set of eight ways, kTiny): streaming lines are
+// the set's next victims; write-through stores reach DRAM at once.
+TEST(L2SliceCacheOp, StreamingFillIsTheNextVictim) {
+  for (ir::CacheOp op : {ir::CacheOp::Streaming, ir::CacheOp::LastUse}) {
+    L2Bench b;
+    for (Addr line = 1; line <= 7; ++line) {
+      b.send(AccessType::Read, line * kLineBytes);
+      b.run(100);
+    }
+    b.send(AccessType::Read, 0x1000, 0, 0, op);  // the most recent fill, but evict-first
+    b.run(100);
+    b.send(AccessType::Read, 0x1000, 0, 0, op);  // a streaming hit does not renew it
+    b.run(100);
+    EXPECT_EQ(b.stat("read_hits"), 1u);
+    b.send(AccessType::Read, 0x2000);  // a new line replaces it
+    b.run(100);
+    size_t before = b.dram_reads();
+    b.send(AccessType::Read, kLineBytes);  // the least recently used normal line is still there
+    b.run(100);
+    EXPECT_EQ(b.dram_reads(), before);
+    b.send(AccessType::Read, 0x1000);
+    b.run(100);
+    EXPECT_EQ(b.dram_reads(), before + 1) << ir::cache_op_name(op);
+  }
+}
+
+TEST(L2SliceCacheOp, StreamingWriteAllocatesEvictFirst) {
+  L2Bench b;
+  for (Addr line = 1; line <= 7; ++line) {
+    b.send(AccessType::Write, line * kLineBytes, kFullSectorMask);
+    b.run(2);
+  }
+  b.send(AccessType::Write, 0x1000, kFullSectorMask, 0, ir::CacheOp::Streaming);  // the most recent line
+  b.run(2);
+  b.send(AccessType::Write, 0x2000, kFullSectorMask);  // evicts the streaming line, not line 1
+  b.run(100);
+  ASSERT_EQ(b.dram.seen.size(), 1u);
+  EXPECT_EQ(b.dram.seen[0].addr, 0x1000u);  // its dirty sector written back
+}
+
+TEST(L2SliceCacheOp, WriteThroughReachesDramAndLeavesTheSectorClean) {
+  L2Bench b;
+  b.send(AccessType::Write, 0x1000, kFullSectorMask, 0, ir::CacheOp::WriteThrough);
+  b.run(100);
+  ASSERT_EQ(b.dram.seen.size(), 1u);
+  EXPECT_EQ(b.dram.seen[0].type, AccessType::Write);
+  EXPECT_EQ(b.dram.seen[0].addr, 0x1000u);
+  EXPECT_EQ(b.dram.seen[0].byte_mask, kFullSectorMask);
+  b.send(AccessType::Read, 0x1000);  // valid in L2: a hit
+  b.run(100);
+  EXPECT_EQ(b.stat("read_hits"), 1u);
+  for (Addr line = 1; line <= 8; ++line) {  // eviction finds it clean: no second write
+    b.send(AccessType::Write, line * kLineBytes, kFullSectorMask);
+    b.run(2);
+  }
+  b.run(100);
+  EXPECT_EQ(b.dram.seen.size(), 1u);
+  EXPECT_EQ(b.stat("dram_writes"), 1u);
 }
 
 }  // namespace

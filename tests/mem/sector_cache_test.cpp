@@ -1,6 +1,8 @@
 // The tag array's O(1) victim and free-way search against a naive model: a
 // line per way with a use stamp, the lowest free way filled first, and the
-// smallest stamp evicted (LRU refreshes it on a hit, FIFO does not).
+// smallest stamp evicted (LRU refreshes it on a hit, FIFO does not). An
+// evict-first insert gets a stamp below every other (the latest such line
+// goes first).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,7 +30,7 @@ class NaiveCache {
     return false;
   }
   // The address evicted, if any.
-  std::optional<Addr> insert(Addr line) {
+  std::optional<Addr> insert(Addr line, Retention r) {
     size_t first = size_t{real_.set_of(line)} * real_.ways(), ways = real_.ways();
     std::optional<Addr> evicted;
     size_t way = ways;
@@ -40,7 +42,7 @@ class NaiveCache {
       evicted = addr_[first + way];
     }
     addr_[first + way] = line;
-    stamp_[first + way] = ++clock_;
+    stamp_[first + way] = r == Retention::EvictFirst ? --low_ : ++clock_;
     return evicted;
   }
   void invalidate(Addr line) {
@@ -52,8 +54,8 @@ class NaiveCache {
   const SectorCache& real_;
   bool lru_;
   std::vector<std::optional<Addr>> addr_;
-  std::vector<uint64_t> stamp_;
-  uint64_t clock_ = 0;
+  std::vector<int64_t> stamp_;
+  int64_t clock_ = 0, low_ = 0;
 };
 
 void run_random(const char* repl, uint32_t sets, uint32_t ways, uint32_t seed) {
@@ -81,8 +83,9 @@ void run_random(const char* repl, uint32_t sets, uint32_t ways, uint32_t seed) {
       continue;
     }
     std::optional<EvictedLine> evicted;
-    cache.insert(line, &evicted);
-    std::optional<Addr> expect = model.insert(line);
+    Retention r = rng() % 4 == 0 ? Retention::EvictFirst : Retention::Normal;
+    cache.insert(line, &evicted, r);
+    std::optional<Addr> expect = model.insert(line, r);
     ASSERT_EQ(evicted.has_value(), expect.has_value()) << repl << " step " << step;
     if (expect) {
       ASSERT_EQ(evicted->line_addr, *expect) << repl << " step " << step;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <span>
 
 #include "common/error.h"
 
@@ -200,18 +201,80 @@ LineFormat LineFormat::from(const TraceHeader& h) {
   return LineFormat{h.tracer_version, h.lineinfo, h.shmem_base, h.local_base};
 }
 
-uint8_t access_bytes_of(std::string_view op) {
+namespace {
+
+// Calls f(modifier) for each '.'-separated word after the base opcode, in
+// order, until it returns true.
+template <class F>
+void each_modifier(std::string_view op, F&& f) {
   size_t dot = op.find('.');
   while (dot != std::string_view::npos) {
     size_t end = op.find('.', dot + 1);
     std::string_view m = op.substr(dot + 1, end == std::string_view::npos ? std::string_view::npos : end - dot - 1);
-    if (m == "128") return 16;
-    if (m == "64") return 8;
-    if (m == "U8" || m == "S8") return 1;
-    if (m == "U16" || m == "S16") return 2;
+    if (f(m)) return;
     dot = end;
   }
-  return 4;
+}
+
+}  // namespace
+
+uint8_t access_bytes_of(std::string_view op) {
+  uint8_t bytes = 4;
+  each_modifier(op, [&bytes](std::string_view m) {
+    if (m == "128") bytes = 16;
+    else if (m == "64") bytes = 8;
+    else if (m == "U8" || m == "S8") bytes = 1;
+    else if (m == "U16" || m == "S16") bytes = 2;
+    return bytes != 4;
+  });
+  return bytes;
+}
+
+namespace {
+
+// SASS modifier -> operator. Where a name combines several (LDG.E.EF.STRONG.GPU)
+// the one that restricts caching most wins: kCacheOpRank orders them.
+struct SassCacheWord {
+  std::string_view word;
+  ir::CacheOp op;
+};
+constexpr SassCacheWord kSassCacheWords[] = {
+    {"CA", ir::CacheOp::CacheAll},     {"CG", ir::CacheOp::CacheGlobal},   {"CS", ir::CacheOp::Streaming},
+    {"EF", ir::CacheOp::Streaming},    {"LU", ir::CacheOp::LastUse},       {"CV", ir::CacheOp::Volatile},
+    {"CI", ir::CacheOp::NonCoherent},  {"CONSTANT", ir::CacheOp::NonCoherent}, {"WB", ir::CacheOp::WriteBack},
+    {"WT", ir::CacheOp::WriteThrough}, {"MMIO", ir::CacheOp::Volatile},
+};
+// STRONG.<scope>: the scope whose caches are coherent for the access.
+constexpr SassCacheWord kStrongScopes[] = {
+    {"SM", ir::CacheOp::CacheAll}, {"GPU", ir::CacheOp::CacheGlobal}, {"SYS", ir::CacheOp::Volatile}};
+constexpr int kCacheOpRank[ir::kCacheOps] = {0, 1, 7, 5, 4, 8, 3, 2, 6};
+
+ir::CacheOp stronger(ir::CacheOp a, ir::CacheOp b) {
+  return kCacheOpRank[static_cast<int>(b)] > kCacheOpRank[static_cast<int>(a)] ? b : a;
+}
+
+}  // namespace
+
+ir::CacheOp cache_op_of(std::string_view op) {
+  ir::CacheOp found = ir::CacheOp::Default;
+  bool strong = false;
+  each_modifier(op, [&](std::string_view m) {
+    std::span<const SassCacheWord> words =
+        strong ? std::span<const SassCacheWord>(kStrongScopes) : std::span<const SassCacheWord>(kSassCacheWords);
+    for (const SassCacheWord& w : words)
+      if (m == w.word) found = stronger(found, w.op);
+    strong = m == "STRONG";
+    return false;
+  });
+  return found;
+}
+
+const char* cache_op_suffix(ir::CacheOp op, uint32_t binary_version) {
+  // Volta renamed the cache field: scopes and eviction priorities.
+  static constexpr const char* kOld[ir::kCacheOps] = {"", ".CA", ".CG", ".CS", ".LU", ".CV", ".CI", ".WB", ".WT"};
+  static constexpr const char* kVolta[ir::kCacheOps] = {
+      "", ".STRONG.SM", ".STRONG.GPU", ".EF", ".LU", ".STRONG.SYS", ".CONSTANT", ".WB", ".WT"};
+  return (binary_version >= 70 ? kVolta : kOld)[static_cast<int>(op)];
 }
 
 // Hand-rolled: hex fields (PCs, masks, addresses) are most of a trace's text.
@@ -279,7 +342,7 @@ const InstParser::Resolved& InstParser::resolve(std::string_view opcode, const L
     std::string v = "sm_" + std::to_string(isa_->binary_version());
     fail(ctx, "opcode", "unknown opcode " + quoted(base_opcode(opcode)) + " for " + v + " (add it to isa/" + v + ".toml)");
   }
-  return cache_.add(opcode, Resolved{*op, access_bytes_of(opcode)});
+  return cache_.add(opcode, Resolved{*op, access_bytes_of(opcode), cache_op_of(opcode)});
 }
 
 }  // namespace ws::frontend
@@ -401,6 +464,7 @@ void InstParser::fill_kind(const Resolved& r, bool traced, ParsedInst& out) cons
   }
   out.has_addrs = true;
   w.access_bytes = r.access_bytes;
+  w.cache_op = r.cache_op;
   w.addrs = out.addrs.data();
   switch (r.op.space) {
     case IsaSpace::Shared: w.space = ir::MemSpace::Shared; break;

@@ -75,6 +75,7 @@ class InstParser {
   struct Resolved {
     OpInfo op;
     uint8_t access_bytes = 4;
+    ir::CacheOp cache_op = ir::CacheOp::Default;
   };
   // Opcode text -> Resolved, by open addressing: looked up once per trace
   // line, where std::unordered_map's hashing and node walk showed up.
@@ -107,6 +108,16 @@ std::optional<uint64_t> hex_value(std::string_view token);
 
 // Bytes per lane implied by an opcode's modifiers (.128 -> 16, .64 -> 8, ...).
 uint8_t access_bytes_of(std::string_view opcode);
+
+// The cache operator an opcode's modifiers carry: pre-Volta CA/CG/CS/LU/CV/
+// CI/WB/WT, Volta and later EF (evict first), LU, CONSTANT (the read-only
+// path) and STRONG.SM/.GPU/.SYS (coherent at SM, GPU or system scope, so
+// L1, L2 or neither may serve it). Modifiers naming no operator (E, SYS,
+// widths, EL, ...) leave it Default.
+ir::CacheOp cache_op_of(std::string_view opcode);
+// The suffix (".EF", ".CG", ...; "" for Default) a trace writer appends for
+// `op` on SASS binary version `binary_version`; cache_op_of reads it back.
+const char* cache_op_suffix(ir::CacheOp op, uint32_t binary_version);
 
 // Shared/local/global for a generic address under the header's windows.
 ir::MemSpace classify_generic(Addr a, const LineFormat& fmt);

@@ -86,8 +86,12 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
     token = alloc_pending(warp_slot, inst);
     pending_[token].remaining = static_cast<uint32_t>(scratch_.size());
   }
+  // Texture fetches take the read-only path (cached in L1 like ld.global.nc).
+  ir::CacheOp op = inst.space == ir::MemSpace::Tex && inst.cache_op == ir::CacheOp::Default ? ir::CacheOp::NonCoherent
+                                                                                           : inst.cache_op;
   for (const LineAccess& a : scratch_) {
     L1Access acc{};
+    acc.cache_op = op;
     acc.line_addr = a.line_addr;
     acc.sector_mask = a.sector_mask;
     acc.byte_masks = a.byte_masks;

@@ -86,6 +86,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     Warp& w = warps_[slot];
     w.live = true;
     w.at_barrier = false;
+    w.fetch_at_release = false;
     w.cta_slot = cta_index;
     w.warp_in_cta = k++;
     w.pending_loads = 0;
@@ -224,7 +225,15 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       w.busy_until = now + fence_latency_;
       break;
     case ir::OpKind::Barrier:
-      if (in.active_mask) arrive_at_barrier(ctas_[w.cta_slot], w);
+      if (in.active_mask) {
+        // The next instruction is asked for when the barrier opens: an
+        // execution-driven source then computes it (a %clock read) at
+        // that time, not before the other warps have arrived.
+        w.fetch_at_release = true;
+        w.barrier_issued = now;
+        arrive_at_barrier(ctas_[w.cta_slot], w);
+        return;
+      }
       break;
     default: {
       int16_t kind = unit_of_[in.unit];
@@ -269,11 +278,19 @@ void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {
 
 void Sm::release_barrier_if_complete(CtaSlot& cta) {
   if (cta.warps_at_barrier == 0 || cta.warps_at_barrier < cta.num_warps - cta.warps_done) return;
-  for (uint32_t slot : cta.warp_slots) {
-    warps_[slot].at_barrier = false;
-    set_sleeping(slot, false);
-  }
   cta.warps_at_barrier = 0;
+  refetch_.clear();
+  for (uint32_t slot : cta.warp_slots) {
+    Warp& w = warps_[slot];
+    w.at_barrier = false;
+    set_sleeping(slot, false);
+    if (w.fetch_at_release) refetch_.push_back({w.barrier_issued, slot});
+    w.fetch_at_release = false;
+  }
+  // The instruction cache still sees each fetch when its barrier issued (an
+  // instruction buffer fills while the warp waits), in that order.
+  std::sort(refetch_.begin(), refetch_.end());
+  for (auto [issued, slot] : refetch_) fetch(warps_[slot], slot, issued);
 }
 
 void Sm::finish_warp(uint32_t slot) {

@@ -82,6 +82,7 @@ class Sm : public Clocked {
   FetchUnit fetch_;
   std::vector<SubCore> subcores_;
   std::vector<Warp> warps_;
+  std::vector<std::pair<Cycle, uint32_t>> refetch_;  // barrier release: (issued, slot) to fetch for
   std::vector<CtaSlot> ctas_;
   std::vector<int16_t> unit_of_;  // kernel unit id -> pipeline kind (or kLdstUnit)
   std::vector<UnitSpec> unit_specs_;

@@ -15,6 +15,8 @@ namespace ws::timing {
 struct Warp {
   bool live = false;
   bool at_barrier = false;
+  bool fetch_at_release = false;  // `inst` is the barrier it waits at; the next is fetched when it opens
+  Cycle barrier_issued = 0;       // when that barrier issued
   uint32_t cta_slot = 0;
   uint32_t warp_in_cta = 0;
   uint32_t pending_loads = 0;    // memory instructions whose results are outstanding

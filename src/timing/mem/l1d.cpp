@@ -45,6 +45,10 @@ const Param<int64_t> kBankBytes{"l1d.bank_bytes", 4, "bytes",
                                 {1, 128}};
 const Param<int64_t> kTagLookups{"l1d.tag_lookups", 4, "lines",
                                  "lines of one warp instruction the L1 tag stage looks up per cycle", {1, 32}};
+const Param<bool> kCacheGlobal{"l1d.cache_global", true, "",
+                               "global loads without a cache operator (and ld.ca) are cached in the L1; false: they "
+                               "and global stores use L2 only, as Kepler does by default (ld.global.nc and texture "
+                               "fetches, the read-only path, still use the L1)"};
 const Param<std::string> kReplacement{"l1d.replacement", "lru", "", "L1D replacement policy (lru, fifo)"};
 const Param<std::string> kSetIndex{"l1d.set_index", "linear", "", "L1D set-index function (linear, xor, ipoly)"};
 
@@ -108,6 +112,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       write_policy_(write_policy(cfg)),
       sectored_(kSectored.get(cfg)),
       local_write_back_(local_write_back(cfg)),
+      cache_global_(kCacheGlobal.get(cfg)),
       tags_(l1_shape(cfg)),
       data_(data_array(cfg)),
       done_(size_t{mshr_count_} + 4096),
@@ -120,6 +125,8 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       write_hits_(scope.counter("write_hits", "written sectors present (updated in place)")),
       write_misses_(scope.counter("write_misses", "written sectors absent (not allocated)")),
       local_writebacks_(scope.counter("local_writebacks", "dirty local sectors written to L2 on eviction")),
+      bypass_reads_(scope.counter("bypass_reads",
+                                  "read sectors sent to L2 without using the L1 (cache operator or l1d.cache_global)")),
       atomics_(scope.counter("atomics", "atomic sectors sent to L2")),
       mshr_merges_(scope.counter("mshr_merges", "read sectors merged into an in-flight MSHR")),
       mshr_stalls_(scope.counter("mshr_stalls", "accesses that had to wait for an MSHR or miss-queue slot")),
@@ -156,7 +163,7 @@ void L1D::accept(const L1Access& access) {
   last_accept_ = now;
   if (access.type != AccessType::Write) {
     Cycle data_at = now;  // sectors that hit are read from the banked array
-    if (access.type == AccessType::Read) {
+    if (access.type == AccessType::Read && read_plan(access).use_l1) {
       const CacheLine* line = tags_.find(access.line_addr);
       uint8_t hits = line ? static_cast<uint8_t>(access.sector_mask & line->valid) : 0;
       if (hits) {
@@ -208,40 +215,95 @@ bool L1D::issue_sector(const L1Access& a, uint32_t s) {
   return true;
 }
 
-bool L1D::issue_read(const L1Access& a, Addr sector) {
-  CacheLine* line = tags_.find(a.line_addr);
-  if (line && (line->valid >> sector_in_line(sector) & 1)) {
-    reads_.inc();
-    read_hits_.inc();
-    tags_.touch(*line);
-    return true;
+// Cache operators on local accesses: only last use matters (the thread's
+// own data). Global: .cg and .cv read through L2 (.cv also drops a stale
+// copy), .cs and .lu allocate as the set's next victims, .nc (read-only
+// path) is cached even when l1d.cache_global is off.
+L1ReadPlan L1D::read_plan(const L1Access& a) const {
+  using ir::CacheOp;
+  L1ReadPlan p;
+  if (a.local) {
+    p.drop_after = a.cache_op == CacheOp::LastUse;
+    return p;
   }
+  switch (a.cache_op) {
+    case CacheOp::Volatile: p.invalidate = true; [[fallthrough]];
+    case CacheOp::CacheGlobal: p.use_l1 = p.allocate = false; break;
+    case CacheOp::Streaming:
+    case CacheOp::LastUse: p.retention = Retention::EvictFirst; break;
+    default: break;
+  }
+  if (!cache_global_ && a.cache_op != CacheOp::NonCoherent) p.use_l1 = p.allocate = false;
+  return p;
+}
+
+// Stores that must not leave a copy in the L1 (L2-only or write-through).
+bool L1D::bypasses_on_write(const L1Access& a) const {
+  using ir::CacheOp;
+  if (a.local) return false;
+  return !cache_global_ || a.cache_op == CacheOp::CacheGlobal || a.cache_op == CacheOp::Volatile ||
+         a.cache_op == CacheOp::WriteThrough;
+}
+
+bool L1D::issue_read(const L1Access& a, Addr sector) {
+  L1ReadPlan plan = read_plan(a);
+  CacheLine* line = tags_.find(a.line_addr);
+  if (line && read_hit(plan, line, sector)) return true;
   if (uint32_t* merged = mshr_of_sector_.find(sector)) {
     Mshr& m = mshrs_[*merged];
     if (m.tokens.size() >= max_merge_) return blocked(true);
     m.tokens.push_back(a.token);
+    m.allocate |= plan.allocate;
+    if (plan.retention == Retention::Normal) m.retention = Retention::Normal;
     mshr_merges_.inc();
   } else {
     uint8_t extra = sectored_ ? 0 : line_fill_sectors(a.line_addr, line, sector);
     uint32_t needed = 1 + static_cast<uint32_t>(std::popcount(extra));
     if (out_.size() + needed > miss_queue_) return blocked(false);
     if (free_mshrs_.size() < needed) return blocked(true);
-    auto slot = alloc_mshr(sector, AccessType::Read, a.token);
-    mshr_of_sector_[sector] = *slot;
-    send(sector, 0, AccessType::Read, *slot);
-    for (uint32_t s = 0; s < kSectorsPerLine; ++s) {  // the rest of the line, waited for by nobody
-      if (!(extra >> s & 1)) continue;
-      Addr other = a.line_addr + Addr{s} * kSectorBytes;
-      auto fill = alloc_mshr(other, AccessType::Read, 0);
-      mshrs_[*fill].tokens.clear();
-      mshr_of_sector_[other] = *fill;
-      send(other, 0, AccessType::Read, *fill);
-    }
+    read_miss(a.line_addr, extra, sector, a, plan);
   }
   reads_.inc();
   read_misses_.inc();
+  if (!plan.use_l1) bypass_reads_.inc();
   pending(a.token).misses_left++;
   return true;
+}
+
+// A present line serves the sector if the plan allows; false: it misses.
+bool L1D::read_hit(const L1ReadPlan& plan, CacheLine* line, Addr sector) {
+  auto bit = static_cast<uint8_t>(1u << sector_in_line(sector));
+  if (plan.invalidate) line->valid &= static_cast<uint8_t>(~bit);
+  if (!plan.use_l1 || !(line->valid & bit)) return false;
+  reads_.inc();
+  read_hits_.inc();
+  if (plan.drop_after) {
+    line->valid &= static_cast<uint8_t>(~bit);
+    line->dirty &= static_cast<uint8_t>(~bit);
+    line->partial &= static_cast<uint8_t>(~bit);
+  } else if (plan.retention == Retention::Normal) {
+    tags_.touch(*line);  // a streaming hit does not renew the line
+  }
+  return true;
+}
+
+// Sends the missed sector (and, non-sectored, the rest of the line: `extra`,
+// waited for by nobody) with MSHRs that remember how to fill.
+void L1D::read_miss(Addr line_addr, uint8_t extra, Addr sector, const L1Access& a, const L1ReadPlan& plan) {
+  auto start = [&](Addr s, uint32_t token) {
+    uint32_t slot = *alloc_mshr(s, AccessType::Read, token);
+    Mshr& m = mshrs_[slot];
+    m.allocate = plan.allocate;
+    m.retention = plan.retention;
+    mshr_of_sector_[s] = slot;
+    send(s, 0, AccessType::Read, slot, a.cache_op);
+    return slot;
+  };
+  start(sector, a.token);
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    if (!(extra >> s & 1)) continue;
+    mshrs_[start(line_addr + Addr{s} * kSectorBytes, 0)].tokens.clear();
+  }
 }
 
 // Non-sectored mode: the other sectors of the line that are neither valid
@@ -265,18 +327,20 @@ bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
   writes_.inc();
   CacheLine* line = tags_.find(a.line_addr);
   bool hit = line && (line->valid >> s & 1);
+  bool bypass = bypasses_on_write(a);
+  Retention keep = a.cache_op == ir::CacheOp::Streaming ? Retention::EvictFirst : Retention::Normal;
   (hit ? write_hits_ : write_misses_).inc();
-  if (hit && write_policy_.evict_on_hit) {
+  if (hit && (write_policy_.evict_on_hit || bypass)) {
     line->valid &= static_cast<uint8_t>(~(1u << s));
   } else if (hit) {
-    tags_.touch(*line);
-  } else if (write_policy_.allocate_on_miss && a.byte_masks[s] == 0xffffffffu && tags_.enabled()) {
+    if (keep == Retention::Normal) tags_.touch(*line);
+  } else if (!bypass && write_policy_.allocate_on_miss && a.byte_masks[s] == 0xffffffffu && tags_.enabled()) {
     // Only a fully written sector is known: a partial one would need a fetch.
-    if (!line) line = &install(a.line_addr);
+    if (!line) line = &install(a.line_addr, keep);
+    else if (keep == Retention::Normal) tags_.touch(*line);
     line->valid |= static_cast<uint8_t>(1u << s);
-    tags_.touch(*line);
   }
-  send(sector, a.byte_masks[s], AccessType::Write, 0);
+  send(sector, a.byte_masks[s], AccessType::Write, 0, a.cache_op);
   return true;
 }
 
@@ -298,9 +362,9 @@ void L1D::write_back_local(const L1Access& a, uint32_t s) {
 
 // Allocates a line; a victim's dirty sectors go to L2 (past the miss-queue
 // limit: at most four, and the eviction cannot wait).
-CacheLine& L1D::install(Addr line_addr) {
+CacheLine& L1D::install(Addr line_addr, Retention r) {
   std::optional<EvictedLine> victim;
-  CacheLine& line = tags_.insert(line_addr, &victim);
+  CacheLine& line = tags_.insert(line_addr, &victim, r);
   if (victim && victim->dirty) {
     for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
       if (!(victim->dirty >> s & 1)) continue;
@@ -330,14 +394,17 @@ std::optional<uint32_t> L1D::alloc_mshr(Addr sector, AccessType type, uint32_t t
   Mshr& m = mshrs_[slot];
   m.sector = sector;
   m.type = type;
+  m.allocate = true;
+  m.retention = Retention::Normal;
   m.tokens.clear();
   m.tokens.push_back(token);
   return slot;
 }
 
-void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag) {
+void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op) {
   MemRequest r;
   r.addr = sector;
+  r.cache_op = op;
   r.byte_mask = byte_mask;
   r.type = type;
   r.src_sm = sm_id_;
@@ -375,12 +442,12 @@ void L1D::handle_fill() {
   Mshr& m = mshrs_[r.tag];
   if (m.type == AccessType::Read) {
     mshr_of_sector_.erase(m.sector);
-    if (tags_.enabled()) {
+    if (tags_.enabled() && m.allocate) {
       Addr line_addr = line_of(m.sector);
       CacheLine* line = tags_.find(line_addr);
-      if (!line) line = &install(line_addr);
+      if (!line) line = &install(line_addr, m.retention);
+      else if (m.retention == Retention::Normal) tags_.touch(*line);
       line->valid |= static_cast<uint8_t>(1u << sector_in_line(m.sector));
-      tags_.touch(*line);
     }
   }
   for (uint32_t i = 0; i < m.tokens.size(); ++i) {

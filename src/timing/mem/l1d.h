@@ -31,7 +31,17 @@ struct L1Access {
   std::array<uint32_t, 4> byte_masks{};  // per sector, bytes written (stores/atomics) or read (loads; 0 = all)
   AccessType type = AccessType::Read;
   bool local = false;  // local memory (l1d.local_write_policy applies to its stores)
+  ir::CacheOp cache_op = ir::CacheOp::Default;  // the instruction's cache operator
   uint32_t token = 0;  // returned through done() when every sector of a Read/Atomic is available
+};
+
+// What a read asks of the L1, from its cache operator (docs/memory-system.md).
+struct L1ReadPlan {
+  bool use_l1 = true;       // a valid L1 copy may serve it
+  bool allocate = true;     // the fill is installed in the L1
+  bool invalidate = false;  // a present copy is stale: dropped (volatile)
+  bool drop_after = false;  // last use of a local line: dropped once read, never written back
+  Retention retention = Retention::Normal;
 };
 
 struct L1WritePolicy {
@@ -75,6 +85,8 @@ class L1D : public Clocked {
   struct Mshr {
     Addr sector = 0;
     AccessType type = AccessType::Read;
+    bool allocate = true;  // some waiter wants the fill kept in the L1
+    Retention retention = Retention::Normal;  // evict-first only if every waiter streams
     SmallVec<uint32_t, 3> tokens;  // accesses waiting for this sector
   };
   struct Pending {
@@ -92,13 +104,17 @@ class L1D : public Clocked {
 
   void issue_stalled();
   bool issue_sector(const L1Access& a, uint32_t s);
+  L1ReadPlan read_plan(const L1Access& a) const;
+  bool bypasses_on_write(const L1Access& a) const;
   bool issue_read(const L1Access& a, Addr sector);
+  bool read_hit(const L1ReadPlan& plan, CacheLine* line, Addr sector);
+  void read_miss(Addr line_addr, uint8_t extra, Addr sector, const L1Access& a, const L1ReadPlan& plan);
   bool issue_write(const L1Access& a, Addr sector, uint32_t s);
   void write_back_local(const L1Access& a, uint32_t s);
-  CacheLine& install(Addr line_addr);
+  CacheLine& install(Addr line_addr, Retention r = Retention::Normal);
   bool issue_atomic(const L1Access& a, Addr sector, uint32_t s);
   std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
-  void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag);
+  void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op = ir::CacheOp::Default);
   void handle_fill();
   void prefetch_fill(const MemRequest& r) const;
   uint8_t line_fill_sectors(Addr line_addr, const CacheLine* line, Addr missed) const;
@@ -113,6 +129,7 @@ class L1D : public Clocked {
   const L1WritePolicy& write_policy_;
   bool sectored_;  // false: a read miss fetches the whole line
   bool local_write_back_;  // local stores stay dirty in the L1 until evicted
+  bool cache_global_;      // global loads without an operator (or .ca) are cached in the L1
   SectorCache tags_;
   L1DataArray data_;
   Port<uint32_t> done_;
@@ -140,7 +157,7 @@ class L1D : public Clocked {
 
   stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;
   std::optional<Cycle> waiting_since_;  // when the stalled access first had to wait
-  stats::Counter &local_writebacks_;
+  stats::Counter &local_writebacks_, &bypass_reads_;
   stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_, &stall_cycles_, &data_wavefronts_;
 };
 

@@ -1,5 +1,7 @@
 #include "timing/mem/l2_slice.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace ws::timing {
@@ -28,6 +30,12 @@ const Param<std::string> kSetIndex{"l2.set_index", "linear", "", "L2 set index w
 const Param<std::string> kSliceHash{"l2.slice_hash", "ipoly", "", "address-to-slice mapping (linear, xor, ipoly)"};
 
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+
+// ld/st.cs and ld.lu: the line is allocated as its set's next victim, and a
+// hit does not renew it.
+bool streams(const MemRequest& r) {
+  return r.cache_op == ir::CacheOp::Streaming || r.cache_op == ir::CacheOp::LastUse;
+}
 
 SectorCacheShape l2_shape(const config::Config& cfg, const L2AddressMap& map) {
   SectorCacheShape s;
@@ -155,7 +163,7 @@ bool L2Slice::process_read(const MemRequest& r) {
   if (line && (line->valid >> s & 1)) {
     reads_.inc();
     read_hits_.inc();
-    tags_.touch(*line);
+    if (!streams(r)) tags_.touch(*line);
     reply(r);
     return true;
   }
@@ -167,18 +175,29 @@ bool L2Slice::process_read(const MemRequest& r) {
 }
 
 // Write-validate: the written bytes become valid and dirty without a fetch.
+// st.wt also sends them on to DRAM; a sector it wrote whole that held no
+// other unwritten-back bytes stays clean.
 bool L2Slice::process_write(const MemRequest& r) {
-  if (!dram_room(kSectorsPerLine)) return false;
+  bool through = r.cache_op == ir::CacheOp::WriteThrough;
+  // (a write-through with a full victim may pass a 4-entry queue's limit by one)
+  if (!dram_room(std::min(kSectorsPerLine + (through ? 1 : 0), dram_queue_cap_))) return false;
   writes_.inc();
   CacheLine* found = tags_.find(line_of(r.addr));
   uint32_t s = sector_in_line(r.addr);
+  auto bit = static_cast<uint8_t>(1u << s);
   bool hit = found && ((found->valid >> s & 1) || tags_.written(*found, s) != 0);
   (hit ? write_hits_ : write_misses_).inc();
-  CacheLine& line = found ? *found : line_for(r.addr);
-  tags_.touch(line);
+  CacheLine& line = found ? *found : line_for(r.addr, streams(r) ? Retention::EvictFirst : Retention::Normal);
+  if (found && !streams(r)) tags_.touch(line);
+  bool was_dirty = line.dirty & bit;
   uint32_t written = tags_.add_written(line, s, r.byte_mask);  // (reads the old dirty bit)
-  line.dirty |= static_cast<uint8_t>(1u << s);
-  if (written == kFullSectorMask) line.valid |= static_cast<uint8_t>(1u << s);
+  line.dirty |= bit;
+  if (written == kFullSectorMask) line.valid |= bit;
+  if (through) {
+    send_dram(r.addr, r.byte_mask, AccessType::Write);
+    dram_writes_.inc();
+    if (!was_dirty && written == kFullSectorMask) line.dirty &= static_cast<uint8_t>(~bit);
+  }
   return true;
 }
 
@@ -213,7 +232,9 @@ void L2Slice::fill(const MemRequest& dram_reply) {
   mshrs_.erase(dram_reply.addr);
   SmallVec<MemRequest, 1>& waiters = mshr_pool_[slot].waiters;
   CacheLine* found = tags_.find(line_of(dram_reply.addr));
-  CacheLine& line = found ? *found : line_for(dram_reply.addr);
+  bool all_stream = true;
+  for (uint32_t i = 0; i < waiters.size(); ++i) all_stream &= streams(waiters[i]);
+  CacheLine& line = found ? *found : line_for(dram_reply.addr, all_stream ? Retention::EvictFirst : Retention::Normal);
   uint32_t s = sector_in_line(dram_reply.addr);
   line.valid |= static_cast<uint8_t>(1u << s);  // DRAM bytes merged under the written ones
   for (uint32_t i = 0; i < waiters.size(); ++i) {
@@ -224,9 +245,9 @@ void L2Slice::fill(const MemRequest& dram_reply) {
   free_mshrs_.push_back(slot);
 }
 
-CacheLine& L2Slice::line_for(Addr sector) {
+CacheLine& L2Slice::line_for(Addr sector, Retention r) {
   std::optional<EvictedLine> victim;
-  CacheLine& line = tags_.insert(line_of(sector), &victim);
+  CacheLine& line = tags_.insert(line_of(sector), &victim, r);
   if (victim) write_back(*victim);
   return line;
 }

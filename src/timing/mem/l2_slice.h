@@ -86,7 +86,7 @@ class L2Slice : public Clocked {
   bool process_write(const MemRequest& r);
   bool miss(const MemRequest& r);
   void fill(const MemRequest& reply);
-  CacheLine& line_for(Addr sector);
+  CacheLine& line_for(Addr sector, Retention r = Retention::Normal);
   void write_back(const EvictedLine& victim);
   void send_dram(Addr sector, uint32_t byte_mask, AccessType type);
   void reply(MemRequest r);

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "common/types.h"
+#include "ir/warp_inst.h"
 
 namespace ws::timing {
 
@@ -22,6 +23,7 @@ struct MemRequest {
   uint16_t src_sm = 0;      // requesting SM (reply routing)
   uint16_t src_slice = 0;   // L2 slice that sent it to DRAM (DRAM reply routing)
   MemClient client = MemClient::Data;
+  ir::CacheOp cache_op = ir::CacheOp::Default;  // what the access asks of L2 (streaming, write-through)
   uint32_t tag = 0;         // requester's token, returned unchanged in the reply
   Tick issued = 0;          // when the L1 sent it (latency stats)
 
@@ -33,5 +35,6 @@ struct MemRequest {
     return data ? kSectorBytes : 0;
   }
 };
+static_assert(sizeof(MemRequest) == 32, "MemRequest travels through every queue: keep it at 32 bytes");
 
 }  // namespace ws::timing

@@ -20,7 +20,10 @@ class ListPolicy : public ReplacementPolicy {
     for (uint32_t set = 0; set < sets; ++set)
       for (uint32_t w = 0; w < ways; ++w) append(set, w);
   }
-  void on_insert(uint32_t set, uint32_t way) override { to_tail(set, way); }
+  void on_insert(uint32_t set, uint32_t way, Retention r) override {
+    if (r == Retention::EvictFirst) to_head(set, way);
+    else to_tail(set, way);
+  }
   void on_hit(uint32_t set, uint32_t way) override {
     if (refresh_on_hit_) to_tail(set, way);
   }
@@ -42,14 +45,28 @@ class ListPolicy : public ReplacementPolicy {
     else at(set, e.tail).next = way;
     e.tail = way;
   }
-  void to_tail(uint32_t set, uint32_t way) {
+  void unlink(uint32_t set, uint32_t way) {
     Ends& e = ends_[set];
-    if (e.tail == way) return;
     Link l = at(set, way);
     if (l.prev == kNone) e.head = l.next;
     else at(set, l.prev).next = l.next;
-    at(set, l.next).prev = l.prev;  // not the tail, so it has a successor
+    if (l.next == kNone) e.tail = l.prev;
+    else at(set, l.next).prev = l.prev;
+  }
+  void to_tail(uint32_t set, uint32_t way) {
+    if (ends_[set].tail == way) return;
+    unlink(set, way);
     append(set, way);
+  }
+  // The next victim of its set.
+  void to_head(uint32_t set, uint32_t way) {
+    Ends& e = ends_[set];
+    if (e.head == way) return;
+    unlink(set, way);
+    at(set, way) = Link{kNone, e.head};
+    if (e.head == kNone) e.tail = way;
+    else at(set, e.head).prev = way;
+    e.head = way;
   }
 
   bool refresh_on_hit_;
@@ -131,7 +148,7 @@ uint32_t SectorCache::add_written(CacheLine& line, uint32_t s, uint32_t bytes) {
   return mask;
 }
 
-CacheLine& SectorCache::insert(Addr line_addr, std::optional<EvictedLine>* evicted) {
+CacheLine& SectorCache::insert(Addr line_addr, std::optional<EvictedLine>* evicted, Retention r) {
   uint32_t set = set_of(line_addr);
   CacheLine* ways = &lines_[size_t{set} * shape_.ways];
   uint32_t way = free_way(set);
@@ -153,7 +170,7 @@ CacheLine& SectorCache::insert(Addr line_addr, std::optional<EvictedLine>* evict
   ways[way].present = true;
   where_.insert(line_addr, index);
   set_present(index, true);
-  repl_->on_insert(set, way);
+  repl_->on_insert(set, way, r);
   return ways[way];
 }
 

@@ -42,12 +42,16 @@ struct EvictedLine : CacheLine {
   std::array<uint32_t, kSectorsPerLine> written{};  // bytes written since the sector was allocated
 };
 
+// How long an inserted line should stay: evict-first lines (streaming
+// accesses, ld.cs) are the set's next victims.
+enum class Retention : uint8_t { Normal, EvictFirst };
+
 // Picks victims within one set; keeps whatever per-way state it needs.
 class ReplacementPolicy {
  public:
   virtual ~ReplacementPolicy() = default;
   virtual void init(uint32_t sets, uint32_t ways) = 0;
-  virtual void on_insert(uint32_t set, uint32_t way) = 0;
+  virtual void on_insert(uint32_t set, uint32_t way, Retention r) = 0;
   virtual void on_hit(uint32_t set, uint32_t way) = 0;
   virtual uint32_t victim(uint32_t set) const = 0;
 };
@@ -75,7 +79,7 @@ class SectorCache {
   void touch(const CacheLine& line);
   // Installs a line that is not present, evicting a victim if the set is full;
   // the victim's old state is written to `evicted`.
-  CacheLine& insert(Addr line_addr, std::optional<EvictedLine>* evicted);
+  CacheLine& insert(Addr line_addr, std::optional<EvictedLine>* evicted, Retention r = Retention::Normal);
   // Bytes of sector `s` written since it was allocated: a dirty sector with
   // no partial mask was written whole.
   uint32_t written(const CacheLine& line, uint32_t s) const {
