@@ -43,24 +43,13 @@ double shared_rate(int stride, ub::Span* spans, uint32_t* sink, long iters) {
   return ub::differential_rate(runs[0], runs[1]);
 }
 
-__global__ void chase(const uint64_t* start, long warm, long steps, long long* cycles, uint64_t* sink) {
-  const uint64_t* p = start;
-  for (long i = 0; i < warm; ++i) p = reinterpret_cast<const uint64_t*>(ub::ld_ca(p));
-  sink[1] = reinterpret_cast<uint64_t>(p);
-  long long t0 = ub::clock_now();
-  for (long i = 0; i < steps; ++i) p = reinterpret_cast<const uint64_t*>(ub::ld_ca(p));
-  sink[0] = reinterpret_cast<uint64_t>(p);
-  long long t1 = ub::clock_now();
-  *cycles = t1 - t0;
-}
-
 // Average cycles per load of a chase with `stride` over `bytes`; warm passes first.
 double chase_latency(size_t bytes, size_t stride, long warm_passes, long long* cycles, uint64_t* sink) {
   void* buf;
   UB_CHECK(cudaMalloc(&buf, bytes));
   const size_t links = bytes / stride;
   auto start = ub::upload_chain(buf, bytes, ub::strided(links, stride));
-  chase<<<1, 1>>>(start, links * warm_passes, static_cast<long>(links), cycles, sink);
+  ub::chase_global<false><<<1, 1>>>(start, links * warm_passes, static_cast<long>(links), cycles, sink);
   UB_LAUNCHED();
   long long c = 0;
   UB_CHECK(cudaMemcpy(&c, cycles, sizeof c, cudaMemcpyDeviceToHost));

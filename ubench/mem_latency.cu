@@ -10,21 +10,7 @@
 
 using ub::clock_now;
 
-// Follows the chain `steps` times after `warm` untimed steps. Storing the
-// pointer before each clock read makes the read wait for the last load
-// (issue is in order), so the interval holds whole latencies.
-template <bool kBypassL1>
-__global__ void chase_global(const uint64_t* start, long warm, long steps, long long* cycles, uint64_t* sink) {
-  const uint64_t* p = start;
-  for (long i = 0; i < warm; ++i) p = reinterpret_cast<const uint64_t*>(kBypassL1 ? ub::ld_cg(p) : ub::ld_ca(p));
-  sink[1] = reinterpret_cast<uint64_t>(p);
-  long long t0 = clock_now();
-#pragma unroll 8
-  for (long i = 0; i < steps; ++i) p = reinterpret_cast<const uint64_t*>(kBypassL1 ? ub::ld_cg(p) : ub::ld_ca(p));
-  sink[0] = reinterpret_cast<uint64_t>(p);
-  long long t1 = clock_now();
-  *cycles = t1 - t0;
-}
+using ub::chase_global;
 
 // Reads `words` 16-byte words with every thread (ld.cg): evicts a chain from
 // L2 when the buffer is twice the L2.

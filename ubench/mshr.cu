@@ -19,15 +19,6 @@ __global__ void misses(const char* region, long loads, ub::Span* spans, uint32_t
   ub::record_span(spans, t0, t1, 32.0f * loads);
 }
 
-__global__ void chase(const uint64_t* start, long steps, long long* cycles, uint64_t* sink) {
-  const uint64_t* p = start;
-  long long t0 = ub::clock_now();
-  for (long i = 0; i < steps; ++i) p = reinterpret_cast<const uint64_t*>(ub::ld_ca(p));
-  sink[0] = reinterpret_cast<uint64_t>(p);
-  long long t1 = ub::clock_now();
-  *cycles = t1 - t0;
-}
-
 int main(int argc, char** argv) {
   const long loads = ub::arg(argc, argv, "loads", 8);
   const int threads = 1024;
@@ -47,7 +38,7 @@ int main(int argc, char** argv) {
   std::vector<char> zeros(2 * part, 0);
   UB_CHECK(cudaMemcpy(region, zeros.data(), 2 * part, cudaMemcpyHostToDevice));
   auto start = ub::upload_chain(region + 2 * part, part, ub::strided(256, 128));
-  chase<<<1, 1>>>(start, 256, cycles, reinterpret_cast<uint64_t*>(sink));
+  ub::chase_global<false><<<1, 1>>>(start, 0, 256, cycles, reinterpret_cast<uint64_t*>(sink));
   UB_LAUNCHED();
   long long c = 0;
   UB_CHECK(cudaMemcpy(&c, cycles, sizeof c, cudaMemcpyDeviceToHost));

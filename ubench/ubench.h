@@ -171,6 +171,23 @@ __device__ __forceinline__ uint64_t ld_cg(const uint64_t* p) {
   return v;
 }
 
+// Follows a pointer chain from `start`: `warm` untimed steps, then `steps`
+// timed ones; cycles[0] gets the timed interval. Storing the pointer before
+// each clock read makes the read wait for the last load (issue is in
+// order), so the interval holds whole latencies.
+template <bool kBypassL1>
+__global__ void chase_global(const uint64_t* start, long warm, long steps, long long* cycles, uint64_t* sink) {
+  const uint64_t* p = start;
+  for (long i = 0; i < warm; ++i) p = reinterpret_cast<const uint64_t*>(kBypassL1 ? ld_cg(p) : ld_ca(p));
+  sink[1] = reinterpret_cast<uint64_t>(p);
+  long long t0 = clock_now();
+#pragma unroll 8
+  for (long i = 0; i < steps; ++i) p = reinterpret_cast<const uint64_t*>(kBypassL1 ? ld_cg(p) : ld_ca(p));
+  sink[0] = reinterpret_cast<uint64_t>(p);
+  long long t1 = clock_now();
+  *cycles = t1 - t0;
+}
+
 // A pointer chain: element k of `order` holds the device address of element
 // k+1 (the last one points back to the first). Offsets are in bytes from
 // `base`, each 8-byte aligned.
