@@ -6,8 +6,6 @@
 // Issue: one warp, dependent chain vs independent chains of FFMA.
 //   args: steps=N (latency chain, default 512)  tsteps=N (throughput loop, default 128)
 //         ctas=N (SMs used for throughput, default 2)  threads=N (per CTA, default 1024)
-#include <cuda_fp16.h>
-
 #include "ubench.h"
 
 constexpr int kChains = 8;
