@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test bench sanitize clean
+.PHONY: all deps build demo test bench ubench sanitize clean
 
 all: build
 
@@ -26,6 +26,11 @@ test: build
 
 bench: build
 	$(BUILD)/bin/warpsim_bench
+
+# The microbenchmarks (ubench/*.cu, nvcc) into $(BUILD)/ubench/; run them with
+# scripts/ubench-run.sh (docs/validation.md).
+ubench: build
+	cmake --build $(BUILD) --target ubench -j $(JOBS)
 
 # The unit and end-to-end tests under AddressSanitizer and UBSan (slow build;
 # not part of `make test`).

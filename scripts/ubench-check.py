@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Runs a few microbenchmarks (ubench/) at reduced sizes under `warpsim exec
+--timing` and checks their figures against what the preset's parameters imply.
+
+    usage: ubench-check.py WARPSIM_BIN UBENCH_DIR PRESET_TOML
+
+Each expectation says why it holds; a figure outside its range, a missing
+key or a line that is neither `key=value` nor a `#` comment fails the run.
+"""
+import os
+import subprocess
+import sys
+import tomllib
+
+
+def run(warpsim, gpu, program, *args):
+    """The program's key=value lines as a dict (values as floats)."""
+    cmd = [warpsim, "exec", "--gpu", gpu, "--timing", "--", program, *args]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    if out.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {out.returncode}:\n{out.stdout}{out.stderr}")
+    values = {}
+    for line in out.stdout.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.replace("_", "").isalnum():
+            sys.exit(f"FAIL: {os.path.basename(program)}: not a key=value line: {line!r}")
+        values[key] = float(value)
+    return values
+
+
+def main():
+    warpsim, bench_dir, preset_path = sys.argv[1:4]
+    gpu = os.path.splitext(os.path.basename(preset_path))[0]
+    with open(preset_path, "rb") as f:
+        p = tomllib.load(f)
+    mhz = p["clock"]["core_mhz"]
+    # (program, args, key, low, high, why)
+    checks = [
+        ("mem_latency", ["only=1", "steps=128"], "l1_hit_latency_cycles",
+         p["l1d"]["latency"], p["l1d"]["latency"] * 1.15,
+         "l1d.latency is load-to-use for a hit; the LD/ST path may add a few cycles, never remove"),
+        ("mem_latency", ["only=4", "steps=128"], "shared_latency_cycles",
+         p["shared"]["latency"] * 0.95, p["shared"]["latency"] * 1.15,
+         "shared.latency is the conflict-free shared load latency"),
+        ("units", ["only=1", "steps=256"], "fp32_latency_cycles",
+         p["core"]["units"]["sp"]["latency"] * 0.95, p["core"]["units"]["sp"]["latency"] * 1.1,
+         "core.units.sp.latency is issue to dependent issue of FFMA; the chain difference cancels loop setup"),
+        ("launch", ["launches=8"], "kernel_launch_overhead_us",
+         p["gpu"]["kernel_launch_latency"] / mhz, p["gpu"]["kernel_launch_latency"] / mhz * 1.1,
+         "each kernel waits gpu.kernel_launch_latency core cycles before its first CTA, plus its own short run"),
+        ("geometry", ["only=1"], "shared_banks", p["shared"]["banks"], p["shared"]["banks"],
+         "the conflict degree stops growing at a stride of shared.banks words"),
+        ("geometry", ["only=2"], "l1_sector_bytes", 32, 32,
+         "the L1D is sectored in 32 B sectors (l1d.sectored = true on QV100)"),
+    ]
+    bad = 0
+    for program, args, key, low, high, why in checks:
+        values = run(warpsim, gpu, os.path.join(bench_dir, program), *args)
+        got = values.get(key)
+        ok = got is not None and low <= got <= high
+        bad += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {key}={got} expected [{low:.2f}, {high:.2f}]: {why}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+// Clock and warp-level costs:
+// - clock_read_overhead_cycles: two back-to-back %clock64 reads;
+// - core_clock_mhz: a kernel spins a known number of cycles, timed by events
+//   (the difference of two spin lengths, so launch costs drop out);
+// - shfl_latency_cycles: a dependent chain of __shfl_xor_sync;
+// - syncthreads_cycles: a loop of __syncthreads() in a CTA of 1024 threads,
+//   per barrier, timed by warp 0 (difference of two loop lengths).
+//   args: steps=N (default 256)
+#include "ubench.h"
+
+__global__ void clock_pair(long long* out) {
+  long long a = ub::clock_now();
+  long long b = ub::clock_now();
+  out[0] = b - a;
+}
+
+__global__ void spin(long long cycles, long long* out) {
+  long long start = ub::clock_now(), now = start;
+  while (now - start < cycles) now = ub::clock_now();
+  out[1] = now - start;
+}
+
+__global__ void shfl_chain(long steps, long long* out, unsigned* sink) {
+  unsigned v = threadIdx.x;
+  long long t0 = 0, t1 = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass fetches the instructions
+    sink[1] = v;
+    t0 = ub::clock_now();
+#pragma unroll 16
+    for (long i = 0; i < steps; ++i) v = __shfl_xor_sync(0xffffffffu, v, 1);
+    sink[0] = v;
+    t1 = ub::clock_now();
+  }
+  if (threadIdx.x == 0) out[2] = t1 - t0;
+}
+
+__global__ void barriers(long steps, long long* out) {
+  long long t0 = 0, t1 = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    t0 = ub::clock_now();
+    for (long i = 0; i < steps; ++i) __syncthreads();
+    t1 = ub::clock_now();
+  }
+  if (threadIdx.x == 0) out[3] = t1 - t0;
+}
+
+long long read_slot(const long long* dev, int slot) {
+  long long v = 0;
+  UB_CHECK(cudaMemcpy(&v, dev + slot, sizeof v, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+int main(int argc, char** argv) {
+  const long steps = ub::arg(argc, argv, "steps", 256);
+  const long long spin_cycles = ub::arg(argc, argv, "spin_cycles", 20000);
+  long long* out;
+  unsigned* sink;
+  UB_CHECK(cudaMalloc(&out, 8 * sizeof(long long)));
+  UB_CHECK(cudaMalloc(&sink, 64));
+  clock_pair<<<1, 1>>>(out);
+  UB_LAUNCHED();
+  clock_pair<<<1, 1>>>(out);  // second launch: instructions fetched
+  UB_LAUNCHED();
+  ub::emit("clock_read_overhead_cycles", static_cast<double>(read_slot(out, 0)));
+
+  ub::EventTimer timer;
+  float ms[2];
+  long long spun[2];
+  for (int k = 0; k < 2; ++k) {
+    timer.begin();
+    spin<<<1, 1>>>(spin_cycles << k, out);
+    ms[k] = timer.end_ms();
+    UB_LAUNCHED();
+    spun[k] = read_slot(out, 1);
+  }
+  ub::emit("core_clock_mhz", (spun[1] - spun[0]) / ((ms[1] - ms[0]) * 1000.0));
+
+  long long c[2];
+  for (int k = 0; k < 2; ++k) {
+    shfl_chain<<<1, 32>>>(steps << k, out, sink);
+    UB_LAUNCHED();
+    c[k] = read_slot(out, 2);
+  }
+  ub::emit("shfl_latency_cycles", static_cast<double>(c[1] - c[0]) / steps);
+
+  for (int k = 0; k < 2; ++k) {
+    barriers<<<1, 1024>>>(steps << k, out);
+    UB_LAUNCHED();
+    c[k] = read_slot(out, 3);
+  }
+  ub::emit("syncthreads_cycles", static_cast<double>(c[1] - c[0]) / steps);
+  return 0;
+}
