@@ -129,6 +129,10 @@ template <class U>
 double measure_latency(const Buffers& buf, typename U::T seed, typename U::T b, typename U::T c, long steps,
                        int threads = 1) {
   long long cycles[2];
+  // A first launch brings the code from DRAM into the L2, so that the two
+  // timed launches find it in the same place.
+  latency<U><<<1, threads>>>(seed, b, c, steps, buf.cycles, static_cast<typename U::T*>(buf.sink));
+  UB_LAUNCHED();
   for (int k = 0; k < 2; ++k) {
     latency<U><<<1, threads>>>(seed, b, c, steps << k, buf.cycles, static_cast<typename U::T*>(buf.sink));
     UB_LAUNCHED();
