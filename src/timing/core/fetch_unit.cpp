@@ -1,5 +1,7 @@
 #include "timing/core/fetch_unit.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace ws::timing {
@@ -52,7 +54,8 @@ FetchUnit::FetchUnit(const config::Config& cfg, stats::Scope scope, const ClockD
       prefetch_lines_(static_cast<uint32_t>(kPrefetch.get(cfg))),
       max_misses_(static_cast<uint32_t>(kMaxMisses.get(cfg))),
       last_line_(subcores, ~Addr{0}),
-      present_line_(subcores, ~Addr{0}),
+      prefetched_to_(subcores, 0),
+      fills_(subcores, 0),
       l1_(shape(cfg, kSizeKb, kWays, "l1i")),
       from_l2_(static_cast<size_t>(kFillQueue.get(cfg))),
       accesses_(scope.sub("l1i").counter("accesses", "instruction fetches (one per issued instruction)")),
@@ -62,8 +65,11 @@ FetchUnit::FetchUnit(const config::Config& cfg, stats::Scope scope, const ClockD
       merges_(scope.sub("l1i").counter("merges", "L0 misses that joined a line already coming from the L2")),
       prefetches_(scope.sub("l1i").counter("prefetches", "lines read from the L2 by the sequential prefetcher")),
       sectors_(scope.sub("l1i").counter("sectors", "32 B sectors received from the L2")) {
-  if (kL0SizeKb.get(cfg) > 0)
+  l1_ways_ = static_cast<uint32_t>(kWays.get(cfg));
+  if (kL0SizeKb.get(cfg) > 0) {
+    l0_ways_ = static_cast<uint32_t>(kL0Ways.get(cfg));
     for (uint32_t s = 0; s < subcores; ++s) l0_.emplace_back(shape(cfg, kL0SizeKb, kL0Ways, "l0i"), 0);
+  }
 }
 
 void FetchUnit::connect(Port<MemRequest>* to_l2, Clocked* owner) {
@@ -77,8 +83,11 @@ Cycle FetchUnit::fetch(uint32_t subcore, uint32_t slot, uint64_t pc, Cycle now) 
   accesses_.inc();
   if (perfect_) return now;
   Addr line = line_of(code_base_ + pc);
-  // The line the sub-core last found present needs no lookup.
-  if (line == present_line_[subcore]) return now;
+  if (slot >= warp_line_.size()) warp_line_.resize(size_t{slot} + 1);
+  WarpLine& mine = warp_line_[slot];
+  // (Half the ways: fills started before the stamp may be installed after it.)
+  uint32_t safe_fills = std::max(1u, (has_l0() ? l0_ways_ : l1_ways_) / 2);
+  if (line == mine.line && fills_seen(subcore) - mine.fills < safe_fills) return now;
   bool new_line = line != last_line_[subcore];
   last_line_[subcore] = line;
   Cycle ready;
@@ -93,10 +102,23 @@ Cycle FetchUnit::fetch(uint32_t subcore, uint32_t slot, uint64_t pc, Cycle now) 
   } else {
     ready = from_l1(subcore, slot, line, now);
   }
-  if (ready == now) present_line_[subcore] = line;
-  if (new_line)
-    for (uint32_t k = 1; k <= prefetch_lines_; ++k) prefetch(subcore, line + Addr{k} * kLineBytes, now);
+  if (ready <= now) mine = WarpLine{line, fills_seen(subcore)};
+  if (new_line) prefetch_after(subcore, line, now);
   return ready;
+}
+
+// Sequential prefetch: the next `prefetch_lines` lines after `line`, unless
+// the sub-core's prefetcher already covered them (warps looping over code it
+// has run ahead of ask for nothing new).
+void FetchUnit::prefetch_after(uint32_t subcore, Addr line, Cycle now) {
+  if (prefetch_lines_ == 0) return;
+  Addr last = line + Addr{prefetch_lines_} * kLineBytes;
+  Addr& to = prefetched_to_[subcore];
+  Addr window = Addr{4} * prefetch_lines_ * kLineBytes;
+  if (to >= last && to - last <= window) return;  // covered recently
+  Addr from = (to > line && to < last) ? to + kLineBytes : line + kLineBytes;
+  for (Addr a = from; a <= last; a += kLineBytes) prefetch(subcore, a, now);
+  to = last;
 }
 
 // An L0 miss (or, without an L0, any access) looks the line up in the L1I.
@@ -106,7 +128,7 @@ Cycle FetchUnit::from_l1(uint32_t subcore, uint32_t slot, Addr line, Cycle now) 
     if (!has_l0()) return now;
     l1_hits_.inc();
     Cycle ready = now + l1_latency_;
-    l0_[subcore].start_fill(line, ready);
+    fill_l0(subcore, line, ready);
     return ready;
   }
   if (Miss* m = misses_.find(line)) {
@@ -125,7 +147,7 @@ void FetchUnit::prefetch(uint32_t subcore, Addr line, Cycle now) {
     if (l0_[subcore].probe(line, now).outcome != FixedMissTags::Outcome::Miss) return;
     if (CacheLine* l = l1_.find(line)) {
       l1_.touch(*l);
-      l0_[subcore].start_fill(line, now + l1_latency_);
+      fill_l0(subcore, line, now + l1_latency_);
       return;
     }
   } else if (l1_.find(line)) {
@@ -181,10 +203,11 @@ void FetchUnit::line_arrived(Addr line, Miss& miss, Cycle now) {
   SmallVec<Waiter, 4> waiters = miss.waiters;
   misses_.erase(line);
   l1_.insert(line, nullptr);
+  ++l1_fills_;
   Cycle ready = now + (has_l0() ? l1_latency_ : 0);
   for (uint32_t i = 0; i < waiters.size(); ++i) {
     const Waiter& w = waiters[i];
-    if (has_l0()) l0_[w.subcore].start_fill(line, ready);
+    if (has_l0()) fill_l0(w.subcore, line, ready);
     if (w.slot != kNoWarp) woken_.push_back({w.slot, ready});
   }
 }

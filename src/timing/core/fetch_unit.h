@@ -44,7 +44,8 @@ class FetchUnit {
   Port<MemRequest>& from_l2() { return from_l2_; }
   void begin_kernel(Addr code_base) {
     code_base_ = code_base;
-    present_line_.assign(present_line_.size(), ~Addr{0});
+    for (WarpLine& w : warp_line_) w.line = ~Addr{0};
+    prefetched_to_.assign(prefetched_to_.size(), 0);
   }
 
   // Warp `slot` of `subcore` wants the instruction at `pc` at cycle `now`:
@@ -64,12 +65,26 @@ class FetchUnit {
     uint32_t subcore;
     uint32_t slot;  // kNoWarp: a prefetch into that sub-core's L0
   };
+  // The line a warp last found present in its L0 (or, without one, the L1I)
+  // and that cache's fill count then: while few fills (under half its ways)
+  // have happened since, LRU cannot have evicted the line, so the warp's
+  // next fetch from it needs no lookup (the common case, kept cheap).
+  struct WarpLine {
+    Addr line = ~Addr{0};
+    uint64_t fills = 0;
+  };
   struct Miss {
     uint8_t sectors_left = kSectorsPerLine;
     SmallVec<Waiter, 4> waiters;
   };
 
   Cycle from_l1(uint32_t subcore, uint32_t slot, Addr line, Cycle now);
+  void prefetch_after(uint32_t subcore, Addr line, Cycle now);
+  void fill_l0(uint32_t subcore, Addr line, Cycle ready) {
+    l0_[subcore].start_fill(line, ready);
+    ++fills_[subcore];
+  }
+  uint64_t fills_seen(uint32_t subcore) const { return has_l0() ? fills_[subcore] : l1_fills_; }
   void prefetch(uint32_t subcore, Addr line, Cycle now);
   void request_line(Addr line);
   void line_arrived(Addr line, Miss& miss, Cycle now);
@@ -82,7 +97,11 @@ class FetchUnit {
   Addr code_base_ = 0;
   std::vector<FixedMissTags> l0_;      // per sub-core; fills timed by the L1I
   std::vector<Addr> last_line_;        // per sub-core: the line of its last fetch
-  std::vector<Addr> present_line_;     // per sub-core: the last line it found present
+  std::vector<Addr> prefetched_to_;    // per sub-core: the last line its prefetcher asked for
+  std::vector<uint64_t> fills_;        // per sub-core: L0 fills started
+  uint64_t l1_fills_ = 0;              // lines installed in the L1I
+  uint32_t l0_ways_ = 0, l1_ways_ = 0;
+  std::vector<WarpLine> warp_line_;    // per warp slot
   SectorCache l1_;                     // present lines only
   FlatMap<Miss> misses_;               // line -> outstanding L2 read
   std::deque<MemRequest> out_;
