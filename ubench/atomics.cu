@@ -28,13 +28,12 @@ __global__ void atomics(unsigned* global, long iters, ub::Span* spans, unsigned*
 
 template <Mode M>
 double rate(unsigned* global, ub::Span* spans, long iters, int ctas, int threads, bool whole_gpu) {
-  std::map<unsigned, ub::SmTotal> runs[2];
   unsigned* sink = global + static_cast<size_t>(ctas) * 1024;
-  for (int k = 0; k < 2; ++k) {
+  auto runs = ub::warm_pair([&](int k) {
     atomics<M><<<ctas, threads>>>(global, iters << k, spans, sink);
     UB_LAUNCHED();
-    runs[k] = ub::sm_totals(spans, static_cast<size_t>(ctas) * threads / 32);
-  }
+    return ub::sm_totals(spans, static_cast<size_t>(ctas) * threads / 32);
+  });
   double per_sm = ub::differential_rate(runs[0], runs[1]);
   return whole_gpu ? per_sm * static_cast<double>(runs[1].size()) : per_sm;
 }

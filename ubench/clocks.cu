@@ -1,10 +1,13 @@
 // Clock and warp-level costs:
 // - clock_read_overhead_cycles: two back-to-back %clock64 reads;
 // - core_clock_mhz: a kernel spins a known number of cycles, timed by events
-//   (the difference of two spin lengths, so launch costs drop out);
+//   (the difference of two spin lengths, so launch costs drop out; a
+//   discarded spin first, so that both find the code warm);
 // - shfl_latency_cycles: a dependent chain of __shfl_xor_sync;
 // - syncthreads_cycles: a loop of __syncthreads() in a CTA of 1024 threads,
 //   per barrier, timed by warp 0 (difference of two loop lengths).
+// The last two time the second of two passes in each launch: the first pass
+// warms the code, so both launches time warm code.
 //   args: steps=N (default 256)
 #include "ubench.h"
 
@@ -64,16 +67,15 @@ int main(int argc, char** argv) {
   ub::emit("clock_read_overhead_cycles", static_cast<double>(read_slot(out, 0)));
 
   ub::EventTimer timer;
-  float ms[2];
-  long long spun[2];
-  for (int k = 0; k < 2; ++k) {
+  auto spins = ub::warm_pair([&](int k) {
     timer.begin();
     spin<<<1, 1>>>(spin_cycles << k, out);
-    ms[k] = timer.end_ms();
+    const float ms = timer.end_ms();
     UB_LAUNCHED();
-    spun[k] = read_slot(out, 1);
-  }
-  ub::emit("core_clock_mhz", (spun[1] - spun[0]) / ((ms[1] - ms[0]) * 1000.0));
+    return std::pair<float, long long>{ms, read_slot(out, 1)};
+  });
+  ub::emit("core_clock_mhz",
+           (spins[1].second - spins[0].second) / ((spins[1].first - spins[0].first) * 1000.0));
 
   long long c[2];
   for (int k = 0; k < 2; ++k) {

@@ -80,15 +80,15 @@ struct Scratch {
   }
   double per_step(long steps) const { return static_cast<double>(read()) / steps; }
   // Cycles per load from chases of `steps` and 2 x `steps` loads: the
-  // difference leaves out the clock reads and the final store.
+  // difference leaves out the clock reads and the final store (both after a
+  // discarded chase, so that both find the code warm: ub::warm_pair).
   template <class Launch>
   double differential(long steps, Launch launch) const {
-    long long c[2];
-    for (int k = 0; k < 2; ++k) {
+    auto c = ub::warm_pair([&](int k) {
       launch(steps << k);
       UB_LAUNCHED();
-      c[k] = read();
-    }
+      return read();
+    });
     return static_cast<double>(c[1] - c[0]) / steps;
   }
 };

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -144,9 +145,23 @@ inline std::map<unsigned, SmTotal> sm_totals(const Span* dev_spans, size_t warps
   return out;
 }
 
+// The two runs of a differential measurement, after one discarded run(0).
+// The first launch of a kernel reads its code from DRAM and the first one
+// on an SM finds that SM's instruction cache cold (on a real GPU and in
+// warpsim alike); paid by the short run only, that would not cancel in the
+// difference. The discarded run leaves the code equally warm for both.
+// `run(k)` launches run k (k = 0 short, 1 long), waits and returns what it
+// measured; braced initialisers evaluate in order.
+template <class Run>
+auto warm_pair(Run run) -> std::array<decltype(run(0)), 2> {
+  run(0);
+  return {run(0), run(1)};
+}
+
 // Work per cycle per SM from a short and a long run of the same launch: the
-// differences leave out what both pay once (instruction fetch, warps starting
-// at different times, the last warp's tail). Mean over the SMs of both runs.
+// differences leave out what both pay alike (warps starting at different
+// times, the last warp's tail; instruction fetch once both find the code
+// equally warm, see warm_pair). Mean over the SMs of both runs.
 inline double differential_rate(const std::map<unsigned, SmTotal>& shorter, const std::map<unsigned, SmTotal>& longer) {
   double sum = 0;
   int n = 0;

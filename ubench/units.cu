@@ -128,16 +128,13 @@ struct Buffers {
 template <class U>
 double measure_latency(const Buffers& buf, typename U::T seed, typename U::T b, typename U::T c, long steps,
                        int threads = 1) {
-  long long cycles[2];
-  // A first launch brings the code from DRAM into the L2, so that the two
-  // timed launches find it in the same place.
-  latency<U><<<1, threads>>>(seed, b, c, steps, buf.cycles, static_cast<typename U::T*>(buf.sink));
-  UB_LAUNCHED();
-  for (int k = 0; k < 2; ++k) {
+  // ub::warm_pair: a first launch brings the code from DRAM into the L2 and
+  // this SM's instruction cache, so that the two timed launches find it alike.
+  auto cycles = ub::warm_pair([&](int k) {
     latency<U><<<1, threads>>>(seed, b, c, steps << k, buf.cycles, static_cast<typename U::T*>(buf.sink));
     UB_LAUNCHED();
-    cycles[k] = buf.read(1)[0];
-  }
+    return buf.read(1)[0];
+  });
   return static_cast<double>(cycles[1] - cycles[0]) / (steps * per_op<U>());
 }
 
@@ -146,12 +143,11 @@ double measure_latency(const Buffers& buf, typename U::T seed, typename U::T b, 
 template <class U>
 double measure_throughput(const Buffers& buf, typename U::T seed, typename U::T b, typename U::T c, long steps,
                           int ctas, int threads) {
-  std::map<unsigned, ub::SmTotal> runs[2];
-  for (int k = 0; k < 2; ++k) {
+  auto runs = ub::warm_pair([&](int k) {
     throughput<U><<<ctas, threads>>>(seed, b, c, steps << k, buf.spans, static_cast<typename U::T*>(buf.sink));
     UB_LAUNCHED();
-    runs[k] = ub::sm_totals(buf.spans, static_cast<size_t>(ctas) * threads / 32);
-  }
+    return ub::sm_totals(buf.spans, static_cast<size_t>(ctas) * threads / 32);
+  });
   return ub::differential_rate(runs[0], runs[1]);
 }
 
