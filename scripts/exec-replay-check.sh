@@ -19,7 +19,7 @@ if len(ka) != len(kb) or not ka:
     sys.exit(f"kernel count differs or is zero: exec {len(ka)}, replay {len(kb)}")
 bad = 0
 for x, y in zip(ka, kb):
-    for f in ("name", "cycles", "warp_insts", "thread_insts"):
+    for f in ("name", "cycles", "launch_gap_cycles", "warp_insts", "thread_insts"):
         if x[f] != y[f]:
             print(f"kernel {x['id']} {x['name']}: {f} exec {x[f]} replay {y[f]}")
             bad += 1
