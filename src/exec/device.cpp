@@ -118,6 +118,7 @@ Device::Device(const DeviceOptions& opts)
   Timing& t = *timing_;
   memory_.set_capacity(facts_.global_mem_bytes);
   emulator_.set_textures(&textures_);
+  emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);
   if (opts.timing) {
     t.gpu = std::make_unique<timing::Gpu>(t.cfg);

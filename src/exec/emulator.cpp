@@ -136,11 +136,12 @@ bool exec_one(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res, bool defer_
   return true;
 }
 
-// Runs the warp until it exits, waits at a barrier or faults.
-void run_warp(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res) {
+// Runs the warp until it exits, waits at a barrier or faults, or has run
+// `budget` instructions.
+void run_warp(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res, uint64_t budget = ~uint64_t{0}) {
   c.w = &w;
   c.yield = false;
-  while (!c.yield && exec_one(c, w, obs, res)) {
+  while (!c.yield && budget-- > 0 && exec_one(c, w, obs, res)) {
   }
 }
 
@@ -196,6 +197,7 @@ void h_refresh_clock(Ctx& c, const DecodedInst& in, uint32_t m) {
 struct Emulator::Impl {
   DeviceMemory& mem;
   uint32_t num_sms;
+  uint32_t threads_per_sm = 2048;  // resident threads per SM (functional interleaving)
   std::map<const ptx::Function*, std::unique_ptr<DecodedKernel>> decoded;
   std::vector<Warp> warps;  // reused from CTA to CTA (functional runs)
   std::function<uint64_t()> clock;
@@ -230,6 +232,7 @@ struct Emulator::Impl {
   }
 
   LaunchResult run_one(const Launch& l, Dim3 id, WarpObserver* obs, GlobalCache& gcache);
+  LaunchResult run_interleaved(const Launch& l);
 };
 
 // One CTA's execution state. Functional runs drive it to completion
@@ -257,18 +260,25 @@ class CtaExec : public CtaRun {
   }
 
   LaunchResult run_all() {
-    for (;;) {
-      bool ran = false, done = true;
-      for (uint32_t i = 0; i < cta_.nwarps && !c_.faulted; ++i) {
-        Warp& w = warp(i);
-        if (w.state == WarpState::Done) continue;
-        done = false;
-        if (w.state == WarpState::Ready) ran = true, run_warp(c_, w, obs_, res_);
-      }
-      if (c_.faulted) return take_fault(), res_;
-      if (done) return res_;
-      if (!ran) return deadlock(), res_;
+    while (run_round(~uint64_t{0})) {
     }
+    return res_;
+  }
+
+  // Every warp that can run runs up to `budget` instructions. False once
+  // the CTA has finished, faulted or deadlocked (result() says which).
+  bool run_round(uint64_t budget) {
+    bool ran = false, done = true;
+    for (uint32_t i = 0; i < cta_.nwarps && !c_.faulted; ++i) {
+      Warp& w = warp(i);
+      if (w.state == WarpState::Done) continue;
+      done = false;
+      if (w.state == WarpState::Ready) ran = true, run_warp(c_, w, obs_, res_, budget);
+    }
+    if (c_.faulted) return take_fault(), false;
+    if (done) return false;
+    if (!ran) return deadlock(), false;
+    return true;
   }
 
   Status step(uint32_t wi) override {
@@ -354,19 +364,58 @@ LaunchResult Emulator::run(const Launch& launch) {
   LaunchResult total;
   if (std::string e = check_launch(launch); !e.empty()) return total.ok = false, total.error = e, total;
   impl_->kernel(launch);  // decode errors surface before anything runs
-  GlobalCache gcache;
-  for (uint32_t z = 0; z < launch.grid.z; ++z)
-    for (uint32_t y = 0; y < launch.grid.y; ++y)
-      for (uint32_t x = 0; x < launch.grid.x; ++x) {
-        LaunchResult r = impl_->run_one(launch, Dim3{x, y, z}, nullptr, gcache);
-        total.warp_insts += r.warp_insts;
-        total.thread_insts += r.thread_insts;
-        if (!r.ok) return total.ok = false, total.error = r.error, total.assertion = r.assertion, total;
+  return impl_->run_interleaved(launch);
+}
+
+namespace {
+// Instructions a warp runs before the next resident CTA's warps get a turn.
+constexpr uint64_t kRoundInstructions = 256;
+
+// A functional CTA in flight with its own warps (several run interleaved).
+struct ResidentCta {
+  std::vector<Warp> warps;
+  std::unique_ptr<CtaExec> exec;
+};
+}  // namespace
+
+// The CTAs a GPU would hold at once (every SM full of this kernel's CTAs, by
+// threads alone) run interleaved, a round of kRoundInstructions per warp at a
+// time, in launch order; a finished CTA's place goes to the next one. So
+// CTAs that talk through memory without a grid barrier (a flag another
+// resident CTA sets) see each other's writes, as on hardware. Deterministic.
+LaunchResult Emulator::Impl::run_interleaved(const Launch& l) {
+  LaunchResult total;
+  const uint64_t ctas = l.grid.count();
+  const uint64_t per_sm = std::max<uint64_t>(1, threads_per_sm / std::max<uint64_t>(1, l.block.count()));
+  const uint64_t window = std::min<uint64_t>(ctas, per_sm * num_sms);
+  std::vector<std::unique_ptr<ResidentCta>> live;
+  uint64_t next = 0;
+  while (next < ctas || !live.empty()) {
+    while (live.size() < window && next < ctas) {
+      uint64_t x = next % l.grid.x, yz = next / l.grid.x;
+      Dim3 id{static_cast<uint32_t>(x), static_cast<uint32_t>(yz % l.grid.y), static_cast<uint32_t>(yz / l.grid.y)};
+      auto r = std::make_unique<ResidentCta>();
+      r->exec = std::make_unique<CtaExec>(*this, l, id, nullptr, r->warps, GlobalCache{});
+      live.push_back(std::move(r));
+      ++next;
+    }
+    for (size_t i = 0; i < live.size();) {
+      if (live[i]->exec->run_round(kRoundInstructions)) {
+        ++i;
+        continue;
       }
+      const LaunchResult& r = live[i]->exec->result();
+      total.warp_insts += r.warp_insts;
+      total.thread_insts += r.thread_insts;
+      if (!r.ok) return total.ok = false, total.error = r.error, total.assertion = r.assertion, total;
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
   return total;
 }
 
 void Emulator::set_print_sink(PrintSink sink) { impl_->print = std::move(sink); }
+void Emulator::set_threads_per_sm(uint32_t threads) { impl_->threads_per_sm = threads ? threads : 1; }
 void Emulator::set_textures(const TextureTable* textures) { impl_->textures = textures; }
 
 LaunchResult Emulator::run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer) {

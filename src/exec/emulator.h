@@ -80,8 +80,11 @@ class Emulator {
  public:
   Emulator(DeviceMemory& mem, uint32_t num_sms);
   ~Emulator();
-  // Runs every CTA of the launch in order.
+  // Runs every CTA of the launch: as many at a time as the GPU holds
+  // (num_sms x threads_per_sm / block threads), interleaved, in launch order.
   LaunchResult run(const Launch& launch);
+  // Resident threads per SM, for run()'s interleaving (default 2048).
+  void set_threads_per_sm(uint32_t threads);
   // Runs one CTA (for timing models that pull CTAs as they dispatch them);
   // `observer` (may be null) sees every warp instruction.
   LaunchResult run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer);

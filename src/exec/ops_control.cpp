@@ -264,7 +264,10 @@ void run_trap(Ctx& c, const DecodedInst& in, uint32_t m) {
 }
 
 void decode_nop(Decoder& dc, DecodedInst& out) {
-  for (const char* w : {"sync", "proxy", "async", "alias", "tensormap", "generic", "release", "acquire", "mbarrier_init"})
+  // `gl`: membar.gl, __threadfence()'s fence at GPU level. Fences have no
+  // functional effect here: every store is visible at once.
+  for (const char* w : {"sync", "proxy", "async", "alias", "tensormap", "generic", "release", "acquire", "mbarrier_init",
+                        "gl"})
     dc.mods().take(w);
   out.fn = [](Ctx&, const DecodedInst&, uint32_t) {};
 }
