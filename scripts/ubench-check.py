@@ -36,6 +36,7 @@ def main():
     with open(preset_path, "rb") as f:
         p = tomllib.load(f)
     mhz = p["clock"]["core_mhz"]
+    const_latency = p["core"].get("const_latency", 8)  # the built-in default (docs/params.md) unless the preset sets it
     # (program, args, key, low, high, why)
     checks = [
         ("mem_latency", ["only=1", "steps=128"], "l1_hit_latency_cycles",
@@ -44,6 +45,9 @@ def main():
         ("mem_latency", ["only=4", "steps=128"], "shared_latency_cycles",
          p["shared"]["latency"] * 0.95, p["shared"]["latency"] * 1.15,
          "shared.latency is the conflict-free shared load latency"),
+        ("mem_latency", ["only=5", "steps=128"], "const_hit_latency_cycles",
+         const_latency, const_latency * 1.15 + 1,
+         "core.const_latency is load-to-use for a constant-cache hit (the 1 KB chain is warmed into the 2 KB cache)"),
         ("units", ["only=1", "steps=256"], "fp32_latency_cycles",
          p["core"]["units"]["sp"]["latency"] * 0.95, p["core"]["units"]["sp"]["latency"] * 1.1,
          "core.units.sp.latency is issue to dependent issue of FFMA; the chain difference cancels loop setup"),

@@ -100,9 +100,11 @@ void run_access(Ctx& c, const DecodedInst& in, uint32_t m) {
   });
 }
 
+// ld.const keeps its space (the timing model sends it to the constant cache);
+// its addresses are global ones, as module constants live with the globals.
 Space access_space(Decoder& dc) {
   Space sp = dc.mods().space;
-  return sp == Space::None ? Space::Generic : sp == Space::Const ? Space::Global : sp;
+  return sp == Space::None ? Space::Generic : sp;
 }
 
 template <bool Store>

@@ -1,4 +1,5 @@
-// The SM alone, fed by a fake CTA source, ticked by hand (no memory traffic).
+// The SM alone, fed by a fake CTA source, ticked by hand (memory traffic,
+// where a test has some, answered by a fake L2).
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -149,6 +150,49 @@ TEST(CoreSm, WarpWaitsForItsInstructionLinesFromTheL2) {
   EXPECT_NEAR(double(cold - base), 2 * 104, 6);
   EXPECT_EQ(real.reg.sum("sm.0.l1i.misses"), 2u);
   EXPECT_EQ(real.reg.sum("sm.0.l1i.accesses"), 32u);
+}
+
+// A constant load that misses holds its destination until the line comes
+// from the L2; the same address again hits in the constant cache.
+TEST(CoreSm, ConstantMissWaitsForTheL2AndReleasesItsRegisterOnArrival) {
+  SmBench perfect({"l1c.perfect=true"}), real;
+  Port<MemRequest> to_l2(1024);
+  real.sm->const_cache().connect(&to_l2, real.sm.get());
+  std::deque<std::pair<Cycle, MemRequest>> in_l2;
+  uint64_t reads = 0;
+  auto l2 = [&](Cycle c) {  // answers every sector 100 cycles after it is sent
+    Tick t = real.clk.tick_of(c);
+    while (to_l2.ready(t)) {
+      EXPECT_EQ(to_l2.front().client, MemClient::Const);
+      ++reads;
+      in_l2.emplace_back(c + 100, to_l2.front());
+      to_l2.pop();
+    }
+    while (!in_l2.empty() && in_l2.front().first <= c) {
+      real.sm->const_cache().from_l2().push(in_l2.front().second, t);
+      in_l2.pop_front();
+    }
+  };
+  ir::WarpInst ld;
+  ld.active_mask = 0xffffffff;
+  ld.kind = ir::OpKind::Load;
+  ld.space = ir::MemSpace::Const;
+  ld.unit = 2;
+  ld.access_bytes = 4;
+  ld.strided = true;  // every lane reads 0x1000 (a broadcast)
+  ld.base = 0x1000;
+  ld.n_dst = 1;
+  ld.dst[0] = 1;
+  std::vector<ir::WarpInst> code = {ld, alu(0, 2, 1), ld, alu(0, 3, 1)};
+  Cycle base = perfect.run({code});
+  Cycle cold = real.run({code}, l2);
+  // One 64 B line: two sectors sent a cycle apart, answered 100 cycles later;
+  // the second load hits.
+  EXPECT_NEAR(double(cold - base), 101, 3);
+  EXPECT_EQ(reads, 2u);
+  EXPECT_EQ(real.reg.sum("sm.0.ldst.l1c.fills"), 1u);
+  EXPECT_EQ(real.reg.sum("sm.0.ldst.l1c.hits"), 1u);
+  EXPECT_EQ(real.reg.sum("sm.0.ldst.const_accesses"), 2u);
 }
 
 TEST(CoreSm, UndeclaredUnitIsAConfigError) {

@@ -74,6 +74,39 @@ TEST(EmuTimed, CacheWordsElsewhereAreIgnored) {
   EXPECT_EQ(h.read<uint32_t>(p, 1)[0], 32u);
 }
 
+// ld.const keeps its space for the timing model (which sends it to the
+// constant cache) and carries the constant's global address in every lane;
+// its value is read from the module constant as before.
+TEST(EmuTimed, ConstLoadsAreConstStepsWithGlobalAddresses) {
+  test::Harness h;
+  h.load(test::kernel_ptx("k", ".param .u64 p", R"(
+    ld.param.u64 %rd1, [p];
+    mov.u32 %r2, %tid.x;
+    and.b32 %r2, %r2, 1;
+    mul.wide.u32 %rd2, %r2, 4;
+    mov.u64 %rd3, table;
+    add.u64 %rd3, %rd3, %rd2;
+    ld.const.u32 %r1, [%rd3];
+    st.global.u32 [%rd1], %r1;
+    ret;
+)", ".const .align 4 .b32 table[2] = {7, 9};"));
+  Addr p = h.buffer(std::vector<uint32_t>(1, 0));
+  Launch l = h.make_launch("k", Dim3{1, 1, 1}, Dim3{32, 1, 1});
+  std::memcpy(l.params.data(), &p, 8);
+  struct ConstRecorder : WarpObserver {  // the addresses live only during on_step
+    std::vector<std::vector<uint64_t>> loads;
+    void on_step(const WarpStep& s) override {
+      if (s.space == ptx::StateSpace::Const && s.addrs) loads.emplace_back(s.addrs, s.addrs + 32);
+    }
+  } rec;
+  LaunchResult r = h.emu.run_cta(l, Dim3{0, 0, 0}, &rec);
+  ASSERT_TRUE(r.ok) << r.error;
+  Addr table = h.program.symbol("table")->first;
+  ASSERT_EQ(rec.loads.size(), 1u);
+  for (unsigned lane = 0; lane < 32; ++lane) EXPECT_EQ(rec.loads[0][lane], table + 4 * (lane % 2)) << lane;
+  EXPECT_EQ(h.read<uint32_t>(p, 1)[0], 9u);  // the last lane (31, odd) stores last
+}
+
 // The clock read is handed over when asked for but executed only when the
 // model asks for the instruction after it: it reads that later time.
 TEST(EmuTimed, ClockReadsTheCycleOfTheNextRequest) {

@@ -10,22 +10,20 @@ namespace ws::timing {
 
 namespace {
 // Volta keeps a 2 KB constant cache with 64 B lines per SM in front of a larger
-// constant/instruction cache; v1 models the first level only and charges an L2
-// round trip for its misses.
+// constant/instruction cache (not modelled: misses are read from the L2).
 const config::Param<bool> kPerfect{"l1c.perfect", false, "",
                                    "every constant load hits after core.const_latency, whatever its addresses "
-                                   "(no constant-cache model)"};
+                                   "(no constant-cache model, no L2 traffic)"};
 const config::Param<int64_t> kSizeKb{"l1c.size_kb", 2, "KB", "constant cache capacity per SM", {1, 1024}};
-const config::Param<int64_t> kL1cLineBytes{"l1c.line_bytes", 64, "bytes", "constant cache line (power of two, <= 128)",
-                                        {4, 128}};
+const config::Param<int64_t> kL1cLineBytes{"l1c.line_bytes", 64, "bytes",
+                                           "constant cache line (power of two; a miss reads its 32 B sectors from "
+                                           "the L2)",
+                                           {32, 128}};
 const config::Param<int64_t> kWays{"l1c.ways", 4, "ways", "constant cache associativity", {1, 1024}};
-const config::Param<int64_t> kMissLatency{"l1c.miss_latency", 212, "cycles",
-                                          "constant cache miss latency (an L2 hit round trip on QV100; no traffic "
-                                          "is sent)",
-                                          {1, 100000}};
+const config::Param<int64_t> kFillQueue{"l1c.fill_queue", 8, "sectors", "replies from the L2 buffered", {1, 4096}};
 const config::Param<int64_t> kHitLatency{"core.const_latency", 8, "cycles",
-                                         "constant-cache hit latency (every constant load's latency with "
-                                         "l1c.perfect = true)",
+                                         "constant-cache hit latency, also from a line's arrival to its waiting "
+                                         "loads' data (every constant load's latency with l1c.perfect = true)",
                                          {1, 1000}};
 
 SectorCacheShape shape(const config::Config& cfg) {
@@ -43,18 +41,21 @@ SectorCacheShape shape(const config::Config& cfg) {
 }
 }  // namespace
 
-ConstCache::ConstCache(const config::Config& cfg, stats::Scope scope)
-    : perfect_(kPerfect.get(cfg)),
+ConstCache::ConstCache(const config::Config& cfg, stats::Scope scope, const ClockDomain& clk, uint16_t sm_id)
+    : clk_(clk),
+      perfect_(kPerfect.get(cfg)),
       hit_latency_(static_cast<uint32_t>(kHitLatency.get(cfg))),
-      miss_latency_(static_cast<uint32_t>(kMissLatency.get(cfg))),
       line_bytes_(static_cast<uint32_t>(kL1cLineBytes.get(cfg))),
-      tags_(shape(cfg), miss_latency_),
+      tags_(shape(cfg)),
+      l2_(clk, sm_id, MemClient::Const, static_cast<size_t>(kFillQueue.get(cfg))),
       loads_(scope.counter("loads", "warp constant loads")),
       addresses_(scope.counter("addresses", "distinct addresses served (one port cycle each)")),
       hits_(scope.counter("hits", "distinct addresses found in the constant cache")),
-      misses_(scope.counter("misses", "distinct addresses that started or joined a line fill")) {}
+      misses_stat_(scope.counter("misses", "distinct addresses that started or joined a line read from the L2")),
+      fills_(scope.counter("fills", "lines read from the L2")),
+      sectors_(scope.counter("sectors", "32 B sectors received from the L2")) {}
 
-Cycle ConstCache::load(const Addr* lane_addrs, uint32_t active_mask, Cycle now) {
+Cycle ConstCache::load(const Addr* lane_addrs, uint32_t active_mask, Cycle now, uint32_t token) {
   loads_.inc();
   if (perfect_ || !lane_addrs || !active_mask) return now + hit_latency_;
   std::array<Addr, 32> distinct;
@@ -67,23 +68,88 @@ Cycle ConstCache::load(const Addr* lane_addrs, uint32_t active_mask, Cycle now) 
   port_free_ = start + n;
   addresses_.inc(n);
   Cycle ready = now;
-  for (uint32_t k = 0; k < n; ++k) ready = std::max(ready, lookup(distinct[k], start + k));
-  return ready;
+  uint32_t waiter = ~0u;  // allocated at the load's first miss
+  for (uint32_t k = 0; k < n; ++k) {
+    Cycle r = lookup(distinct[k], start + k, waiter, token);
+    if (r != kWaiting) ready = std::max(ready, r);
+  }
+  if (waiter == ~0u) return ready;
+  waiters_[waiter].ready = std::max(waiters_[waiter].ready, ready);
+  return kWaiting;
 }
 
-Cycle ConstCache::lookup(Addr addr, Cycle at) {
-  // The tag array keys 128 B lines: give it the line number in those units.
-  FixedMissTags::Result r = tags_.lookup(addr / line_bytes_ * kLineBytes, at);
-  if (r.outcome == FixedMissTags::Outcome::Hit) {
+// One distinct address served at `at`: its ready cycle, or kWaiting after
+// adding the load (`waiter`, allocated here if need be) to its line's read.
+Cycle ConstCache::lookup(Addr addr, Cycle at, uint32_t& waiter, uint32_t token) {
+  Addr key = key_of(addr);
+  if (CacheLine* l = tags_.find(key)) {
+    tags_.touch(*l);
     hits_.inc();
     return at + hit_latency_;
   }
-  misses_.inc();  // a new fill, or one already under way
-  return std::max(r.ready, at + hit_latency_);
+  misses_stat_.inc();  // a new read, or one already under way
+  Miss* m = misses_.find(key);
+  if (!m) {
+    request_line(key, addr / line_bytes_ * line_bytes_);
+    m = misses_.find(key);
+  }
+  if (waiter == ~0u) waiter = new_waiter(token);
+  ++waiters_[waiter].lines_left;
+  m->waiters.push_back(waiter);
+  return kWaiting;
 }
 
+uint32_t ConstCache::new_waiter(uint32_t token) {
+  uint32_t i;
+  if (free_waiters_.empty()) {
+    i = static_cast<uint32_t>(waiters_.size());
+    waiters_.emplace_back();
+  } else {
+    i = free_waiters_.back();
+    free_waiters_.pop_back();
+  }
+  waiters_[i] = Waiter{token, 0, 0};
+  return i;
+}
+
+// One read per 32 B sector of the line, as the L2 serves them.
+void ConstCache::request_line(Addr key, Addr first_byte) {
+  fills_.inc();
+  uint32_t sectors = line_bytes_ / kSectorBytes;
+  misses_[key] = Miss{static_cast<uint8_t>(sectors), {}};
+  l2_.read(first_byte, sectors);
+}
+
+void ConstCache::tick(Cycle now) {
+  l2_.tick(clk_.tick_of(now), [&](Addr a) { sector_arrived(a, now); });
+}
+
+void ConstCache::sector_arrived(Addr addr, Cycle now) {
+  sectors_.inc();
+  Addr key = key_of(addr);
+  Miss* m = misses_.find(key);
+  if (!m) throw Error("internal: constant cache reply for a line not requested");
+  if (--m->sectors_left == 0) line_arrived(key, now);
+}
+
+// The line is installed; its waiting addresses are served from it, and a
+// load whose last line this was is done.
+void ConstCache::line_arrived(Addr key, Cycle now) {
+  SmallVec<uint32_t, 4> waiting = misses_.find(key)->waiters;
+  misses_.erase(key);
+  tags_.insert(key, nullptr);
+  for (uint32_t i = 0; i < waiting.size(); ++i) {
+    Waiter& w = waiters_[waiting[i]];
+    w.ready = std::max(w.ready, now + hit_latency_);
+    if (--w.lines_left > 0) continue;
+    done_.push_back({w.token, w.ready});
+    free_waiters_.push_back(waiting[i]);
+  }
+}
+
+// Lines still being read stay in flight (their loads wait for them).
 void ConstCache::flush() {
-  tags_.flush();
+  tags_.resize(tags_.sets(), tags_.ways());  // drops every line
   port_free_ = 0;
 }
 

@@ -48,7 +48,6 @@ SectorCacheShape shape(const config::Config& cfg, const config::Param<int64_t>& 
 FetchUnit::FetchUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clk, uint16_t sm_id,
                      uint32_t subcores)
     : clk_(clk),
-      sm_id_(sm_id),
       perfect_(kPerfect.get(cfg)),
       l1_latency_(static_cast<uint32_t>(kLatency.get(cfg))),
       prefetch_lines_(static_cast<uint32_t>(kPrefetch.get(cfg))),
@@ -57,7 +56,7 @@ FetchUnit::FetchUnit(const config::Config& cfg, stats::Scope scope, const ClockD
       prefetched_to_(subcores, 0),
       fills_(subcores, 0),
       l1_(shape(cfg, kSizeKb, kWays, "l1i")),
-      from_l2_(static_cast<size_t>(kFillQueue.get(cfg))),
+      l2_(clk, sm_id, MemClient::Inst, static_cast<size_t>(kFillQueue.get(cfg))),
       accesses_(scope.sub("l1i").counter("accesses", "instruction fetches (one per issued instruction)")),
       l0_misses_(scope.sub("l0i").counter("misses", "fetches that missed the sub-core's L0 instruction cache")),
       l1_hits_(scope.sub("l1i").counter("hits", "L0 misses and prefetches that found the line in the L1I")),
@@ -70,13 +69,6 @@ FetchUnit::FetchUnit(const config::Config& cfg, stats::Scope scope, const ClockD
     l0_ways_ = static_cast<uint32_t>(kL0Ways.get(cfg));
     for (uint32_t s = 0; s < subcores; ++s) l0_.emplace_back(shape(cfg, kL0SizeKb, kL0Ways, "l0i"), 0);
   }
-}
-
-void FetchUnit::connect(Port<MemRequest>* to_l2, Clocked* owner) {
-  to_l2_ = to_l2;
-  owner_ = owner;
-  to_l2_->wire_producer(owner);
-  from_l2_.wire_consumer(owner);
 }
 
 Cycle FetchUnit::fetch(uint32_t subcore, uint32_t slot, uint64_t pc, Cycle now) {
@@ -169,33 +161,19 @@ void FetchUnit::prefetch(uint32_t subcore, Addr line, Cycle now) {
 void FetchUnit::request_line(Addr line) {
   misses_stat_.inc();
   misses_[line] = Miss{};
-  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
-    MemRequest r;
-    r.addr = line + Addr{s} * kSectorBytes;
-    r.byte_mask = kFullSectorMask;
-    r.type = AccessType::Read;
-    r.src_sm = sm_id_;
-    r.client = MemClient::Inst;
-    r.issued = clk_.now_tick();
-    out_.push_back(r);
-  }
-  if (owner_) owner_->wake();
+  l2_.read(line, kSectorsPerLine);
 }
 
 void FetchUnit::tick(Cycle now) {
-  Tick t = clk_.tick_of(now);
-  while (from_l2_.ready(t)) {
-    Addr line = line_of(from_l2_.front().addr);
-    from_l2_.pop();
-    sectors_.inc();
-    Miss* m = misses_.find(line);
-    if (!m) throw Error("internal: instruction fetch reply for a line not requested");
-    if (--m->sectors_left == 0) line_arrived(line, *m, now);
-  }
-  if (!out_.empty() && to_l2_ && to_l2_->can_push(t)) {
-    to_l2_->push(out_.front(), t);
-    out_.pop_front();
-  }
+  l2_.tick(clk_.tick_of(now), [&](Addr a) { sector_arrived(a, now); });
+}
+
+void FetchUnit::sector_arrived(Addr addr, Cycle now) {
+  Addr line = line_of(addr);
+  sectors_.inc();
+  Miss* m = misses_.find(line);
+  if (!m) throw Error("internal: instruction fetch reply for a line not requested");
+  if (--m->sectors_left == 0) line_arrived(line, *m, now);
 }
 
 // The line is installed in the L1I and passed on to the L0s that wait for it.
@@ -210,15 +188,6 @@ void FetchUnit::line_arrived(Addr line, Miss& miss, Cycle now) {
     if (has_l0()) fill_l0(w.subcore, line, ready);
     if (w.slot != kNoWarp) woken_.push_back({w.slot, ready});
   }
-}
-
-Tick FetchUnit::next_event(Tick now) const {
-  Tick t = from_l2_.next_ready();
-  if (!out_.empty() && to_l2_) {
-    if (to_l2_->can_push(now)) return now;
-    to_l2_->wait_for_room(owner_);  // its pop wakes the SM
-  }
-  return t;
 }
 
 }  // namespace ws::timing

@@ -11,7 +11,6 @@
 // hit; `l0i.size_kb = 0` leaves a single level (GPUs before Volta).
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -20,9 +19,7 @@
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/core/fixed_miss_tags.h"
-#include "timing/engine/clocked.h"
-#include "timing/engine/port.h"
-#include "timing/mem/mem_request.h"
+#include "timing/core/l2_reads.h"
 #include "timing/mem/sector_cache.h"
 
 namespace ws::timing {
@@ -40,8 +37,8 @@ class FetchUnit {
 
   // `owner` is the SM that ticks this unit: it sends into `to_l2` (shared
   // with the L1D) and is woken by replies in from_l2().
-  void connect(Port<MemRequest>* to_l2, Clocked* owner);
-  Port<MemRequest>& from_l2() { return from_l2_; }
+  void connect(Port<MemRequest>* to_l2, Clocked* owner) { l2_.connect(to_l2, owner); }
+  Port<MemRequest>& from_l2() { return l2_.replies(); }
   void begin_kernel(Addr code_base) {
     code_base_ = code_base;
     for (WarpLine& w : warp_line_) w.line = ~Addr{0};
@@ -56,7 +53,7 @@ class FetchUnit {
   void tick(Cycle now);
   std::vector<Wake>& woken() { return woken_; }
   // Earliest time tick() has work (kNever: none).
-  Tick next_event(Tick now) const;
+  Tick next_event(Tick now) const { return l2_.next_event(now); }
   uint32_t misses_in_flight() const { return static_cast<uint32_t>(misses_.size()); }
 
  private:
@@ -87,11 +84,11 @@ class FetchUnit {
   uint64_t fills_seen(uint32_t subcore) const { return has_l0() ? fills_[subcore] : l1_fills_; }
   void prefetch(uint32_t subcore, Addr line, Cycle now);
   void request_line(Addr line);
+  void sector_arrived(Addr addr, Cycle now);
   void line_arrived(Addr line, Miss& miss, Cycle now);
   bool has_l0() const { return !l0_.empty(); }
 
   const ClockDomain& clk_;
-  uint16_t sm_id_;
   bool perfect_;
   uint32_t l1_latency_, prefetch_lines_, max_misses_;
   Addr code_base_ = 0;
@@ -104,10 +101,7 @@ class FetchUnit {
   std::vector<WarpLine> warp_line_;    // per warp slot
   SectorCache l1_;                     // present lines only
   FlatMap<Miss> misses_;               // line -> outstanding L2 read
-  std::deque<MemRequest> out_;
-  Port<MemRequest>* to_l2_ = nullptr;
-  Port<MemRequest> from_l2_;
-  Clocked* owner_ = nullptr;
+  L2Reads l2_;
   std::vector<Wake> woken_;
   stats::Counter &accesses_, &l0_misses_, &l1_hits_, &misses_stat_, &merges_, &prefetches_, &sectors_;
 };

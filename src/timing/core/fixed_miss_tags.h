@@ -1,5 +1,5 @@
-// A tag array whose misses take a fixed time and send no traffic (the SM's
-// instruction and constant caches in v1): a miss starts a fill that is done
+// A tag array whose misses take a fixed time and send no traffic (the
+// sub-cores' L0 instruction caches, filled from the L1I): a miss starts a fill that is done
 // `miss_latency` cycles later; lookups of a line being filled merge with it;
 // the line is installed at its first lookup after the fill.
 #pragma once

@@ -14,12 +14,12 @@ const config::Param<int64_t> kFenceLatency{"core.fence_latency", 4, "cycles", "l
                                            {1, 10000}};
 }  // namespace
 
-LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clock, L1D& l1)
+LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clock, L1D& l1, uint16_t sm_id)
     : clock_(clock),
       l1_(l1),
       queue_limit_(static_cast<size_t>(kQueue.get(cfg))),
       shared_latency_(static_cast<uint32_t>(cfg.get<int64_t>("shared.latency"))),
-      const_cache_(cfg, scope.sub("l1c")),
+      const_cache_(cfg, scope.sub("l1c"), clock, sm_id),
       fence_latency_(static_cast<uint32_t>(kFenceLatency.get(cfg))),
       shared_banks_(static_cast<uint32_t>(cfg.get<int64_t>("shared.banks"))),
       shared_accesses_(scope.counter("shared_accesses", "warp shared-memory instructions")),
@@ -51,9 +51,8 @@ void LdstUnit::issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, C
       issue_shared(warp, inst, now);
       break;
     case ir::MemSpace::Const:
-    case ir::MemSpace::None:  // an address-less LD/ST-unit op (e.g. LDC): constant-cache timing
-      const_accesses_.inc();
-      warp.write_dsts(inst, const_cache_.load(ir::lane_addrs(inst, lanes_), inst.active_mask, now));
+    case ir::MemSpace::None:  // an address-less LD/ST-unit op: constant-cache timing
+      issue_const(warp, warp_slot, inst, now);
       break;
     default:
       issue_l1(warp, warp_slot, inst, now);
@@ -71,6 +70,22 @@ void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
   shared_accesses_.inc();
   shared_wavefronts_.inc(waves);
   warp.write_dsts(inst, start + waves - 1 + shared_latency_);
+}
+
+// A load whose lines all hit knows its ready cycle now; one that waits for
+// the L2 completes through the constant cache's done() list, as an L1 miss does.
+void LdstUnit::issue_const(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now) {
+  const_accesses_.inc();
+  uint32_t token = alloc_pending(warp_slot, inst);
+  Cycle ready = const_cache_.load(ir::lane_addrs(inst, lanes_), inst.active_mask, now, token);
+  if (ready != ConstCache::kWaiting) {
+    free_tokens_.push_back(token);
+    warp.write_dsts(inst, ready);
+    return;
+  }
+  pending_[token].remaining = 1;
+  ++warp.pending_loads;
+  warp.write_dsts(inst, kPending);
 }
 
 void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now) {
@@ -128,10 +143,15 @@ uint32_t LdstUnit::alloc_access_token(uint32_t owner) {
 void LdstUnit::complete(uint32_t access_token, Cycle now, std::vector<Warp>& warps) {
   uint32_t token = access_owner_[access_token];
   free_access_tokens_.push_back(access_token);
+  if (--pending_[token].remaining > 0) return;
+  finish(token, now, warps);
+}
+
+// The instruction's destinations are written at `ready`; its warp is woken.
+void LdstUnit::finish(uint32_t token, Cycle ready, std::vector<Warp>& warps) {
   Pending& p = pending_[token];
-  if (--p.remaining > 0) return;
   Warp& w = warps[p.warp_slot];
-  for (int k = 0; k < p.n_dst; ++k) w.scoreboard.set(p.dst[k], now);
+  for (int k = 0; k < p.n_dst; ++k) w.scoreboard.set(p.dst[k], ready);
   --w.pending_loads;
   w.wake_at = 0;
   woken_.push_back(p.warp_slot);
@@ -145,6 +165,9 @@ void LdstUnit::tick(Cycle now, std::vector<Warp>& warps) {
     complete(done.front(), now, warps);
     done.pop();
   }
+  const_cache_.tick(now);
+  for (const ConstCache::Done& d : const_cache_.done()) finish(d.token, d.ready, warps);
+  const_cache_.done().clear();
   // The tag stage takes lines of one instruction per cycle.
   while (!queue_.empty() && l1_.can_accept()) {
     bool ends = queue_.front().ends_inst;

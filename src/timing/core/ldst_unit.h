@@ -1,7 +1,10 @@
 // The SM's load/store unit: shared memory (with bank conflicts), constant
 // cache, and the path to the L1D for global/local/texture accesses through
-// the sub-warp coalescer. Results are written into the warps' scoreboards.
+// the sub-warp coalescer. Results are written into the warps' scoreboards;
+// loads that wait for memory (L1D or constant-cache misses) release them when
+// they complete.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -19,21 +22,26 @@ namespace ws::timing {
 
 class LdstUnit {
  public:
-  LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clock, L1D& l1);
+  LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clock, L1D& l1, uint16_t sm_id = 0);
 
   // Whether a memory instruction can be accepted this cycle.
   bool can_accept() const { return queue_.size() < queue_limit_; }
   // Issues a memory (or fence) instruction of `warp`; sets its scoreboard.
   void issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now);
-  // Sends queued accesses to the L1 and retires completed loads.
+  // Sends queued accesses to the L1 and retires completed loads (from the
+  // L1 and the constant cache).
   void tick(Cycle now, std::vector<Warp>& warps);
   bool busy() const { return !queue_.empty(); }
   // A new kernel: the constant cache starts empty.
   void begin_kernel() { const_cache_.flush(); }
   // Warp slots whose loads completed since the last call (to wake them).
   std::vector<uint32_t>& woken() { return woken_; }
-  // Earliest time a queued L1 completion becomes visible.
-  Tick next_completion() const { return l1_.done().next_ready(); }
+  // Earliest time a queued L1 completion becomes visible or the constant
+  // cache has work.
+  Tick next_completion(Tick now) const {
+    return std::min(l1_.done().next_ready(), const_cache_.next_event(now));
+  }
+  ConstCache& const_cache() { return const_cache_; }
 
  private:
   struct Pending {  // one in-flight load/atomic instruction
@@ -48,9 +56,11 @@ class LdstUnit {
   };
   uint32_t alloc_pending(uint32_t warp_slot, const ir::WarpInst& inst);
   void issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now);
+  void issue_const(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now);
   void issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now);
   uint32_t alloc_access_token(uint32_t owner);
   void complete(uint32_t access_token, Cycle now, std::vector<Warp>& warps);
+  void finish(uint32_t token, Cycle ready, std::vector<Warp>& warps);
 
   const ClockDomain& clock_;
   L1D& l1_;

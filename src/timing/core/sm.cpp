@@ -17,7 +17,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
     : clock_(core),
       id_(id),
       l1_(std::make_unique<L1D>(cfg, scope.sub("l1d"), core, id)),
-      ldst_(cfg, scope.sub("ldst"), core, *l1_),
+      ldst_(cfg, scope.sub("ldst"), core, *l1_, id),
       fetch_(cfg, scope, core, id, static_cast<uint32_t>(kSubcores.get(cfg))),
       unit_specs_(read_unit_specs(cfg)),
       fence_latency_(static_cast<uint32_t>(cfg.get<int64_t>("core.fence_latency"))),
@@ -359,7 +359,7 @@ void Sm::wake_ldst_waiters() {
 }
 
 Tick Sm::next_event() const {
-  Tick t = std::min({next_tick_, ldst_.next_completion(), fetch_.next_event(clock_.now_tick())});
+  Tick t = std::min({next_tick_, ldst_.next_completion(clock_.now_tick()), fetch_.next_event(clock_.now_tick())});
   if (ldst_.busy() && !l1_->stalled()) t = std::min(t, clock_.now_tick());  // as soon as possible
   return t;
 }

@@ -27,6 +27,7 @@ class Sm : public Clocked {
 
   L1D& l1() { return *l1_; }
   FetchUnit& fetch_unit() { return fetch_; }
+  ConstCache& const_cache() { return ldst_.const_cache(); }
   uint16_t id() const { return id_; }
   uint32_t max_warps() const { return static_cast<uint32_t>(warps_.size()); }
 

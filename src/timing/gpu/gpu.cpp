@@ -148,10 +148,11 @@ void Gpu::build_memory(const config::Config& cfg) {
                                         [map_ptr = std::make_shared<L2AddressMap>(cfg)](const MemRequest& m) {
                                           return map_ptr->slice_of(m.addr);
                                         });
-  // Each SM has two reply outputs: its L1D's and its instruction fetch unit's.
-  reply_net_ = std::make_unique<Crossbar>(cfg, root.sub("icnt.reply"), *icnt_, n_slices, 2 * n_sms,
+  // Each SM has a reply output per client: its L1D's, its instruction fetch
+  // unit's and its constant cache's.
+  reply_net_ = std::make_unique<Crossbar>(cfg, root.sub("icnt.reply"), *icnt_, n_slices, kMemClients * n_sms,
                                           [](const MemRequest& m) {
-                                            return 2 * uint32_t{m.src_sm} + (m.client == MemClient::Inst ? 1 : 0);
+                                            return kMemClients * uint32_t{m.src_sm} + static_cast<uint32_t>(m.client);
                                           });
   uint32_t n_channels = n_slices / map.slices_per_channel();
   for (uint32_t c = 0; c < n_channels; ++c)
@@ -168,9 +169,12 @@ void Gpu::build_memory(const config::Config& cfg) {
   }
   for (uint32_t i = 0; i < n_sms; ++i) {
     sms_[i]->l1().connect(&req_net_->input(i));
-    reply_net_->connect_output(2 * i, &sms_[i]->l1().from_icnt());
+    uint32_t out = kMemClients * i;
+    reply_net_->connect_output(out + static_cast<uint32_t>(MemClient::Data), &sms_[i]->l1().from_icnt());
     sms_[i]->fetch_unit().connect(&req_net_->input(i), sms_[i].get());
-    reply_net_->connect_output(2 * i + 1, &sms_[i]->fetch_unit().from_l2());
+    reply_net_->connect_output(out + static_cast<uint32_t>(MemClient::Inst), &sms_[i]->fetch_unit().from_l2());
+    sms_[i]->const_cache().connect(&req_net_->input(i), sms_[i].get());
+    reply_net_->connect_output(out + static_cast<uint32_t>(MemClient::Const), &sms_[i]->const_cache().from_l2());
   }
   engine_.add(*icnt_, *req_net_);
   engine_.add(*icnt_, *reply_net_);

@@ -13,7 +13,8 @@ inline constexpr uint32_t kLineBytes = 128;
 enum class AccessType : uint8_t { Read, Write, Atomic };
 
 // Which of the SM's caches sent a request (replies are routed back to it).
-enum class MemClient : uint8_t { Data, Inst };
+enum class MemClient : uint8_t { Data, Inst, Const };
+inline constexpr uint32_t kMemClients = 3;  // reply outputs per SM (one per client)
 
 struct MemRequest {
   Addr addr = 0;            // 32 B-sector-aligned address
