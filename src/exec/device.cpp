@@ -224,8 +224,13 @@ void Device::copy_on_device(Addr dst, Addr src, uint64_t bytes) {
   now_ns_ += static_cast<double>(bytes) / 400.0;
 }
 
+// A memset runs on the GPU and leaves its lines in the L2, as a copy does;
+// the trace records it as a copy so that a replay warms the same lines.
 void Device::set(Addr dst, uint8_t value, uint64_t bytes) {
   memory_.fill(dst, value, bytes);
+  Timing& t = *timing_;
+  if (t.gpu) t.gpu->memcpy_htod(ir::MemcpyHtoD{dst, bytes});
+  if (t.trace) t.trace->memcpy(dst, bytes);
   now_ns_ += static_cast<double>(bytes) / 400.0;
 }
 
