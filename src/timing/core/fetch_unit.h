@@ -54,7 +54,6 @@ class FetchUnit {
   std::vector<Wake>& woken() { return woken_; }
   // Earliest time tick() has work (kNever: none).
   Tick next_event(Tick now) const { return l2_.next_event(now); }
-  uint32_t misses_in_flight() const { return static_cast<uint32_t>(misses_.size()); }
 
  private:
   static constexpr uint32_t kNoWarp = ~0u;

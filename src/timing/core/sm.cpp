@@ -287,8 +287,9 @@ void Sm::release_barrier_if_complete(CtaSlot& cta) {
     if (w.fetch_at_release) refetch_.push_back({w.barrier_issued, slot});
     w.fetch_at_release = false;
   }
-  // The instruction cache still sees each fetch when its barrier issued (an
-  // instruction buffer fills while the warp waits), in that order.
+  // Each fetch is looked up as of when its barrier issued (an instruction
+  // buffer fills while the warp waits), in that order: a line found in the
+  // L0/L1I counts from then; one still to be read from the L2 is sent now.
   std::sort(refetch_.begin(), refetch_.end());
   for (auto [issued, slot] : refetch_) fetch(warps_[slot], slot, issued);
 }
