@@ -1,4 +1,4 @@
-// Warp-wide operations: shfl.sync, vote.sync, match.sync, redux.sync, activemask.
+// Warp-wide operations: shfl.sync, vote.sync, match.sync, redux.sync, elect.sync, activemask.
 // A lane's participants are the executing lanes of its membermask: lanes of one
 // warp instruction may name different masks (a thread_block_tile<16> reduces
 // lanes 0-15 and 16-31 apart in one redux.sync), and each lane's result covers
@@ -208,6 +208,28 @@ void decode_redux(Decoder& dc, DecodedInst& out) {
   take_member_mask(dc, out, 2);
 }
 
+// elect.sync: each group's leader is its lowest participating lane; d gets the
+// leader's lane id, p whether this lane is it.
+void run_elect(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (!members_ok(c, in, m)) return;
+  uint64_t *d = c.R + in.d[0], *p = c.R + in.d[1];
+  each_lane(m, [&](unsigned l) {
+    auto leader = static_cast<unsigned>(std::countr_zero(participants(c, in, m, l)));
+    d[l] = leader;
+    p[l] = l == leader;
+  });
+}
+
+void decode_elect(Decoder& dc, DecodedInst& out) {
+  dc.mods().take("sync");
+  if (dc.nops() != 3) dc.fail("elect.sync needs d|p, membermask");
+  out.d[0] = dc.dst(0);
+  out.d[1] = dc.dst(1);
+  out.nd = 2;
+  take_member_mask(dc, out, 2);
+  out.fn = run_elect;
+}
+
 void run_warp_sync(Ctx& c, const DecodedInst& in, uint32_t m) { members_ok(c, in, m); }
 
 }  // namespace
@@ -223,6 +245,7 @@ void register_warp_ops(DecodeTable& t) {
   t["vote"] = decode_vote;
   t["match"] = decode_match;
   t["redux"] = decode_redux;
+  t["elect"] = decode_elect;
   t["activemask"] = [](Decoder& dc, DecodedInst& out) {
     out.fn = run_activemask;
     out.d[0] = dc.dst(0);

@@ -249,7 +249,8 @@ TEST(EmuOps, ShufflesAndVotes) {
 // over its own 16 lanes only. Values: lane l holds l + 1, so the halves sum to
 // 136 and 392; the ballot's predicate (l % 16 < 8) holds in both halves' low 8
 // lanes; any (l == 3) and all (l < 16) are true in the low half only;
-// match.any on l / 4 groups four lanes, match.all on l / 16 agrees per half.
+// match.any on l / 4 groups four lanes, match.all on l / 16 agrees per half;
+// elect picks lane 0 and lane 16.
 TEST(EmuOps, WarpOpsHonourPerLaneMemberMasks) {
   auto v = run1(R"(
     mov.u32 %r1, %laneid;
@@ -268,6 +269,9 @@ TEST(EmuOps, WarpOpsHonourPerLaneMemberMasks) {
     match.any.sync.b32 %r8, %r7, %r20;
     shr.u32 %r9, %r1, 4;
     match.all.sync.b32 %r10|%p5, %r9, %r20;
+    elect.sync %r14|%p7, %r20;
+    selp.u32 %r15, 8, 0, %p7;
+    or.b32 %r14, %r14, %r15;
     selp.u32 %r11, 1, 0, %p2;
     selp.u32 %r12, 2, 0, %p4;
     selp.u32 %r13, 4, 0, %p5;
@@ -276,6 +280,7 @@ TEST(EmuOps, WarpOpsHonourPerLaneMemberMasks) {
     add.s64 %rd2, %rd0, %rd1;
     st.global.v4.u32 [%rd2], {%r3, %r4, %r6, %r8};
     st.global.v2.u32 [%rd2+16], {%r10, %r11};
+    st.global.u32 [%rd2+24], %r14;
   )", 6, 32);
   for (uint32_t l = 0; l < 32; ++l) {
     uint32_t w[12];
@@ -289,6 +294,8 @@ TEST(EmuOps, WarpOpsHonourPerLaneMemberMasks) {
     EXPECT_EQ(w[4], half) << l;                         // every lane of a half agrees on l / 16
     // any (l == 3) and all (l < 16) hold in the low half only; match.all in both
     EXPECT_EQ(w[5], (low ? 3u : 0u) | 4u) << l;
+    // elect: lane 0 leads the low half, lane 16 the high one (bit 3: "I am it")
+    EXPECT_EQ(w[6], (low ? 0u : 16u) | (l % 16 == 0 ? 8u : 0u)) << l;
   }
 }
 
