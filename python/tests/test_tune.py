@@ -270,3 +270,31 @@ def test_write_atomically_keeps_the_old_file_on_failure(tmp_path):
         write_atomically(str(out), None)       # fails while writing
     assert out.read_text() == "new\n"
     assert [p.name for p in tmp_path.iterdir()] == ["p.toml"]
+
+
+def test_simulator_command_and_figures(tmp_path):
+    from warpsim.tune import Run
+    from warpsim.tune_map import Bench
+    from warpsim.tune_sim import WarpsimSimulator, parse_figures
+    (tmp_path / "mem_latency").write_text("")
+    sim = WarpsimSimulator("/bin/warpsim", "qv100", str(tmp_path), 2)
+    run = Run(Bench("mem_latency", ("only=1",), ("l1_hit_latency_cycles",)),
+              (("l1d.latency", 33), ("l1d.sectored", False)))
+    assert sim.command(run, "/tmp/o") == [
+        "/bin/warpsim", "exec", "--gpu", "qv100", "--timing", "--out", "/tmp/o", "--set", "l1d.latency=33",
+        "--set", "l1d.sectored=false", "--", str(tmp_path / "mem_latency"), "only=1"]
+    with pytest.raises(TuneError, match="make ubench"):
+        sim.command(Run(Bench("units", (), ()), ()), "/tmp/o")
+    # Comments, blank lines and anything else the program prints are not figures.
+    assert parse_figures("# units\nfp32_latency_cycles=4.09\n\nwarpsim: note\nshared_banks=32\n") == {
+        "fp32_latency_cycles": 4.09, "shared_banks": 32.0}
+
+
+def test_base_reference(tmp_path):
+    from warpsim.tune_command import base_reference
+    assert base_reference("qv100", str(tmp_path / "mine.toml")) == "qv100"
+    # A base file beside the output by its stem; elsewhere by its absolute path without .toml.
+    assert base_reference(str(tmp_path / "small.toml"), str(tmp_path / "mine.toml")) == "small"
+    other = tmp_path / "sub"
+    other.mkdir()
+    assert base_reference(str(tmp_path / "small.toml"), str(other / "mine.toml")) == str(tmp_path / "small")

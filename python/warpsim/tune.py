@@ -12,6 +12,8 @@ figure includes the L1's path, so the L1 is tuned first).
 from __future__ import annotations
 
 import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
@@ -128,6 +130,7 @@ class Tuner:
         self.fits: list[Fit] = []
         self.choices: list[Choice] = []
         self._memo: dict[Run, Result] = {}
+        self._lock = threading.Lock()     # candidates are tried from several threads
 
     # -- simulation -------------------------------------------------------
 
@@ -139,13 +142,17 @@ class Tuner:
 
     def simulate(self, runs: list[Run]) -> list[Result]:
         """Runs what has not been run in this invocation (one batch, in parallel)."""
-        todo = list(dict.fromkeys(r for r in runs if r not in self._memo))
+        with self._lock:
+            todo = list(dict.fromkeys(r for r in runs if r not in self._memo))
         if todo:
-            for run, result in zip(todo, self.sim.run(todo)):
-                self._memo[run] = result
-                if not self.base and not run.overrides and result.config:
-                    self.base = dict(result.config)
-        return [self._memo[r] for r in runs]
+            results = self.sim.run(todo)
+            with self._lock:
+                for run, result in zip(todo, results):
+                    self._memo[run] = result
+                    if not self.base and not run.overrides and result.config:
+                        self.base = dict(result.config)
+        with self._lock:
+            return [self._memo[r] for r in runs]
 
     def figure(self, run: Run, key: str) -> float:
         figures = self._memo[run].figures
@@ -289,7 +296,11 @@ class Tuner:
             return math.inf, []
 
     def choose_one(self, ind: Indirect, keys: list[str]) -> None:
-        tried = {c: self.try_or_reject(ind, keys, c) for c in ind.candidates}
+        # Candidates in parallel: each is a chain of dependent simulations
+        # (the refit's secant steps); the simulator caps how many run at once.
+        with ThreadPoolExecutor(max_workers=len(ind.candidates)) as pool:
+            results = list(pool.map(lambda c: self.try_or_reject(ind, keys, c), ind.candidates))
+        tried = dict(zip(ind.candidates, results))
         errors = [(c, err) for c, (err, _) in tried.items()]
         incumbent = self.current(ind.param)
         best = min(errors, key=lambda e: (e[1], e[0] != incumbent))

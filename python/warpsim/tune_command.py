@@ -35,7 +35,7 @@ def base_reference(base: str, out: str) -> str:
     """What the written preset's `base =` says: a preset name as is; a file by
     its stem when the output sits beside it, else by its absolute path
     (without .toml, as the loader adds it)."""
-    if not base.endswith(".toml") and not os.path.sep in base:
+    if not base.endswith(".toml") and os.path.sep not in base:
         return base
     path = Path(base).resolve()
     if path.parent == Path(out).resolve().parent:

@@ -8,6 +8,7 @@ import re
 import shlex
 import subprocess
 import tempfile
+import threading
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -40,6 +41,9 @@ class WarpsimSimulator:
     def __init__(self, warpsim: str, gpu: str, bench_dir: str, jobs: int, log=lambda s: None):
         self.warpsim, self.gpu, self.bench_dir, self.jobs, self.log = warpsim, gpu, bench_dir, jobs, log
         self.count = 0
+        # At most `jobs` simulations at once, however many threads ask.
+        self._slots = threading.Semaphore(max(1, jobs))
+        self._lock = threading.Lock()
 
     def command(self, run: Run, out_dir: str) -> list[str]:
         cmd = [self.warpsim, "exec", "--gpu", self.gpu, "--timing", "--out", out_dir]
@@ -53,7 +57,8 @@ class WarpsimSimulator:
     def one(self, run: Run) -> Result:
         with tempfile.TemporaryDirectory(prefix="warpsim-tune-") as out_dir:
             cmd = self.command(run, out_dir)
-            done = subprocess.run(cmd, capture_output=True, text=True)
+            with self._slots:
+                done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0:
                 tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
                 raise TuneError(f"simulation failed (exit {done.returncode}): {shlex.join(cmd)}\n{tail}")
@@ -62,7 +67,8 @@ class WarpsimSimulator:
             if path.is_file():
                 with open(path, "rb") as f:
                     config = tomllib.load(f)
-        self.count += 1
+        with self._lock:
+            self.count += 1
         self.log(f"tune: ran {run.bench.program} {' '.join(run.bench.args)}"
                  + (f" with {', '.join(set_argument(p, v) for p, v in run.overrides)}" if run.overrides else ""))
         return Result(parse_figures(done.stdout), config)
