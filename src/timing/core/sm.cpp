@@ -137,7 +137,7 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
       // have freed by then.
       wake = sc.units.next_free(static_cast<uint32_t>(kind));
       if (sc.collector.enabled()) {
-        Cycle start = sc.collector.plan(in, static_cast<uint32_t>(&w - warps_.data()), now).dispatch - 1;
+        Cycle start = sc.collector.plan(in, static_cast<uint32_t>(&w - warps_.data()), now, w.src_banks).dispatch - 1;
         if (start >= wake) return true;
         wake = std::max(now + 1, wake - (start - now));  // a guess: the probe then checks again
       }
@@ -273,9 +273,12 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
 // conflicts (its own or earlier instructions' reads) delay it.
 Cycle Sm::collect_operands(SubCore& sc, uint32_t slot, Cycle now) {
   if (!sc.collector.enabled()) return now;
-  OperandCollector::Collected c = sc.collector.collect(warps_[slot].inst, slot, now);
-  bank_conflict_cycles_.inc(c.conflicts);
-  operand_wait_cycles_.inc(c.dispatch - (now + 1));
+  const Warp& w = warps_[slot];
+  OperandCollector::Collected c = sc.collector.collect(w.inst, slot, now, w.src_banks);
+  if (c.dispatch > now + 1) {
+    bank_conflict_cycles_.inc(c.conflicts);
+    operand_wait_cycles_.inc(c.dispatch - (now + 1));
+  }
   return c.dispatch - 1;
 }
 
@@ -296,6 +299,7 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   if (w.inst.addrs)
     for (int line = 0; line < 4; ++line) __builtin_prefetch(reinterpret_cast<const char*>(w.inst.addrs) + 64 * line);
   w.fetch_ready = fetch_.fetch(subcore_of(slot), slot, w.inst.pc, now);
+  if (sc.collector.enabled()) w.src_banks = sc.collector.raw_counts(w.inst);
   if (w.inst.is_memory()) sc.mem_next |= bit;
 }
 
