@@ -122,6 +122,30 @@ TEST(L1MissPath, LoadMissIsNotQueuedBehindAStoreBurst) {
   EXPECT_LE(load_send_cycle("round-robin"), 5u);
 }
 
+// A load of a sector whose partial store is still queued: the sector is not
+// valid in the L1 (only fully written sectors are installed), so the load
+// goes to the L2, and it must not get there before the store.
+TEST(L1MissPath, LoadOfAPartlyStoredSectorLeavesAfterTheStore) {
+  L1Bench b({"l1d.write_buffer=16"});
+  b.to_cycle(1);
+  b.access(AccessType::Write, 0x40000, 0xF, 0, 0xFFFFFFFF);
+  b.to_cycle(2);
+  b.access(AccessType::Write, 0x40080, 0xF, 0, 0xFFFFFFFF);
+  b.to_cycle(3);
+  b.access(AccessType::Write, 0x50000, 0x1, 0, 0x0000000F);  // 4 B of one sector
+  b.to_cycle(4);
+  b.access(AccessType::Read, 0x50000, 0x1, 1);
+  ASSERT_NE(b.wait_done(1), ~Cycle{0});
+  size_t store_at = SIZE_MAX, load_at = SIZE_MAX;
+  for (size_t i = 0; i < b.mem.seen.size(); ++i) {
+    if (b.mem.seen[i].addr != 0x50000) continue;
+    (b.mem.seen[i].type == AccessType::Write ? store_at : load_at) = i;
+  }
+  ASSERT_NE(load_at, SIZE_MAX);  // the read went to the L2
+  EXPECT_LT(store_at, load_at);
+  EXPECT_EQ(b.stat("read_misses"), 1u);
+}
+
 // Store throughput: one sector message per cycle whatever the bytes written,
 // so a full 128 B line is 4 cycles and 32 B of data per cycle leave the L1.
 TEST(L1MissPath, StoresLeaveOneSectorPerCycle) {
