@@ -37,6 +37,10 @@ def main():
         p = tomllib.load(f)
     mhz = p["clock"]["core_mhz"]
     const_latency = p["core"].get("const_latency", 8)  # the built-in default (docs/params.md) unless the preset sets it
+    # An L1 sends one message per cycle; a store message is one 32 B sector
+    # plus a header (icnt.header_bytes, 8 by default), taking as many flits.
+    flit = p.get("icnt", {}).get("flit_bytes", 40)
+    store_rate = 32 / -(-(8 + 32) // flit)
     # (program, args, key, low, high, why)
     checks = [
         ("mem_latency", ["only=1", "steps=128"], "l1_hit_latency_cycles",
@@ -60,6 +64,11 @@ def main():
          "after cudaDeviceSynchronize a launch waits the full gpu.kernel_launch_latency, then runs briefly"),
         ("geometry", ["only=1"], "shared_banks", p["shared"]["banks"], p["shared"]["banks"],
          "the conflict degree stops growing at a stride of shared.banks words"),
+        ("store", ["reps=32", "rounds=16"], "l1_store_bytes_per_clk_per_sm_same_line", store_rate * 0.9, store_rate * 1.05,
+         "a full-line warp store is four sector messages and the L1 sends one message per cycle: 32 B of data per "
+         "cycle while each fits one flit (the clock reads see stores issued, not yet sent: a few % of slack)"),
+        ("store", ["reps=32", "rounds=16"], "l1_store_bytes_per_clk_per_sm_partial", store_rate * 0.45, store_rate / 2 * 1.05,
+         "a half-written sector still takes a whole message: half the bytes per cycle"),
         ("geometry", ["only=2"], "l1_sector_bytes", 32, 32,
          "the L1D is sectored in 32 B sectors (l1d.sectored = true on QV100)"),
     ]

@@ -25,7 +25,9 @@ LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDom
       shared_accesses_(scope.counter("shared_accesses", "warp shared-memory instructions")),
       shared_wavefronts_(scope.counter("shared_wavefronts", "shared-memory cycles incl. bank conflicts")),
       global_accesses_(scope.counter("l1_accesses", "coalesced line accesses sent to the L1D")),
-      const_accesses_(scope.counter("const_accesses", "warp constant-memory loads")) {}
+      const_accesses_(scope.counter("const_accesses", "warp constant-memory loads")),
+      queue_full_cycles_(scope.counter("queue_full_cycles",
+                                       "cycles the L1 access queue was full, holding back memory instructions")) {}
 
 uint32_t LdstUnit::alloc_pending(uint32_t warp_slot, const ir::WarpInst& inst) {
   uint32_t token;
@@ -116,6 +118,7 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
     queue_.push_back(Queued{acc, &a == &scratch_.back()});
   }
   global_accesses_.inc(scratch_.size());
+  if (!full_since_ && !can_accept()) full_since_ = now;
   if (!waits) return;
   if (scratch_.empty()) {  // fully predicated off: nothing to wait for
     free_tokens_.push_back(token);
@@ -174,6 +177,10 @@ void LdstUnit::tick(Cycle now, std::vector<Warp>& warps) {
     l1_.accept(queue_.front().access);
     queue_.pop_front();
     if (ends) break;
+  }
+  if (full_since_ && can_accept()) {
+    queue_full_cycles_.inc(now - *full_since_);
+    full_since_.reset();
   }
 }
 

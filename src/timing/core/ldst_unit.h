@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "config/config.h"
@@ -78,7 +79,8 @@ class LdstUnit {
   ConstCache const_cache_;
   uint32_t fence_latency_, shared_banks_;
   Cycle shared_free_ = 0;  // the shared-memory pipe is busy until this cycle
-  stats::Counter &shared_accesses_, &shared_wavefronts_, &global_accesses_, &const_accesses_;
+  std::optional<Cycle> full_since_;  // the access queue has been full since then
+  stats::Counter &shared_accesses_, &shared_wavefronts_, &global_accesses_, &const_accesses_, &queue_full_cycles_;
 };
 
 }  // namespace ws::timing

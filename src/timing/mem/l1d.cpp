@@ -19,8 +19,6 @@ const Param<int64_t> kSizeKb{"l1d.size_kb", 128, "KB",
 const Param<int64_t> kSets{"l1d.sets", 4, "sets", "L1D sets; ways = capacity / (sets * 128 B)", {1, 65536}};
 const Param<int64_t> kMshrs{"l1d.mshr_entries", 512, "entries", "L1D miss status holding registers", {1, 65536}};
 const Param<int64_t> kMaxMerge{"l1d.mshr_max_merge", 8, "requests", "requests merged into one MSHR", {1, 1024}};
-const Param<int64_t> kMissQueue{"l1d.miss_queue", 8, "requests", "requests waiting to enter the interconnect",
-                                {1, 4096}};
 const Param<int64_t> kFillQueue{"l1d.fill_queue", 16, "replies", "reply buffer from the interconnect", {1, 4096}};
 const Param<std::string> kWritePolicy{"l1d.write_policy", "write-allocate", "",
                                      "how stores (always written through to L2) treat the L1: write-allocate, "
@@ -106,7 +104,6 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       latency_(static_cast<uint32_t>(kLatency.get(cfg))),
       max_merge_(static_cast<uint32_t>(kMaxMerge.get(cfg))),
       mshr_count_(static_cast<uint32_t>(kMshrs.get(cfg))),
-      miss_queue_(static_cast<uint32_t>(kMissQueue.get(cfg))),
       tag_lookups_(static_cast<uint32_t>(kTagLookups.get(cfg))),
       max_bytes_(static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024),
       write_policy_(write_policy(cfg)),
@@ -117,6 +114,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       data_(data_array(cfg)),
       done_(size_t{mshr_count_} + 4096),
       from_icnt_(static_cast<size_t>(kFillQueue.get(cfg))),
+      out_(cfg),
       mshrs_(mshr_count_),
       reads_(scope.counter("reads", "read sectors looked up")),
       read_hits_(scope.counter("read_hits", "read sectors found valid")),
@@ -131,11 +129,16 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       mshr_merges_(scope.counter("mshr_merges", "read sectors merged into an in-flight MSHR")),
       mshr_stalls_(scope.counter("mshr_stalls", "accesses that had to wait for an MSHR or miss-queue slot")),
       stall_cycles_(scope.counter("stall_cycles", "cycles accesses spent waiting for an MSHR or miss-queue slot")),
+      wait_cycles_{&scope.counter("stall_cycles_miss_queue", "of stall_cycles: waiting for a miss-queue slot"),
+                   &scope.counter("stall_cycles_mshr_full", "of stall_cycles: waiting for a free MSHR"),
+                   &scope.counter("stall_cycles_merge_limit",
+                                  "of stall_cycles: the sector's MSHR already held l1d.mshr_max_merge requests"),
+                   &scope.counter("stall_cycles_write_buffer", "of stall_cycles: waiting for room in the write buffer")},
       data_wavefronts_(scope.counter("data_wavefronts", "data-array cycles used by read hits (bank conflicts add more)")) {
   for (uint32_t i = mshr_count_; i-- > 0;) free_mshrs_.push_back(i);
   track_events();
   from_icnt_.wire_consumer(this);
-  if (!sectored_ && (miss_queue_ < kSectorsPerLine || mshr_count_ < kSectorsPerLine))
+  if (!sectored_ && (!out_.read_room(kSectorsPerLine) || mshr_count_ < kSectorsPerLine))
     throw ConfigError(kSectored.name(), "a non-sectored L1 needs l1d.miss_queue and l1d.mshr_entries of at least 4");
 }
 
@@ -185,6 +188,7 @@ void L1D::issue_stalled() {
   L1Access& a = *stalled_;
   while (a.sector_mask != 0) {
     uint32_t s = static_cast<uint32_t>(std::countr_zero(a.sector_mask));
+    charge_wait(clk_.now());  // to what it waited for until now
     if (!issue_sector(a, s)) {
       if (!waiting_since_) {
         waiting_since_ = clk_.now();
@@ -194,7 +198,6 @@ void L1D::issue_stalled() {
     }
     a.sector_mask &= static_cast<uint8_t>(~(1u << s));
   }
-  if (waiting_since_) stall_cycles_.inc(clk_.now() - *waiting_since_);
   waiting_since_.reset();
   uint32_t token = a.token;
   bool tracked = a.type != AccessType::Write;
@@ -251,7 +254,7 @@ bool L1D::issue_read(const L1Access& a, Addr sector) {
   if (line && read_hit(plan, line, sector)) return true;
   if (uint32_t* merged = mshr_of_sector_.find(sector)) {
     Mshr& m = mshrs_[*merged];
-    if (m.tokens.size() >= max_merge_) return blocked(true);
+    if (m.tokens.size() >= max_merge_) return blocked(Wait::MergeLimit);
     m.tokens.push_back(a.token);
     m.allocate |= plan.allocate;
     if (plan.retention == Retention::Normal) m.retention = Retention::Normal;
@@ -259,8 +262,8 @@ bool L1D::issue_read(const L1Access& a, Addr sector) {
   } else {
     uint8_t extra = sectored_ ? 0 : line_fill_sectors(a.line_addr, line, sector);
     uint32_t needed = 1 + static_cast<uint32_t>(std::popcount(extra));
-    if (out_.size() + needed > miss_queue_) return blocked(false);
-    if (free_mshrs_.size() < needed) return blocked(true);
+    if (!out_.read_room(needed)) return blocked(Wait::MissQueue);
+    if (free_mshrs_.size() < needed) return blocked(Wait::MshrFull);
     read_miss(a.line_addr, extra, sector, a, plan);
   }
   reads_.inc();
@@ -323,7 +326,7 @@ bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
     write_back_local(a, s);
     return true;
   }
-  if (out_.size() >= miss_queue_) return blocked(false);
+  if (!out_.write_room()) return blocked(Wait::WriteBuffer);
   writes_.inc();
   CacheLine* line = tags_.find(a.line_addr);
   bool hit = line && (line->valid >> s & 1);
@@ -376,9 +379,9 @@ CacheLine& L1D::install(Addr line_addr, Retention r) {
 }
 
 bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
-  if (out_.size() >= miss_queue_) return blocked(false);
+  if (!out_.read_room()) return blocked(Wait::MissQueue);
   auto slot = alloc_mshr(sector, AccessType::Atomic, a.token);
-  if (!slot) return blocked(true);
+  if (!slot) return blocked(Wait::MshrFull);
   // The L2 owns the result; a stale local copy must not serve later loads.
   if (CacheLine* line = tags_.find(a.line_addr)) line->valid &= static_cast<uint8_t>(~(1u << s));
   atomics_.inc();
@@ -410,7 +413,7 @@ void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, i
   r.src_sm = sm_id_;
   r.tag = tag;
   r.issued = clk_.now_tick();
-  out_.push_back(r);
+  out_.push(r);
 }
 
 void L1D::tick() {
@@ -420,7 +423,7 @@ void L1D::tick() {
   if (stalled_ && last_accept_ != clk_.now()) issue_stalled();
   if (!out_.empty() && to_icnt_ && to_icnt_->can_push(now)) {
     to_icnt_->push(out_.front(), now);
-    out_.pop_front();
+    out_.pop();
   }
   while (!completions_.empty() && completions_.top().at <= now && done_.can_push(now)) {
     done_.push(completions_.top().token, completions_.top().at);
@@ -429,11 +432,29 @@ void L1D::tick() {
   if (client_ && was_stalled != stalled()) client_->wake();
 }
 
-// A reply from L2: installs a read sector (allocate on fill) and wakes waiters.
-bool L1D::blocked(bool on_fill) {
-  blocked_on_fill_ = on_fill;
+// Records why the current access cannot go on; a miss-queue slot frees
+// when the crossbar takes a message, anything else when a fill frees an MSHR.
+bool L1D::blocked(Wait why) {
+  blocked_on_fill_ = why == Wait::MshrFull || why == Wait::MergeLimit;
+  waiting_for_ = why;
   return false;
 }
+
+// Whether the queue an access waits for has room now.
+bool L1D::queue_has_room() const {
+  return waiting_for_ == Wait::WriteBuffer ? out_.write_room() : out_.read_room();
+}
+
+// Charges the cycles since the last mark to what the access waited for then.
+void L1D::charge_wait(Cycle now) {
+  if (!waiting_since_) return;
+  Cycle span = now - *waiting_since_;
+  stall_cycles_.inc(span);
+  wait_cycles_[static_cast<size_t>(waiting_for_)]->inc(span);
+  waiting_since_ = now;
+}
+
+// A reply from L2: installs a read sector (allocate on fill) and wakes waiters.
 
 void L1D::handle_fill() {
   blocked_on_fill_ = false;
@@ -488,7 +509,7 @@ Tick L1D::next_event() const {
     if (to_icnt_->can_push(now)) return now;
     to_icnt_->wait_for_room(this);  // its pop wakes us
   }
-  if (stalled_ && !blocked_on_fill_ && out_.size() < miss_queue_) return now;
+  if (stalled_ && !blocked_on_fill_ && queue_has_room()) return now;
   Tick t = from_icnt_.next_ready();
   if (t != kNever) prefetch_fill(from_icnt_.front());
   if (!completions_.empty()) t = std::min(t, completions_.top().at);

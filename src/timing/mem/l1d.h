@@ -19,6 +19,7 @@
 #include "timing/engine/clocked.h"
 #include "timing/engine/port.h"
 #include "timing/mem/l1_data_array.h"
+#include "timing/mem/l1_miss_path.h"
 #include "timing/mem/mem_request.h"
 #include "timing/mem/sector_cache.h"
 
@@ -118,13 +119,17 @@ class L1D : public Clocked {
   void handle_fill();
   void prefetch_fill(const MemRequest& r) const;
   uint8_t line_fill_sectors(Addr line_addr, const CacheLine* line, Addr missed) const;
-  bool blocked(bool on_fill);  // records why an access stalls; returns false
+  // Why the current access waits (stall counters by cause).
+  enum class Wait : uint8_t { MissQueue, MshrFull, MergeLimit, WriteBuffer };
+  bool blocked(Wait why);  // records why an access stalls; returns false
+  void charge_wait(Cycle now);
+  bool queue_has_room() const;
   void finish_if_ready(uint32_t token);
   void complete(uint32_t token, Tick at);
 
   const ClockDomain& clk_;
   uint16_t sm_id_;
-  uint32_t latency_, max_merge_, mshr_count_, miss_queue_, tag_lookups_;
+  uint32_t latency_, max_merge_, mshr_count_, tag_lookups_;
   uint64_t max_bytes_;  // l1d.size_kb: the carve-out never grows the L1 beyond it
   const L1WritePolicy& write_policy_;
   bool sectored_;  // false: a read miss fetches the whole line
@@ -137,6 +142,7 @@ class L1D : public Clocked {
   Port<MemRequest>* to_icnt_ = nullptr;
   Clocked* client_ = nullptr;
 
+  L1MissPath out_;  // read misses, atomics and store data on their way to the interconnect
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;
   FlatMap<uint32_t> mshr_of_sector_;  // in-flight reads, for merging
@@ -149,16 +155,18 @@ class L1D : public Clocked {
   }
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   uint64_t completion_seq_ = 0;
-  std::deque<MemRequest> out_;
   std::optional<L1Access> stalled_;
   bool blocked_on_fill_ = false;  // the stalled access waits for an MSHR to free
+  Wait waiting_for_ = Wait::MissQueue;
   Cycle last_accept_ = ~Cycle{0};
   uint32_t accepted_this_cycle_ = 0;
 
   stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;
   std::optional<Cycle> waiting_since_;  // when the stalled access first had to wait
   stats::Counter &local_writebacks_, &bypass_reads_;
-  stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_, &stall_cycles_, &data_wavefronts_;
+  stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_, &stall_cycles_;
+  std::array<stats::Counter*, 4> wait_cycles_;  // by Wait
+  stats::Counter& data_wavefronts_;
 };
 
 }  // namespace ws::timing

@@ -1,0 +1,75 @@
+#include "timing/mem/l1_miss_path.h"
+
+#include "common/error.h"
+
+namespace ws::timing {
+namespace {
+
+using config::Param;
+const Param<int64_t> kMissQueue{"l1d.miss_queue", 8, "requests",
+                                "read misses and atomics waiting to enter the interconnect (with "
+                                "l1d.miss_path_arbiter = fifo: store sectors too)",
+                                {1, 4096}};
+const Param<int64_t> kWriteBuffer{"l1d.write_buffer", 8, "sectors",
+                                  "write-through store sectors waiting to enter the interconnect, apart from read "
+                                  "misses (l1d.miss_path_arbiter = round-robin)",
+                                  {1, 4096}};
+const Param<std::string> kArbiter{"l1d.miss_path_arbiter", "round-robin", "",
+                                  "what leaves the L1 next: round-robin (read misses and store sectors in separate "
+                                  "queues, alternating) or fifo (one queue, in arrival order)"};
+
+bool is_fifo(const config::Config& cfg) {
+  std::string name = kArbiter.get(cfg);
+  if (name != "fifo" && name != "round-robin")
+    throw ConfigError(kArbiter.name(), "unknown choice '" + name + "' (known: round-robin, fifo)");
+  return name == "fifo";
+}
+
+}  // namespace
+
+L1MissPath::L1MissPath(const config::Config& cfg)
+    : fifo_(is_fifo(cfg)),
+      read_limit_(static_cast<uint32_t>(kMissQueue.get(cfg))),
+      write_limit_(static_cast<uint32_t>(kWriteBuffer.get(cfg))) {}
+
+bool L1MissPath::read_room(uint32_t n) const { return reads_.size() + n <= read_limit_; }
+
+bool L1MissPath::write_room() const {
+  return fifo_ ? reads_.size() < read_limit_ : writes_.size() < write_limit_;
+}
+
+void L1MissPath::push(const MemRequest& r) {
+  if (fifo_ || r.type != AccessType::Write) {
+    reads_.push_back(r);
+    return;
+  }
+  writes_.push_back(r);
+  ++writes_of_sector_[r.addr];
+}
+
+bool L1MissPath::write_pending(Addr sector) const {
+  const uint32_t* n = writes_of_sector_.find(sector);
+  return n && *n > 0;
+}
+
+// Round robin between the queues; a read whose sector still has a store
+// queued lets the write buffer go first until that store has left.
+bool L1MissPath::take_write() const {
+  if (writes_.empty()) return false;
+  if (reads_.empty()) return true;
+  return last_was_write_ ? write_pending(reads_.front().addr) : true;
+}
+
+void L1MissPath::pop() {
+  if (!take_write()) {
+    reads_.pop_front();
+    last_was_write_ = false;
+    return;
+  }
+  uint32_t& n = writes_of_sector_[writes_.front().addr];
+  if (--n == 0) writes_of_sector_.erase(writes_.front().addr);
+  writes_.pop_front();
+  last_was_write_ = true;
+}
+
+}  // namespace ws::timing
