@@ -177,6 +177,17 @@ def test_the_package_map_knows_every_documented_key():
     assert {d.param for d in tmap.direct} >= {"l1d.latency", "l2.latency", "clock.core_mhz", "clock.dram_mhz"}
 
 
+def test_the_package_map_knows_every_key_the_microbenchmarks_print():
+    # A results file from scripts/ubench-run.sh holds every key; one the map
+    # lacks would stop `warpsim tune` ("unknown key").
+    import re
+    from pathlib import Path
+    ubench = Path(__file__).resolve().parents[2] / "ubench"
+    printed = {m for f in ubench.glob("*.cu") for m in re.findall(r'emit\("([a-z0-9_]+)"', f.read_text())}
+    assert len(printed) > 40
+    assert sorted(printed - set(load_tune_map().known_keys())) == []
+
+
 @pytest.mark.parametrize("table,field,words", [
     ('[[bench]]\nprogram = "a"\nkeys = ["k"]\nflavour = 1\n', "flavour", "[[bench]] #1: unknown field"),
     ('[[bench]]\nprogram = "a"\nkeys = ["k"]\n[[direct]]\nkey = "other"\nparam = "x.y"\n', "key",
