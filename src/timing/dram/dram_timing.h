@@ -58,7 +58,6 @@ class DramTimingTracker {
     return std::max(bank_[bank][c], channel_[c]);
   }
   void issued(DramCmd cmd, uint32_t bank, Cycle at);
-  uint32_t faw() const { return faw_; }
   uint32_t group_of(uint32_t bank) const { return bank % groups_; }
 
  private:
