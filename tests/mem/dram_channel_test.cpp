@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <random>
 
@@ -47,6 +48,18 @@ struct DramBench {
     m.type = type;
     backlog.push_back(m);
   }
+  // `n` requests to random banks, columns and rows below `rows`, one in
+  // `write_one_in` a write; returns how many are reads.
+  size_t add_random(uint32_t seed, int n, uint32_t write_one_in, uint32_t rows) {
+    std::mt19937 rng(seed);
+    size_t reads = 0;
+    for (int i = 0; i < n; ++i) {
+      bool w = rng() % write_one_in == 0;
+      reads += !w;
+      add(w ? AccessType::Write : AccessType::Read, addr_of(rng() % 16, rng() % rows, rng() % 16));
+    }
+    return reads;
+  }
   // Runs until every request is done; returns the cycle of the last command.
   Cycle finish(size_t reads) {
     bool ok = drv.run_while_not([&] { return replies.size() >= reads && ch->next_event() == kNever; },
@@ -82,8 +95,15 @@ void check_conformance(const std::vector<DramCommandRecord>& log, const DramTimi
   std::map<uint32_t, Cycle> bank_ref;  // per-bank refresh: last REF of each bank
   Cycle prev_act = 0, last_ref = 0;
   bool any_act = false, any_ref = false;
+  std::deque<Cycle> window;                     // the last four ACTs (tFAW)
+  std::map<uint32_t, Cycle> group_act, group_wr;  // by bank group: last ACT, last WR
   for (const auto& c : log) {
     auto& st = open[c.bank];
+    uint32_t group = c.bank % p.bank_groups;
+    bool row_cmd = c.cmd == DramCmd::Act || c.cmd == DramCmd::Pre || c.cmd == DramCmd::Ref;
+    if (row_cmd && any_act && c.at != prev_act) {
+      EXPECT_GE(c.at, prev_act + p.act_cycles) << "row command while an ACT holds the bus, at " << c.at;
+    }
     if (p.per_bank_refresh && c.cmd == DramCmd::Ref) {
       ASSERT_FALSE(st.first) << "REF of open bank " << c.bank << " at " << c.at;
       if (last_pre.count(c.bank)) {
@@ -119,6 +139,15 @@ void check_conformance(const std::vector<DramCommandRecord>& log, const DramTimi
         if (any_act) {
           EXPECT_GE(c.at, prev_act + p.tRRD);
         }
+        if (p.tFAW > 0 && window.size() == 4) {
+          EXPECT_GE(c.at, window.front() + p.tFAW) << "fifth ACT inside tFAW at " << c.at;
+        }
+        if (p.tRRDL > 0 && group_act.count(group)) {
+          EXPECT_GE(c.at, group_act[group] + p.tRRDL) << "ACT inside tRRD_L of its group at " << c.at;
+        }
+        window.push_back(c.at);
+        if (window.size() > 4) window.pop_front();
+        group_act[group] = c.at;
         last_act[c.bank] = prev_act = c.at;
         any_act = true;
         st = {true, c.row};
@@ -132,6 +161,10 @@ void check_conformance(const std::vector<DramCommandRecord>& log, const DramTimi
       default:
         ASSERT_TRUE(st.first && st.second == c.row) << "column command to a closed or wrong row";
         EXPECT_GE(c.at, last_act[c.bank] + p.tRCD) << "column command before tRCD";
+        if (c.cmd == DramCmd::Wr) group_wr[group] = c.at;
+        if (c.cmd == DramCmd::Rd && p.tWTRL > 0 && group_wr.count(group)) {
+          EXPECT_GE(c.at, group_wr[group] + p.WL + p.burst_cycles + p.tWTRL) << "RD inside tWTR_L at " << c.at;
+        }
     }
   }
 }
@@ -139,18 +172,28 @@ void check_conformance(const std::vector<DramCommandRecord>& log, const DramTimi
 TEST(DramChannel, RandomMixObeysTiming) {
   for (const char* sched : {"fcfs", "frfcfs"}) {
     DramBench b({std::string("dram.scheduler=") + sched});
-    std::mt19937 rng(7);
-    size_t reads = 0;
-    for (int i = 0; i < 400; ++i) {
-      bool w = rng() % 3 == 0;
-      reads += !w;
-      b.add(w ? AccessType::Write : AccessType::Read, DramBench::addr_of(rng() % 16, rng() % 4, rng() % 16));
-    }
+    size_t reads = b.add_random(7, 400, 3, 4);
     b.finish(reads);
     check_conformance(b.ch->command_log(), b.ch->timing());
     EXPECT_EQ(b.stat("reads"), reads);
     EXPECT_EQ(b.stat("writes"), 400 - reads);
   }
+}
+
+// The HBM2 constraints beyond the Accel-Sim set (four-activate window,
+// same-group tRRD_L and tWTR_L, two-cycle ACT) hold on a busy random mix, and
+// they cost time: the same requests finish later than without them.
+TEST(DramChannel, RandomMixObeysHbm2GroupAndWindowRules) {
+  Cycle end[2];
+  for (int with = 0; with < 2; ++with) {
+    std::vector<std::string> sets = {"dram.write_high=16", "dram.write_low=4"};
+    if (with) sets.insert(sets.end(), {"dram.tFAW=14", "dram.tRRDL=6", "dram.tWTRL=8", "dram.act_cycles=2"});
+    DramBench b(sets);
+    size_t reads = b.add_random(13, 1500, 4, 8);
+    end[with] = b.finish(reads);
+    check_conformance(b.ch->command_log(), b.ch->timing());
+  }
+  EXPECT_GT(end[1], end[0]);
 }
 
 size_t count(const std::vector<DramCommandRecord>& log, DramCmd cmd) {
@@ -161,13 +204,7 @@ size_t count(const std::vector<DramCommandRecord>& log, DramCmd cmd) {
 // nothing activates during tRFC.
 TEST(DramChannel, RefreshRunsOnScheduleWhenBusy) {
   DramBench b({"dram.tREFI=300", "dram.tRFC=60"});
-  std::mt19937 rng(11);
-  size_t reads = 0;
-  for (int i = 0; i < 3000; ++i) {
-    bool w = rng() % 4 == 0;
-    reads += !w;
-    b.add(w ? AccessType::Write : AccessType::Read, DramBench::addr_of(rng() % 16, rng() % 8, rng() % 16));
-  }
+  size_t reads = b.add_random(11, 3000, 4, 8);
   Cycle end = b.finish(reads);
   const auto& log = b.ch->command_log();
   check_conformance(log, b.ch->timing());
@@ -238,13 +275,7 @@ TEST(DramChannel, PerBankRefreshHidesBehindOtherBanks) {
 // cycle with queued work, never more stalled cycles than elapsed ones.
 TEST(DramChannel, QueueAndStallStatsAddUp) {
   DramBench b({"dram.write_queue_size=32", "dram.write_high=16", "dram.write_low=4"});
-  std::mt19937 rng(3);
-  size_t reads = 0;
-  for (int i = 0; i < 1000; ++i) {
-    bool w = rng() % 3 == 0;
-    reads += !w;
-    b.add(w ? AccessType::Write : AccessType::Read, DramBench::addr_of(rng() % 16, rng() % 4, rng() % 16));
-  }
+  size_t reads = b.add_random(3, 1000, 3, 4);
   Cycle end = b.finish(reads);
   uint64_t cols = b.stat("reads") + b.stat("writes");
   EXPECT_EQ(cols, 1000u);

@@ -38,7 +38,7 @@ DramChannel::DramChannel(const config::Config& cfg, stats::Scope scope, const Cl
     : clk_(dram_clk),
       id_(channel_id),
       timing_(dram_timing_params(cfg)),
-      tracker_(dram_timing_table(timing_), timing_.banks, timing_.bank_groups),
+      tracker_(dram_timing_table(timing_), timing_.banks, timing_.bank_groups, timing_.tFAW),
       scheduler_(DramSchedulerRegistry::instance().create(kScheduler.name(), kScheduler.get(cfg))),
       queue_cap_(u32(kQueue.get(cfg))),
       write_queue_cap_(u32(kWriteQueue.get(cfg))),

@@ -18,14 +18,25 @@ const P kBanks{"dram.banks", 16, "banks", "banks per channel", {1, 1024}};
 const P kGroups{"dram.bank_groups", 4, "groups", "bank groups per channel (banks interleave over groups)", {1, 1024}};
 const P kCCD{"dram.tCCD", 1, "cycles", "column to column, different bank group", {1, 1000}};
 const P kCCDL{"dram.tCCDL", 2, "cycles", "column to column, same bank group", {1, 1000}};
-const P kRRD{"dram.tRRD", 3, "cycles", "activate to activate, different banks", {1, 1000}};
+const P kRRD{"dram.tRRD", 3, "cycles", "activate to activate, different banks (tRRD_S when dram.tRRDL is set)",
+            {1, 1000}};
 const P kRCD{"dram.tRCD", 12, "cycles", "activate to column command", {1, 1000}};
 const P kRAS{"dram.tRAS", 28, "cycles", "activate to precharge", {1, 1000}};
 const P kRP{"dram.tRP", 12, "cycles", "precharge to activate", {1, 1000}};
 const P kRC{"dram.tRC", 40, "cycles", "activate to activate, same bank", {1, 1000}};
+// Not in the Accel-Sim QV100 set; the HBM parts set them. 0 = not modelled
+// (tRRDL / tWTRL then fall back to tRRD / tWTR).
+const P kRRDL{"dram.tRRDL", 0, "cycles", "activate to activate, same bank group (0: dram.tRRD)", {0, 1000}};
+const P kFAW{"dram.tFAW", 0, "cycles", "four-activate window: at most four ACTs per channel in any tFAW (0: none)",
+             {0, 10000}};
+const P kActCycles{"dram.act_cycles", 1, "cycles",
+                   "command-bus cycles an ACT occupies (HBM: 2, its row address goes over two clocks)", {1, 8}};
 const P kCL{"dram.CL", 12, "cycles", "read command to data", {1, 1000}};
 const P kWL{"dram.WL", 2, "cycles", "write command to data", {0, 1000}};
-const P kWTR{"dram.tWTR", 3, "cycles", "end of write data to read command (tCDLR)", {0, 1000}};
+const P kWTR{"dram.tWTR", 3, "cycles", "end of write data to read command, different bank group (tCDLR, tWTR_S)",
+            {0, 1000}};
+const P kWTRL{"dram.tWTRL", 0, "cycles", "end of write data to read command, same bank group (tWTR_L; 0: dram.tWTR)",
+              {0, 1000}};
 const P kWR{"dram.tWR", 10, "cycles", "end of write data to precharge", {0, 1000}};
 const P kRTP{"dram.tRTP", 3, "cycles", "read to precharge", {1, 1000}};
 // All-bank refresh; the parts set them (HBM2: tREFI 3.9 us, tRFC 350 ns).
@@ -59,6 +70,9 @@ DramTimingParams dram_timing_params(const config::Config& cfg) {
   p.tRCD = u32(kRCD.get(cfg)), p.tRAS = u32(kRAS.get(cfg)), p.tRP = u32(kRP.get(cfg)), p.tRC = u32(kRC.get(cfg));
   p.CL = u32(kCL.get(cfg)), p.WL = u32(kWL.get(cfg)), p.tWTR = u32(kWTR.get(cfg)), p.tWR = u32(kWR.get(cfg));
   p.tRTP = u32(kRTP.get(cfg));
+  p.tRRDL = u32(kRRDL.get(cfg)), p.tWTRL = u32(kWTRL.get(cfg)), p.tFAW = u32(kFAW.get(cfg));
+  p.act_cycles = u32(kActCycles.get(cfg));
+  p.dual_bus = cfg.get<bool>("dram.dual_command_bus");  // declared by the channel, which owns the buses
   p.tREFI = u32(kREFI.get(cfg)), p.tRFC = u32(kRFC.get(cfg));
   p.per_bank_refresh = kPerBank.get(cfg), p.tRFCpb = u32(kRFCpb.get(cfg));
   if (p.tREFI > 0 && !p.per_bank_refresh && (p.tRFC == 0 || p.tRFC >= p.tREFI))
@@ -96,6 +110,15 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
       {C::Rd, C::Pre, S::Bank, p.tRTP},
       {C::Wr, C::Pre, S::Bank, p.WL + p.burst_cycles + p.tWR},
   };
+  if (p.tRRDL > 0) rows.push_back({C::Act, C::Act, S::BankGroup, p.tRRDL});
+  if (p.tWTRL > 0) rows.push_back({C::Wr, C::Rd, S::BankGroup, p.WL + p.burst_cycles + p.tWTRL});
+  // A multi-cycle ACT keeps the next row command (and, on a single command
+  // bus, any command) off the bus until it has been sent.
+  if (p.act_cycles > 1) {
+    for (C next : {C::Act, C::Pre, C::Ref}) rows.push_back({C::Act, next, S::Channel, p.act_cycles});
+    if (!p.dual_bus)
+      for (C next : {C::Rd, C::Wr}) rows.push_back({C::Act, next, S::Channel, p.act_cycles});
+  }
   // REF needs every bank precharged (the channel closes them first); these
   // rows add the precharge time and keep activates out for tRFC.
   if (p.tREFI > 0 && p.per_bank_refresh) {
@@ -111,8 +134,9 @@ std::vector<DramTimingRow> dram_timing_table(const DramTimingParams& p) {
   return rows;
 }
 
-DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups)
-    : table_(std::move(table)), groups_(bank_groups), bank_(banks, Last{}) {
+DramTimingTracker::DramTimingTracker(std::vector<DramTimingRow> table, uint32_t banks, uint32_t bank_groups,
+                                     uint32_t tFAW)
+    : table_(std::move(table)), groups_(bank_groups), faw_(tFAW), bank_(banks, Last{}) {
   for (const DramTimingRow& r : table_) {
     Effects& e = by_preceding_[static_cast<size_t>(r.preceding)];
     auto& list = r.scope == DramScope::Bank ? e.bank : r.scope == DramScope::BankGroup ? e.group : e.channel;
@@ -130,6 +154,18 @@ void DramTimingTracker::issued(DramCmd cmd, uint32_t bank, Cycle at) {
   for (auto [f, cycles] : e.bank) own[f] = std::max(own[f], at + cycles);
   for (auto [f, cycles] : e.group)
     for (size_t b = group_of(bank); b < bank_.size(); b += groups_) bank_[b][f] = std::max(bank_[b][f], at + cycles);
+  if (cmd == DramCmd::Act && faw_ > 0) note_activate(at);
+}
+
+// Four-activate window: once four ACTs are recorded, the next may not issue
+// before the oldest of them is tFAW old (the channel-wide ACT bound).
+void DramTimingTracker::note_activate(Cycle at) {
+  acts_[act_next_] = at;
+  act_next_ = (act_next_ + 1) % acts_.size();
+  acts_seen_ = std::min<uint32_t>(acts_seen_ + 1, acts_.size());
+  if (acts_seen_ < acts_.size()) return;
+  auto& act = channel_[static_cast<size_t>(DramCmd::Act)];
+  act = std::max(act, acts_[act_next_] + faw_);  // act_next_ now names the oldest
 }
 
 }  // namespace ws::timing
