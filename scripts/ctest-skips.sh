@@ -6,7 +6,7 @@ set -euo pipefail
 log="${1:-.}/Testing/Temporary/LastTest.log"
 [[ -f $log ]] || exit 0
 awk '
-  /^[0-9]+\/[0-9]+ Test: / { name = $3; out = ""; reason = ""; inout = 0; skipped = 0; grab = 0; next }
+  /^[0-9]+\/[0-9]+ Test: / { name = $3; out = ""; reason = ""; last = ""; inout = 0; skipped = 0; grab = 0; next }
   /^Output:$/ { inout = 1; next }
   /^<end of output>$/ { inout = 0; next }
   inout && /^-+$/ && out == "" { next }
@@ -18,7 +18,8 @@ awk '
     out = out $0 "\n"
     next
   }
-  /^Test Skipped/ || (/^Test Passed/ && skipped) {
+  /^Test Skipped|^Skip regular expression found|[Ss]kip return code/ { skipped = 1; next }
+  /^"[^"]*" end time:/ && skipped {
     gsub(/ +$/, "", reason)
     if (reason == "") reason = last
     printf "skipped: %s: %s\n", name, (reason == "" ? "(no reason printed)" : reason)
