@@ -76,6 +76,26 @@ TEST(Config, FamiliesAndTomlFilesWithLineNumbers) {
   }
 }
 
+// A preset outside configs/gpus (what `warpsim tune --out` writes) may name a
+// bundled preset as its base; an unknown base names both places it looked.
+TEST(Config, BaseFallsBackToTheBundledPresets) {
+  auto dir = std::filesystem::temp_directory_path() / "warpsim_config_base_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "mine.toml") << "base = \"a100\"\n[dram]\ntRCD = 21\n";
+  std::ofstream(dir / "lost.toml") << "base = \"no_such_gpu\"\n";
+  Config mine;
+  mine.load_file((dir / "mine.toml").string());
+  EXPECT_EQ(mine.get<int64_t>("dram.tRCD"), 21);  // its own key
+  EXPECT_EQ(mine.get<int64_t>("dram.tRP"), 17);   // a100's HBM2-1215 part, through the base
+  Config lost;
+  try {
+    lost.load_file((dir / "lost.toml").string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("next to this file or among the presets"), std::string::npos) << e.what();
+  }
+}
+
 // A preset's own keys and --set beat its DRAM part's, whatever the order;
 // changing the part swaps the whole layer.
 TEST(Config, DramPartLoadsBeneathPresetKeys) {

@@ -15,6 +15,7 @@
 // The 16 KB blocks are read uninitialised: only the traffic matters.
 //   args: ctas=N (SMs for L1/shared, default 2)  reps=N (L1/shared passes, default 16)
 //         dram_mb=N (DRAM stream, default the L2 size)  only=l1|shared|l2|dram as 1..4 (0 all)
+//         width=32|64|128 (one load width only, as the tuner runs it; default 0, all three)
 #include "ubench.h"
 
 // One load of W 32-bit words, folded into one word so nothing is dead.
@@ -128,18 +129,20 @@ double l2_rate(const Setup& s, const uint32_t* base, size_t words, size_t offset
   return ub::differential_rate(runs[0], runs[1]) * static_cast<double>(runs[1].size());
 }
 
-// The best width is also reported under the plain key (what a preset needs).
+// The best width is also reported under the plain key (what a preset needs):
+// the best of the widths measured, all three unless `width=` picks one.
 template <class F>
-void widths(const char* key, F measure) {
+void widths(const char* key, long only_bits, F measure) {
   double best = 0;
-  const int bits[3] = {32, 64, 128};
-  double got[3] = {measure(std::integral_constant<int, 1>{}), measure(std::integral_constant<int, 2>{}),
-                   measure(std::integral_constant<int, 4>{})};
-  for (int k = 0; k < 3; ++k) {
-    std::string name = std::string(key) + "_ld" + std::to_string(bits[k]);
-    ub::emit(name.c_str(), got[k]);
-    best = std::max(best, got[k]);
-  }
+  auto one = [&](auto words, int bits) {
+    if (only_bits != 0 && only_bits != bits) return;
+    const double got = measure(words);
+    ub::emit((std::string(key) + "_ld" + std::to_string(bits)).c_str(), got);
+    best = std::max(best, got);
+  };
+  one(std::integral_constant<int, 1>{}, 32);
+  one(std::integral_constant<int, 2>{}, 64);
+  one(std::integral_constant<int, 4>{}, 128);
   ub::emit(key, best);
 }
 
@@ -148,6 +151,11 @@ int main(int argc, char** argv) {
   const int ctas = static_cast<int>(std::min<long>(ub::arg(argc, argv, "ctas", 2), s.sms));
   const long reps = ub::arg(argc, argv, "reps", 16);
   const long only = ub::arg(argc, argv, "only", 0);
+  const long width = ub::arg(argc, argv, "width", 0);
+  if (width != 0 && width != 32 && width != 64 && width != 128) {
+    std::fprintf(stderr, "bandwidth: width=%ld: expected 32, 64 or 128 (or 0, all)\n", width);
+    return 2;
+  }
   const size_t l2 = std::max(ub::props().l2CacheSize, 1 << 20);
   const size_t dram_bytes = static_cast<size_t>(ub::arg(argc, argv, "dram_mb", std::max<size_t>(l2 >> 20, 1))) << 20;
   uint32_t* buf;
@@ -156,11 +164,11 @@ int main(int argc, char** argv) {
   UB_CHECK(cudaMemset(buf, 0, buf_bytes));
   const size_t block_words = 4096, l1_offset = block_words;  // each CTA its own 16 KB block
   if (only == 0 || only == kL1)
-    widths("l1_bandwidth_bytes_per_clk_per_sm", [&](auto w) {
+    widths("l1_bandwidth_bytes_per_clk_per_sm", width, [&](auto w) {
       return window_rate<decltype(w)::value, kL1>(s, buf, block_words, l1_offset, reps, ctas);
     });
   if (only == 0 || only == kShared)
-    widths("shared_bandwidth_bytes_per_clk_per_sm", [&](auto w) {
+    widths("shared_bandwidth_bytes_per_clk_per_sm", width, [&](auto w) {
       return window_rate<decltype(w)::value, kShared>(s, buf, block_words, 0, reps, ctas);
     });
   if (only == 0 || only == kL2) {
@@ -169,7 +177,7 @@ int main(int argc, char** argv) {
     const size_t words = (64 << 10) / 4, region = l2 / 2 / 4, offset = (region - 3 * words) / s.sms / 32 * 32;
     stream<4><<<s.sms, 1024>>>(buf, region, s.sink);
     UB_LAUNCHED();
-    widths("l2_bandwidth_bytes_per_clk", [&](auto w) { return l2_rate<decltype(w)::value>(s, buf, words, offset); });
+    widths("l2_bandwidth_bytes_per_clk", width, [&](auto w) { return l2_rate<decltype(w)::value>(s, buf, words, offset); });
   }
   if (only == 0 || only == kDram) {
     // Each run reads a part of the buffer no earlier run touched (3 widths x
@@ -180,7 +188,7 @@ int main(int argc, char** argv) {
     UB_CHECK(cudaMalloc(&dram, 9 * dram_bytes + 3 * warm_bytes));
     const uint32_t* next = dram;
     ub::EventTimer timer;
-    widths("dram_bandwidth_gbps", [&](auto w) {
+    widths("dram_bandwidth_gbps", width, [&](auto w) {
       // A discarded stream over an L2's worth of untouched data warms the
       // kernel's code on every SM and leaves the L2 full of clean lines: the
       // dirty ones earlier writes (the memset of `buf`) left would otherwise

@@ -24,7 +24,8 @@ float timed_launches(int launches, bool sync_each) {
 int main(int argc, char** argv) {
   const int launches = static_cast<int>(ub::arg(argc, argv, "launches", 32));
   timed_launches(4, true);  // warm-up
-  ub::emit("kernel_launch_overhead_us", timed_launches(launches, false) * 1000.0 / launches);
-  ub::emit("kernel_launch_sync_overhead_us", timed_launches(launches, true) * 1000.0 / launches);
+  // Four decimals: 0.01 us is a dozen cycles, too coarse to recover a launch parameter from.
+  ub::emit("kernel_launch_overhead_us", timed_launches(launches, false) * 1000.0 / launches, 4);
+  ub::emit("kernel_launch_sync_overhead_us", timed_launches(launches, true) * 1000.0 / launches, 4);
   return 0;
 }

@@ -47,11 +47,13 @@ inline long arg(int argc, char** argv, const char* name, long fallback) {
 
 // One result line. Keys carry their unit (`_cycles`, `_bytes_per_clk`, ...)
 // so the tuner reads them without a schema.
-inline void emit(const char* key, double value) {
+// `decimals`: 2 by default; more where one step of the last digit is many
+// cycles (launch costs in us), so that `warpsim tune` can invert the figure.
+inline void emit(const char* key, double value, int decimals = 2) {
   if (value == static_cast<double>(static_cast<long long>(value)))
     std::printf("%s=%lld\n", key, static_cast<long long>(value));
   else
-    std::printf("%s=%.2f\n", key, value);
+    std::printf("%s=%.*f\n", key, decimals, value);
   std::fflush(stdout);
 }
 

@@ -6,6 +6,7 @@
 // Issue: one warp, dependent chain vs independent chains of FFMA.
 //   args: steps=N (latency chain, default 512)  tsteps=N (throughput loop, default 128)
 //         ctas=N (SMs used for throughput, default 2)  threads=N (per CTA, default 1024)
+//         only=N (1 FP32 latency, 2 all latencies, 3 throughputs and issue; default 0, all)
 #include "ubench.h"
 
 constexpr int kChains = 8;
@@ -156,16 +157,20 @@ int main(int argc, char** argv) {
   const long tsteps = ub::arg(argc, argv, "tsteps", 128);
   const int ctas = static_cast<int>(std::min<long>(ub::arg(argc, argv, "ctas", 2), ub::props().multiProcessorCount));
   const int threads = static_cast<int>(ub::arg(argc, argv, "threads", 1024));
-  const long only = ub::arg(argc, argv, "only", 0);  // 1 fp32 latency only (the ctest subset); 0 all
+  // 1 fp32 latency only (the ctest subset); 2 the latencies; 3 throughputs and issue; 0 all
+  const long only = ub::arg(argc, argv, "only", 0);
   Buffers buf;
   const uint32_t h_one = 0x3c003c00u, h_half = 0x38003800u;  // f16x2 (1, 1) and (0.5, 0.5)
-  ub::emit("fp32_latency_cycles", measure_latency<Fp32>(buf, 1.0f, 0.999f, 0.001f, steps));
-  if (only == 1) return 0;
-  ub::emit("int32_add_latency_cycles", measure_latency<Int32>(buf, 1u, 3u, 5u, steps));
-  ub::emit("int32_mad_latency_cycles", measure_latency<IntMad>(buf, 1u, 3u, 5u, steps));
-  ub::emit("fp64_latency_cycles", measure_latency<Fp64>(buf, 1.0, 0.999, 0.001, steps));
-  ub::emit("sfu_rsqrt_latency_cycles", measure_latency<Sfu>(buf, 2.0f, 0.0f, 0.0f, steps));
-  ub::emit("fp16x2_latency_cycles", measure_latency<Half2>(buf, h_one, h_half, h_half, steps));
+  if (only != 3) {
+    ub::emit("fp32_latency_cycles", measure_latency<Fp32>(buf, 1.0f, 0.999f, 0.001f, steps));
+    if (only == 1) return 0;
+    ub::emit("int32_add_latency_cycles", measure_latency<Int32>(buf, 1u, 3u, 5u, steps));
+    ub::emit("int32_mad_latency_cycles", measure_latency<IntMad>(buf, 1u, 3u, 5u, steps));
+    ub::emit("fp64_latency_cycles", measure_latency<Fp64>(buf, 1.0, 0.999, 0.001, steps));
+    ub::emit("sfu_rsqrt_latency_cycles", measure_latency<Sfu>(buf, 2.0f, 0.0f, 0.0f, steps));
+    ub::emit("fp16x2_latency_cycles", measure_latency<Half2>(buf, h_one, h_half, h_half, steps));
+    if (only == 2) return 0;
+  }
   ub::emit("fp32_throughput_ops_per_clk_per_sm", measure_throughput<Fp32>(buf, 1.0f, 0.999f, 0.001f, tsteps, ctas, threads));
   ub::emit("int32_throughput_ops_per_clk_per_sm", measure_throughput<Int32>(buf, 1u, 3u, 5u, tsteps, ctas, threads));
   ub::emit("int32_mad_throughput_ops_per_clk_per_sm", measure_throughput<IntMad>(buf, 1u, 3u, 5u, tsteps, ctas, threads));

@@ -1,4 +1,4 @@
-"""python3 -m warpsim correlate|mapping ... (also `warpsim correlate ...`)."""
+"""python3 -m warpsim correlate|mapping|tune ... (also `warpsim correlate ...`, `warpsim tune ...`)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="ignore CSV metrics the mapping does not name (e.g. an `ncu --set full` profile)")
     c.add_argument("--allow-unmatched", action="store_true",
                    help="correlate the kernels that match and list the others, instead of stopping")
+    t = sub.add_parser("tune", help="turn measured microbenchmark figures into a preset",
+                       description="Tune a preset from microbenchmark results (scripts/ubench-run.sh): "
+                                   "parameters measured directly are found by simulating their benchmark at two "
+                                   "values and inverting; scheduler, DRAM scheduler and hashing are chosen by "
+                                   "simulating the candidates on the bandwidth benchmarks (docs/validation.md, "
+                                   "'Tuning a preset').")
+    from .tune_command import add_arguments
+    add_arguments(t)
     m = sub.add_parser("mapping", help="print the metric mapping")
     m.add_argument("--markdown", action="store_true", help="as the Markdown page docs/metric-mapping.md")
     m.add_argument("--mapping", help="metric mapping TOML (default: the package's)")
@@ -46,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
             from .mapping import DEFAULT_PATH, load_mapping
             print(mapping_markdown(load_mapping(args.mapping or DEFAULT_PATH)), end="")
             return 0
+        if args.command == "tune":
+            from .tune_command import run as tune_run
+            return tune_run(args)
         from .correlate import correlate
         from .report import text_summary, write_report
         result = correlate(args.sim, args.hw, args.hw_format, args.mapping, args.allow_unknown,

@@ -58,12 +58,19 @@ def parse_number(path: str, line: int, column: str, text: str) -> float | None:
         t = t[:-1]
     if t in ("", "n/a", "N/A", "-"):
         return None
+    return finite_float(path, t, line, column, shown=text)
+
+
+def finite_float(path, text: str, line: int | None, column: str | None, shown: str | None = None) -> float:
+    """`text` as a finite float, or an error naming the file, line and column
+    (quoting `shown`, the text as the file had it, if given)."""
+    shown = text if shown is None else shown
     try:
-        value = float(t)
+        value = float(text)
     except ValueError:
-        raise InputError(path, f"'{text}' is not a number", line, column) from None
+        raise InputError(path, f"'{shown}' is not a number", line, column) from None
     if not math.isfinite(value):
-        raise InputError(path, f"'{text}' is not a finite number", line, column)
+        raise InputError(path, f"'{shown}' is not a finite number", line, column)
     return value
 
 

@@ -94,15 +94,20 @@ def _check_ratios(path: str, metrics: list[Metric]) -> None:
                 raise InputError(path, f"metric '{m.name}': ratio names '{part}', which is not a measured metric")
 
 
-def load_mapping(path: str | Path = DEFAULT_PATH) -> Mapping:
-    path = str(path)
+def read_toml(path: str) -> dict:
+    """A TOML file as a dict; unreadable or invalid: an error naming the file."""
     try:
         with open(path, "rb") as f:
-            doc = tomllib.load(f)
+            return tomllib.load(f)
     except OSError as e:
         raise InputError(path, f"cannot read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
         raise InputError(path, str(e)) from None
+
+
+def load_mapping(path: str | Path = DEFAULT_PATH) -> Mapping:
+    path = str(path)
+    doc = read_toml(path)
     unknown = sorted(set(doc) - {"metric", "units"})
     if unknown:
         raise InputError(path, f"unknown table '{unknown[0]}' (known: metric, units)")

@@ -236,8 +236,13 @@ void Config::load_chain(const std::string& path, std::vector<std::string>& chain
   chain.push_back(id);
   toml::table table = parse_toml(path);
   if (auto base = table["base"].value<std::string>()) {
+    // Next to the file first (a family of presets kept together), then among
+    // the bundled presets, so that a preset written anywhere (`warpsim tune
+    // --out mygpu.toml`) can name `base = "qv100"`.
     fs::path base_path = fs::path(path).parent_path() / (*base + ".toml");
-    if (!fs::exists(base_path)) throw InputError(path, 0, "base", "no preset '" + *base + "' next to this file");
+    if (!fs::exists(base_path)) base_path = fs::path(data_dir()) / "configs" / "gpus" / (*base + ".toml");
+    if (!fs::exists(base_path))
+      throw InputError(path, 0, "base", "no preset '" + *base + "' next to this file or among the presets");
     load_chain(base_path.string(), chain);
     table.erase("base");
   }

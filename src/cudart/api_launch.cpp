@@ -2,6 +2,7 @@
 // attributes and occupancy.
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "cudart/properties.h"
 #include "cudart/runtime.h"
@@ -145,9 +146,45 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** arg
   return launch("cudaLaunchKernel", func, grid, block, args, shmem, stream);
 }
 
+namespace {
+
+// Launch attributes warpsim can honour by running the launch as an ordinary
+// one: hints (priority, L2 access policy, carve-out preference, memory-sync
+// domains) change no result, and programmatic stream serialization only
+// allows the kernel to start before its predecessor ends; starting after it,
+// as warpsim does, is one of the orders the program must accept. Anything
+// else stops the program with the attribute's name.
+const char* unsupported_attribute(const cudaLaunchAttribute& a) {
+  switch (a.id) {
+    case cudaLaunchAttributeIgnore:
+    case cudaLaunchAttributeAccessPolicyWindow:
+    case cudaLaunchAttributePriority:
+    case cudaLaunchAttributeMemSyncDomainMap:
+    case cudaLaunchAttributeMemSyncDomain:
+    case cudaLaunchAttributePreferredSharedMemoryCarveout:
+    case cudaLaunchAttributeProgrammaticStreamSerialization:
+      return nullptr;
+    case cudaLaunchAttributeCooperative:
+      return a.val.cooperative ? "cudaLaunchAttributeCooperative (grid-wide synchronisation)" : nullptr;
+    case cudaLaunchAttributeClusterDimension:
+      return a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1
+                 ? "cudaLaunchAttributeClusterDimension (thread-block clusters)"
+                 : nullptr;
+    case cudaLaunchAttributeProgrammaticEvent: return "cudaLaunchAttributeProgrammaticEvent";
+    case cudaLaunchAttributeLaunchCompletionEvent: return "cudaLaunchAttributeLaunchCompletionEvent";
+    default: return "this launch attribute";
+  }
+}
+
+}  // namespace
+
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
-  if (config->numAttrs != 0)
-    Runtime::fatal("cudaLaunchKernelEx with launch attributes is not supported by the warpsim runtime", 2);
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (const char* what = unsupported_attribute(config->attrs[i]))
+      Runtime::fatal(std::string("cudaLaunchKernelEx: ") + what + " (attribute id " +
+                         std::to_string(static_cast<int>(config->attrs[i].id)) +
+                         ") is not supported by the warpsim runtime",
+                     2);
   return launch("cudaLaunchKernelExC", func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
                 config->stream);
 }

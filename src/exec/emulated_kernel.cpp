@@ -13,7 +13,7 @@ namespace {
 bool writes_first_operand(const std::string& op) {
   static const char* const kNoDst[] = {"st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit",
                                        "membar", "fence", "prefetch", "prefetchu", "cp", "trap", "nanosleep",
-                                       "pmevent", "discard", "applypriority", "stmatrix", "wmma"};
+                                       "pmevent", "discard", "applypriority", "stmatrix", "wmma", "griddepcontrol"};
   return std::none_of(std::begin(kNoDst), std::end(kNoDst), [&](const char* s) { return op == s; });
 }
 

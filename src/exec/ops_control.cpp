@@ -264,10 +264,12 @@ void run_trap(Ctx& c, const DecodedInst& in, uint32_t m) {
 }
 
 void decode_nop(Decoder& dc, DecodedInst& out) {
-  // `gl`: membar.gl, __threadfence()'s fence at GPU level. Fences have no
-  // functional effect here: every store is visible at once.
+  // Fences (membar.cta/gl/sys, fence.sc/acq_rel/acquire/release at any scope)
+  // have no functional effect here: every store is visible at once.
+  // griddepcontrol.wait / .launch_dependents: a kernel starts only after the
+  // grid it depends on has ended, so there is nothing to wait for or release.
   for (const char* w : {"sync", "proxy", "async", "alias", "tensormap", "generic", "release", "acquire", "mbarrier_init",
-                        "gl"})
+                        "gl", "cta", "sys", "gpu", "cluster", "sc", "acq_rel", "wait", "launch_dependents"})
     dc.mods().take(w);
   out.fn = [](Ctx&, const DecodedInst&, uint32_t) {};
 }
@@ -310,6 +312,7 @@ void register_control_ops(DecodeTable& t) {
   t["nanosleep"] = decode_nop;
   t["brkpt"] = decode_nop;
   t["pmevent"] = decode_nop;
+  t["griddepcontrol"] = decode_nop;
 }
 
 }  // namespace ws::exec::emu

@@ -1,7 +1,10 @@
-// Warp-wide operations: shfl.sync, vote.sync, match.sync, redux.sync, activemask.
-// The participating lanes are the executing ones. Warps run in lockstep, so
-// membermask lanes that do not execute cannot be waited for; an executing lane
-// outside its membermask (undefined in CUDA) stops the launch with a fault.
+// Warp-wide operations: shfl.sync, vote.sync, match.sync, redux.sync, elect.sync, activemask.
+// A lane's participants are the executing lanes of its membermask: lanes of one
+// warp instruction may name different masks (a thread_block_tile<16> reduces
+// lanes 0-15 and 16-31 apart in one redux.sync), and each lane's result covers
+// its own mask only. Warps run in lockstep, so membermask lanes that do not
+// execute cannot be waited for; an executing lane outside its membermask
+// (undefined in CUDA) stops the launch with a fault.
 #include <bit>
 #include <cstdio>
 
@@ -26,6 +29,13 @@ bool members_ok(Ctx& c, const DecodedInst& in, uint32_t m) {
                 static_cast<uint32_t>(mask[lane]));
   fault(c, in, lane, text);
   return false;
+}
+
+// Lane l's participants: the executing lanes of its membermask (all executing
+// lanes for a form without one).
+inline uint32_t participants(const Ctx& c, const DecodedInst& in, uint32_t m, unsigned l) {
+  if (!(in.flags & kHasPred)) return m;
+  return static_cast<uint32_t>(c.R[in.s[kMaskSlot] + l]) & m;
 }
 
 void take_member_mask(Decoder& dc, DecodedInst& out, size_t operand) {
@@ -87,12 +97,14 @@ void run_vote(Ctx& c, const DecodedInst& in, uint32_t m) {
   bool neg = in.flags & kNeg;
   uint32_t ballot = 0;
   each_lane(m, [&](unsigned l) { ballot |= uint32_t(((a[l] & 1) != 0) != neg) << l; });
-  uint64_t v = in.sub == kBallot ? ballot
-             : in.sub == kAll    ? ballot == m
-             : in.sub == kAny    ? ballot != 0
-                                 : (ballot == 0 || ballot == m);
   uint64_t* d = c.R + in.d[0];
-  each_lane(m, [&](unsigned l) { d[l] = v; });
+  each_lane(m, [&](unsigned l) {
+    uint32_t group = participants(c, in, m, l), b = ballot & group;
+    d[l] = in.sub == kBallot ? b
+         : in.sub == kAll    ? b == group
+         : in.sub == kAny    ? b != 0
+                             : (b == 0 || b == group);
+  });
 }
 
 void decode_vote(Decoder& dc, DecodedInst& out) {
@@ -117,14 +129,11 @@ template <class T>
 void run_match(Ctx& c, const DecodedInst& in, uint32_t m) {
   if (!members_ok(c, in, m)) return;
   uint64_t *a = c.R + in.s[0], *d = c.R + in.d[0], *p = c.R + in.d[1];
-  uint32_t same[kLanes] = {};
   each_lane(m, [&](unsigned l) {
-    each_lane(m, [&](unsigned k) { same[l] |= uint32_t(get<T>(a, k) == get<T>(a, l)) << k; });
-  });
-  bool all = true;
-  each_lane(m, [&](unsigned l) { all = all && same[l] == m; });
-  each_lane(m, [&](unsigned l) {
-    d[l] = in.sub ? (all ? m : 0) : same[l];
+    uint32_t group = participants(c, in, m, l), same = 0;
+    each_lane(group, [&](unsigned k) { same |= uint32_t(get<T>(a, k) == get<T>(a, l)) << k; });
+    bool all = same == group;
+    d[l] = in.sub ? (all ? group : 0) : same;
     if (in.sub) p[l] = all;
   });
 }
@@ -157,21 +166,31 @@ template <class T>
 void run_redux(Ctx& c, const DecodedInst& in, uint32_t m) {
   if (!members_ok(c, in, m)) return;
   uint64_t *a = c.R + in.s[0], *d = c.R + in.d[0];
-  bool first = true;
-  T acc = 0;
+  auto reduce = [&](uint32_t group) {
+    bool first = true;
+    T acc = 0;
+    each_lane(group, [&](unsigned l) {
+      T v = get<T>(a, l);
+      if (first) acc = v, first = false;
+      else switch (in.sub) {
+        case kRAdd: acc = T(uint32_t(acc) + uint32_t(v)); break;
+        case kRMin: acc = v < acc ? v : acc; break;
+        case kRMax: acc = v > acc ? v : acc; break;
+        case kRAnd: acc &= v; break;
+        case kROr: acc |= v; break;
+        default: acc ^= v; break;
+      }
+    });
+    return acc;
+  };
+  // Lanes usually share a few masks: reduce each distinct one once.
+  uint32_t last_group = 0;
+  T last = 0;
   each_lane(m, [&](unsigned l) {
-    T v = get<T>(a, l);
-    if (first) acc = v, first = false;
-    else switch (in.sub) {
-      case kRAdd: acc = T(uint32_t(acc) + uint32_t(v)); break;
-      case kRMin: acc = v < acc ? v : acc; break;
-      case kRMax: acc = v > acc ? v : acc; break;
-      case kRAnd: acc &= v; break;
-      case kROr: acc |= v; break;
-      default: acc ^= v; break;
-    }
+    uint32_t group = participants(c, in, m, l);
+    if (group != last_group) last_group = group, last = reduce(group);
+    put(d, l, last);
   });
-  each_lane(m, [&](unsigned l) { put(d, l, acc); });
 }
 
 void decode_redux(Decoder& dc, DecodedInst& out) {
@@ -189,6 +208,28 @@ void decode_redux(Decoder& dc, DecodedInst& out) {
   take_member_mask(dc, out, 2);
 }
 
+// elect.sync: each group's leader is its lowest participating lane; d gets the
+// leader's lane id, p whether this lane is it.
+void run_elect(Ctx& c, const DecodedInst& in, uint32_t m) {
+  if (!members_ok(c, in, m)) return;
+  uint64_t *d = c.R + in.d[0], *p = c.R + in.d[1];
+  each_lane(m, [&](unsigned l) {
+    auto leader = static_cast<unsigned>(std::countr_zero(participants(c, in, m, l)));
+    d[l] = leader;
+    p[l] = l == leader;
+  });
+}
+
+void decode_elect(Decoder& dc, DecodedInst& out) {
+  dc.mods().take("sync");
+  if (dc.nops() != 3) dc.fail("elect.sync needs d|p, membermask");
+  out.d[0] = dc.dst(0);
+  out.d[1] = dc.dst(1);
+  out.nd = 2;
+  take_member_mask(dc, out, 2);
+  out.fn = run_elect;
+}
+
 void run_warp_sync(Ctx& c, const DecodedInst& in, uint32_t m) { members_ok(c, in, m); }
 
 }  // namespace
@@ -204,6 +245,7 @@ void register_warp_ops(DecodeTable& t) {
   t["vote"] = decode_vote;
   t["match"] = decode_match;
   t["redux"] = decode_redux;
+  t["elect"] = decode_elect;
   t["activemask"] = [](Decoder& dc, DecodedInst& out) {
     out.fn = run_activemask;
     out.d[0] = dc.dst(0);

@@ -27,14 +27,15 @@ struct ExecOptions {
 int run_command(const RunOptions& opt);
 // Replaces the process with the program (returns only when it cannot start).
 int exec_command(const ExecOptions& opt);
-// Runs `python3 -m warpsim correlate ARGS` (returns only when it cannot start).
-int correlate_command(const std::vector<std::string>& args);
+// Runs `python3 -m warpsim TOOL ARGS` for TOOL correlate or tune (returns only
+// when it cannot start).
+int python_tool_command(const std::string& tool, const std::vector<std::string>& args);
 // The folder holding the Python package warpsim/: $WARPSIM_PYTHONPATH, else
 // python/ beside configs/ (common/paths.h).
 std::string python_package_dir();
 // $WARPSIM_PYTHON, else the first of python3 (PATH) and /usr/bin/python3 that
-// has pandas, numpy and matplotlib; "" if none has.
-std::string choose_python();
+// has the modules (the correlator's by default); "" if none has.
+std::string choose_python(const std::vector<std::string>& modules = {"pandas", "numpy", "matplotlib"});
 int presets_command();
 int params_command(bool markdown);
 

@@ -58,12 +58,18 @@ int main(int argc, char** argv) {
   exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
   exec_cmd->add_option("command", exec.command, "the program and its arguments (after --)")->required();
 
-  // Everything after `correlate` goes to the Python correlator untouched, --help included.
+  // Everything after `correlate` or `tune` goes to the Python package untouched, --help included.
   CLI::App* correlate_cmd = app.add_subcommand(
       "correlate", "compare simulated runs with ncu/nvprof CSV: warpsim correlate --sim runs/ --hw hw.csv");
   correlate_cmd->set_help_flag();
   correlate_cmd->allow_extras();
   correlate_cmd->prefix_command();
+  CLI::App* tune_cmd = app.add_subcommand(
+      "tune", "turn microbenchmark results into a preset: warpsim tune --measured ubench-results.txt --base qv100 "
+              "--out mygpu.toml");
+  tune_cmd->set_help_flag();
+  tune_cmd->allow_extras();
+  tune_cmd->prefix_command();
 
   app.add_subcommand("presets", "list the GPU presets");
   bool markdown = false;
@@ -96,7 +102,8 @@ int main(int argc, char** argv) {
       return ws::tools::run_command(run);
     }
     if (*exec_cmd) return ws::tools::exec_command(exec);
-    if (*correlate_cmd) return ws::tools::correlate_command(correlate_cmd->remaining());
+    if (*correlate_cmd) return ws::tools::python_tool_command("correlate", correlate_cmd->remaining());
+    if (*tune_cmd) return ws::tools::python_tool_command("tune", tune_cmd->remaining());
     if (app.got_subcommand("presets")) return ws::tools::presets_command();
     if (*params_cmd) return ws::tools::params_command(markdown);
     if (*synth_cmd) {

@@ -63,4 +63,16 @@ TEST(CorrelateCli, ArgumentsReachPythonUntouched) {
   EXPECT_NE(r.out.find("/nonexistent-runs: no such folder"), std::string::npos) << r.out;
 }
 
+TEST(TuneCli, ArgumentsReachPythonUntouched) {
+  if (ws::tools::choose_python({"tomllib"}).empty()) GTEST_SKIP() << "no python3 with tomllib (3.11 or newer)";
+  auto r = ws::test::run_cli("tune --help");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("usage: warpsim tune"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--measured"), std::string::npos) << r.out;
+  r = ws::test::run_cli("tune --measured /nonexistent-results.txt --out /tmp/never-tuned.toml");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("warpsim tune: error: /nonexistent-results.txt: cannot read"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists("/tmp/never-tuned.toml"));
+}
+
 }  // namespace

@@ -244,6 +244,79 @@ TEST(EmuOps, ShufflesAndVotes) {
   }
 }
 
+// Lanes 0-15 name membermask 0x0000ffff and lanes 16-31 0xffff0000 in the same
+// instruction (a thread_block_tile<16>): each half reduces, votes and matches
+// over its own 16 lanes only. Values: lane l holds l + 1, so the halves sum to
+// 136 and 392; the ballot's predicate (l % 16 < 8) holds in both halves' low 8
+// lanes; any (l == 3) and all (l < 16) are true in the low half only;
+// match.any on l / 4 groups four lanes, match.all on l / 16 agrees per half;
+// elect picks lane 0 and lane 16.
+TEST(EmuOps, WarpOpsHonourPerLaneMemberMasks) {
+  auto v = run1(R"(
+    mov.u32 %r1, %laneid;
+    setp.lt.u32 %p9, %r1, 16;
+    selp.u32 %r20, 0x0000ffff, 0xffff0000, %p9;
+    add.u32 %r2, %r1, 1;
+    redux.sync.add.u32 %r3, %r2, %r20;
+    redux.sync.max.u32 %r4, %r2, %r20;
+    and.b32 %r5, %r1, 15;
+    setp.lt.u32 %p1, %r5, 8;
+    vote.sync.ballot.b32 %r6, %p1, %r20;
+    setp.eq.u32 %p6, %r1, 3;
+    vote.sync.any.pred %p2, %p6, %r20;
+    vote.sync.all.pred %p4, %p9, %r20;
+    shr.u32 %r7, %r1, 2;
+    match.any.sync.b32 %r8, %r7, %r20;
+    shr.u32 %r9, %r1, 4;
+    match.all.sync.b32 %r10|%p5, %r9, %r20;
+    elect.sync %r14|%p7, %r20;
+    selp.u32 %r15, 8, 0, %p7;
+    or.b32 %r14, %r14, %r15;
+    selp.u32 %r11, 1, 0, %p2;
+    selp.u32 %r12, 2, 0, %p4;
+    selp.u32 %r13, 4, 0, %p5;
+    or.b32 %r11, %r11, %r12; or.b32 %r11, %r11, %r13;
+    mul.wide.u32 %rd1, %r1, 48;
+    add.s64 %rd2, %rd0, %rd1;
+    st.global.v4.u32 [%rd2], {%r3, %r4, %r6, %r8};
+    st.global.v2.u32 [%rd2+16], {%r10, %r11};
+    st.global.u32 [%rd2+24], %r14;
+  )", 6, 32);
+  for (uint32_t l = 0; l < 32; ++l) {
+    uint32_t w[12];
+    std::memcpy(w, &v[l * 6], sizeof w);
+    bool low = l < 16;
+    uint32_t half = low ? 0x0000ffffu : 0xffff0000u;
+    EXPECT_EQ(w[0], low ? 136u : 392u) << l;           // 1+...+16, 17+...+32
+    EXPECT_EQ(w[1], low ? 16u : 32u) << l;
+    EXPECT_EQ(w[2], low ? 0x000000ffu : 0x00ff0000u) << l;
+    EXPECT_EQ(w[3], 0xfu << (l / 4 * 4)) << l;
+    EXPECT_EQ(w[4], half) << l;                         // every lane of a half agrees on l / 16
+    // any (l == 3) and all (l < 16) hold in the low half only; match.all in both
+    EXPECT_EQ(w[5], (low ? 3u : 0u) | 4u) << l;
+    // elect: lane 0 leads the low half, lane 16 the high one (bit 3: "I am it")
+    EXPECT_EQ(w[6], (low ? 0u : 16u) | (l % 16 == 0 ? 8u : 0u)) << l;
+  }
+}
+
+// Every fence scope and semantics nvcc emits, and griddepcontrol, decode and
+// leave the program's stores in place (they order memory; here every store is
+// visible at once, so they have nothing to do).
+TEST(EmuOps, FencesAndGridDependencyControlAreAccepted) {
+  auto v = run1(R"(
+    mov.u32 %r1, 7;
+    st.global.b32 [%rd0], %r1;
+    membar.cta; membar.gl; membar.sys;
+    fence.sc.cta; fence.sc.gpu; fence.sc.sys; fence.acq_rel.cta; fence.acq_rel.gpu; fence.acq_rel.sys;
+    griddepcontrol.launch_dependents; griddepcontrol.wait;
+    ld.global.b32 %r2, [%rd0];
+    add.u32 %r2, %r2, 1;
+    st.global.b32 [%rd0+8], %r2;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 7u);
+  EXPECT_EQ(uint32_t(v[1]), 8u);
+}
+
 TEST(EmuOps, Mul24AndMad24UseThe24BitProduct) {
   auto v = run1(R"(
     mul24.lo.s32 %r3, 0x00800000, 2;            st.global.b32 [%rd0], %r3;

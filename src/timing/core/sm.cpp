@@ -25,7 +25,11 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
       ctas_done_(scope.counter("ctas", "CTAs completed")),
       active_cycles_(scope.counter("active_cycles", "cycles with at least one resident CTA")),
-      warp_cycles_(scope.counter("warp_cycles", "resident warps summed over cycles (occupancy integral)")) {
+      warp_cycles_(scope.counter("warp_cycles", "resident warps summed over cycles (occupancy integral)")),
+      bank_conflict_cycles_(scope.counter("regfile.bank_conflict_cycles",
+                                          "operand-read cycles beyond the first lost to an instruction's own register-bank conflicts")),
+      operand_wait_cycles_(scope.counter("regfile.operand_wait_cycles",
+                                         "cycles instructions waited past issue + 1 for their operands (own conflicts and banks busy with earlier reads)")) {
   uint32_t nsub = static_cast<uint32_t>(kSubcores.get(cfg));
   uint32_t max_warps = static_cast<uint32_t>(kMaxWarps.get(cfg));
   if (max_warps % nsub != 0 || max_warps / nsub > 64)
@@ -33,9 +37,10 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
   warps_.resize(max_warps);
   ctas_.resize(max_warps);  // never more CTAs than warps
   std::string sched = kScheduler.get(cfg);
+  RegFileSpec regfile = read_regfile_spec(cfg);
   for (uint32_t s = 0; s < nsub; ++s) {
     SubCore sc{SchedulerRegistry::instance().create(kScheduler.name(), sched, SchedulerArgs{max_warps / nsub}),
-               UnitPool(unit_specs_), 0};
+               UnitPool(unit_specs_), OperandCollector(regfile)};
     subcores_.push_back(std::move(sc));
   }
   track_events();
@@ -97,6 +102,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
     cta.warp_slots.push_back(slot);
     ++live_warps_;
     SubCore& sc = subcores_[subcore_of(slot)];
+    sc.collector.forget_warp(slot);
     sc.live |= uint64_t{1} << local_of(slot);
     sc.next_scan = 0;
     sc.scheduler->on_warp_added(local_of(slot), warp_age_++);
@@ -113,6 +119,8 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
     return false;
   }
   if (!w.regs_ready(in, now, wake)) return false;
+  bool reads_regs = in.kind != ir::OpKind::Barrier && in.kind != ir::OpKind::MemBar;
+  if (reads_regs && sc.collector.enabled() && !sc.collector.has_unit(now, wake)) return false;
   switch (in.kind) {
     case ir::OpKind::Load:
     case ir::OpKind::Store:
@@ -125,7 +133,14 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
       int16_t kind = unit_of_[in.unit];
       if (kind == kLdstUnit) return true;  // e.g. LDC without addresses: fixed latency
       if (sc.units.free_pipe(static_cast<uint32_t>(kind), now) >= 0) return true;
+      // The pipeline is needed once the operands are read: a busy one may
+      // have freed by then.
       wake = sc.units.next_free(static_cast<uint32_t>(kind));
+      if (sc.collector.enabled()) {
+        Cycle start = sc.collector.plan(in, static_cast<uint32_t>(&w - warps_.data()), now, w.src_banks).dispatch - 1;
+        if (start >= wake) return true;
+        wake = std::max(now + 1, wake - (start - now));  // a guess: the probe then checks again
+      }
       return false;
     }
   }
@@ -219,6 +234,9 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
     case ir::OpKind::Load:
     case ir::OpKind::Store:
     case ir::OpKind::Atomic:
+      // Their reads occupy the banks and a collector unit; the LD/ST unit
+      // still takes them now (a cycle or two against its own latencies).
+      collect_operands(sc, slot, now);
       ldst_.issue(w, slot, in, now);
       break;
     case ir::OpKind::MemBar:
@@ -236,17 +254,32 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       }
       break;
     default: {
+      Cycle dispatch = collect_operands(sc, slot, now);
       int16_t kind = unit_of_[in.unit];
       if (kind == kLdstUnit) {
         ldst_.issue(w, slot, in, now);
         break;
       }
-      int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), now);
-      Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, now);
+      // The pipeline starts the instruction once its operands are read.
+      int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), dispatch);
+      Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, dispatch);
       w.write_dsts(in, done);
     }
   }
   next_inst(w, now);
+}
+
+// The cycle the instruction enters its pipeline: `now` unless register-bank
+// conflicts (its own or earlier instructions' reads) delay it.
+Cycle Sm::collect_operands(SubCore& sc, uint32_t slot, Cycle now) {
+  if (!sc.collector.enabled()) return now;
+  const Warp& w = warps_[slot];
+  OperandCollector::Collected c = sc.collector.collect(w.inst, slot, now, w.src_banks);
+  if (c.dispatch > now + 1) {
+    bank_conflict_cycles_.inc(c.conflicts);
+    operand_wait_cycles_.inc(c.dispatch - (now + 1));
+  }
+  return c.dispatch - 1;
 }
 
 void Sm::next_inst(Warp& w, Cycle now) { fetch(w, static_cast<uint32_t>(&w - warps_.data()), now); }
@@ -266,6 +299,7 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   if (w.inst.addrs)
     for (int line = 0; line < 4; ++line) __builtin_prefetch(reinterpret_cast<const char*>(w.inst.addrs) + 64 * line);
   w.fetch_ready = fetch_.fetch(subcore_of(slot), slot, w.inst.pc, now);
+  if (sc.collector.enabled()) w.src_banks = sc.collector.raw_counts(w.inst);
   if (w.inst.is_memory()) sc.mem_next |= bit;
 }
 

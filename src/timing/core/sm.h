@@ -14,6 +14,7 @@
 #include "timing/core/exec_units.h"
 #include "timing/core/fetch_unit.h"
 #include "timing/core/ldst_unit.h"
+#include "timing/core/operand_collector.h"
 #include "timing/core/warp.h"
 #include "timing/core/warp_scheduler.h"
 #include "timing/engine/clocked.h"
@@ -49,6 +50,7 @@ class Sm : public Clocked {
   struct SubCore {
     std::unique_ptr<WarpScheduler> scheduler;
     UnitPool units;
+    OperandCollector collector;
     uint64_t live = 0;      // local slots holding live warps
     uint64_t sleeping = 0;  // live warps that only an event can wake (memory reply, barrier)
     uint64_t ended = 0;     // live warps whose instruction stream has ended
@@ -64,6 +66,7 @@ class Sm : public Clocked {
   void retire_ended(uint32_t s, uint64_t ended, Cycle now, Cycle& sub_wake);
   bool can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const;
   void issue(SubCore& sc, uint32_t slot, Cycle now);
+  Cycle collect_operands(SubCore& sc, uint32_t slot, Cycle now);
   void arrive_at_barrier(CtaSlot& cta, Warp& w);
   void release_barrier_if_complete(CtaSlot& cta);
   void finish_warp(uint32_t slot);
@@ -95,6 +98,7 @@ class Sm : public Clocked {
   uint32_t live_warps_ = 0;
   bool ldst_waiters_ = false;  // some sub-core waits for LD/ST queue room
   stats::Counter &warp_insts_, &thread_insts_, &ctas_done_, &active_cycles_, &warp_cycles_;
+  stats::Counter &bank_conflict_cycles_, &operand_wait_cycles_;
 };
 
 }  // namespace ws::timing

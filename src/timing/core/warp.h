@@ -31,6 +31,7 @@ struct Warp {
   // (the sub-core's `ended` mask; the warp then finishes as soon as its
   // outstanding loads have returned).
   ir::WarpInst inst;
+  uint64_t src_banks = 0;  // the OperandCollector's raw_counts(inst), when the model is on
   Scoreboard scoreboard;
 
   // Sources (true dependences) and destinations (output dependences) written.
