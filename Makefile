@@ -19,10 +19,12 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
-# The bounded fuzz run goes first so that ctest's summary is the closing line.
+# The bounded fuzz run goes first (one summary line) so that ctest's summary
+# closes the output, followed only by the reason for each skipped test.
 test: build
 	@bash scripts/fuzz-smoke.sh
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && rc=0 && ctest --output-on-failure -j $(JOBS) || rc=$$?; \
+	  bash $(CURDIR)/scripts/ctest-skips.sh .; exit $$rc
 
 bench: build
 	$(BUILD)/bin/warpsim_bench

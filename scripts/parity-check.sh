@@ -6,7 +6,7 @@
 #   scripts/parity-check.sh REF_BIN NEW_BIN [WORKDIR]
 #
 # Traces: the bench stream (DRAM-bound) and compute kernels, a pointer chase,
-# a small stream, and ../shared/traces/* when present. Presets and settings
+# a small stream, and the real traces in examples/traces. Presets and settings
 # cover both DRAM schedulers, the single command bus, GDDR parts, the
 # non-sectored Fermi L1 and the newer generations. Synthesised traces are made
 # once under WORKDIR (default /tmp/warpsim-parity) and reused.
@@ -42,7 +42,7 @@ runs=(
   "chase qv100"
   "chase rtx2060"
 )
-for t in "$here"/../shared/traces/*/; do
+for t in "$here"/examples/traces/*/; do
   [[ -d $t ]] || continue
   runs+=("$t qv100" "$t a100")
 done

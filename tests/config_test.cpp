@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "common/error.h"
@@ -125,6 +129,83 @@ TEST(Config, DramPartLoadsBeneathPresetKeys) {
     EXPECT_NE(msg.find("dram.part"), std::string::npos) << msg;
     EXPECT_NE(msg.find("HBM2-850"), std::string::npos) << msg;
   }
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::filesystem::path scratch_dir() {
+  auto dir = std::filesystem::temp_directory_path() / ("warpsim_config_hostile_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Issue 17 item 2: a preset naming itself (or a longer loop) recursed without
+// end and crashed with SIGSEGV.
+TEST(ConfigHostile, BaseChainLoopIsAnErrorNamingTheChain) {
+  auto dir = scratch_dir();
+  std::ofstream(dir / "self.toml") << "base = \"self\"\n";
+  std::ofstream(dir / "a.toml") << "base = \"b\"\n[test.cfg]\nlatency = 3\n";
+  std::ofstream(dir / "b.toml") << "base = \"a\"\n";
+  std::string self = error_of([&] { Config().load_file((dir / "self.toml").string()); });
+  EXPECT_NE(self.find("loops: self.toml -> self.toml"), std::string::npos) << self;
+  std::string ab = error_of([&] { Config().load_file((dir / "a.toml").string()); });
+  EXPECT_NE(ab.find("loops: a.toml -> b.toml -> a.toml"), std::string::npos) << ab;
+}
+
+// Issue 17 item 3: these tripped a toml++ assertion (abort) in builds
+// without NDEBUG; each must be a clean error naming file, line and column.
+TEST(ConfigHostile, MalformedPresetsAreErrorsWithLineAndColumn) {
+  auto dir = scratch_dir();
+  int i = 0;
+  for (const char* text : {"[?]\n", "[.core]\n", "[#core]\n", "[[[x]]]\n", "[core]\nmax_warps = = 3\n"}) {
+    auto file = dir / ("bad" + std::to_string(i++) + ".toml");
+    std::ofstream(file) << text;
+    std::string msg = error_of([&] { Config().load_file(file.string()); });
+    // file:line:column: what
+    std::string where = file.string() + ":";
+    ASSERT_EQ(msg.rfind(where, 0), 0u) << text << " -> " << msg;
+    size_t line_end = msg.find(':', where.size()), col_end = msg.find(':', line_end + 1);
+    ASSERT_NE(col_end, std::string::npos) << msg;
+    EXPECT_GT(std::stoi(msg.substr(where.size(), line_end - where.size())), 0) << msg;
+    EXPECT_GT(std::stoi(msg.substr(line_end + 1, col_end - line_end - 1)), 0) << msg;
+  }
+}
+
+TEST(ConfigHostile, MissingPresetFileSaysSo) {
+  std::string msg = error_of([] { find_preset("./nope-does-not-exist.toml"); });
+  EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("unknown GPU preset"), std::string::npos) << msg;
+  std::string name = error_of([] { find_preset("qv1000"); });
+  EXPECT_NE(name.find("unknown GPU preset 'qv1000'"), std::string::npos) << name;
+}
+
+// Issue 17 item 14: `core.units.<typo>.latency` created a unit no opcode
+// uses and changed nothing.
+TEST(ConfigHostile, UnknownExecutionUnitIsAnErrorWithSuggestion) {
+  Config c;
+  c.load_file(find_preset("qv100"));
+  std::string msg = error_of([&] { c.set_assignment("core.units.sfuu.latency=30"); });
+  EXPECT_NE(msg.find("unknown core.units instance 'sfuu'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'sfu'?"), std::string::npos) << msg;
+  auto units = c.instances("core.units");
+  EXPECT_EQ(std::find(units.begin(), units.end(), "sfuu"), units.end());
+  // ldst is timed by the LD/ST unit's own parameters, not here.
+  EXPECT_NE(error_of([&] { c.set_assignment("core.units.ldst.latency=30"); }).find("unknown"), std::string::npos);
+  c.set_assignment("core.units.sfu.latency=30");  // a real unit still works
+  EXPECT_EQ(c.get<int64_t>("core.units.sfu.latency"), 30);
+  // In a preset file too, with its line.
+  auto file = scratch_dir() / "units.toml";
+  std::ofstream(file) << "[core.units.sp]\nlatency = 4\n[core.units.tensr]\nlatency = 4\n";
+  std::string in_file = error_of([&] { Config().load_file(file.string()); });
+  EXPECT_NE(in_file.find("units.toml:4"), std::string::npos) << in_file;
+  EXPECT_NE(in_file.find("did you mean 'tensor'?"), std::string::npos) << in_file;
 }
 
 }  // namespace

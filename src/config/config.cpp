@@ -102,6 +102,36 @@ Value parse_text(const ParamInfo& info, const std::string& key, const std::strin
   throw ConfigError(key, "cannot read '" + text + "' as " + type_name(info.type));
 }
 
+// A TOML file, or an InputError naming its file, line and column.
+toml::table parse_toml(const std::string& path) {
+  try {
+    return toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const toml::source_position& at = e.source().begin;
+    std::string where = path;
+    if (at.line > 0) where += ":" + std::to_string(at.line) + ":" + std::to_string(at.column);
+    throw InputError(where + ": " + std::string(e.description()));
+  }
+}
+
+// The instance segment of `key` under a '*' family (`info.name`) must be one the
+// code declared (ParamRegistry::declare_instances): `core.units.sfuu.latency`
+// would otherwise be accepted and read by nothing.
+void check_instance(const ParamInfo& info, const std::string& key) {
+  size_t star = info.name.find('*');
+  if (star == std::string::npos || star == 0) return;
+  std::string prefix = info.name.substr(0, star - 1);
+  const std::vector<std::string>* known = ParamRegistry::instance().instance_names(prefix);
+  if (!known) return;
+  std::string instance = key.substr(star, key.find('.', star) - star);
+  if (std::find(known->begin(), known->end(), instance) != known->end()) return;
+  std::string all, hint = nearest_name(instance, *known);
+  for (const std::string& n : *known) all += (all.empty() ? "" : ", ") + n;
+  throw ConfigError(key, "unknown " + prefix + " instance '" + instance + "'" +
+                             (hint.empty() ? "" : " (did you mean '" + hint + "'?)") + "; " + prefix +
+                             " takes: " + all);
+}
+
 void flatten(const toml::table& table, const std::string& prefix, const std::string& file,
              std::vector<std::pair<std::string, Value>>& out) {
   for (const auto& [k, node] : table) {
@@ -134,6 +164,7 @@ void flatten(const toml::table& table, const std::string& prefix, const std::str
 
 void Config::set(const std::string& key, Value v, const std::string& origin) {
   const ParamInfo& info = lookup(key);
+  check_instance(info, key);
   Value value = coerce(info, key, std::move(v));
   if (!info.part_dir.empty()) load_part(info, std::get<std::string>(value));
   values_[key] = Entry{std::move(value), origin};
@@ -151,12 +182,7 @@ void Config::load_part(const ParamInfo& selector, const std::string& part) {
     for (const std::string& n : list_data_files(selector.part_dir)) all += (all.empty() ? "" : ", ") + n;
     throw ConfigError(selector.name, "unknown part '" + part + "' (known: " + all + ")");
   }
-  toml::table table;
-  try {
-    table = toml::parse_file(path.string());
-  } catch (const toml::parse_error& e) {
-    throw InputError(path.string(), e.source().begin.line, "", std::string(e.description()));
-  }
+  toml::table table = parse_toml(path.string());
   std::vector<std::pair<std::string, Value>> entries;
   flatten(table, "", path.string(), entries);
   Layer layer{part, path.string(), {}};
@@ -192,12 +218,23 @@ void Config::set_assignment(std::string_view assignment) {
 }
 
 void Config::load_file(const std::string& path) {
-  toml::table table;
-  try {
-    table = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(path, e.source().begin.line, "", std::string(e.description()));
+  std::vector<std::string> chain;
+  load_chain(path, chain);
+}
+
+// `chain` holds the files that named this one as their base, outermost
+// first: a file already in it closes a loop, which would recurse forever.
+void Config::load_chain(const std::string& path, std::vector<std::string>& chain) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw InputError(path, 0, "", "no such preset file");
+  std::string id = fs::weakly_canonical(path, ec).string();
+  if (std::find(chain.begin(), chain.end(), id) != chain.end()) {
+    std::string loop;
+    for (const std::string& f : chain) loop += fs::path(f).filename().string() + " -> ";
+    throw InputError(chain.back(), 0, "base", "the base chain loops: " + loop + fs::path(id).filename().string());
   }
+  chain.push_back(id);
+  toml::table table = parse_toml(path);
   if (auto base = table["base"].value<std::string>()) {
     // Next to the file first (a family of presets kept together), then among
     // the bundled presets, so that a preset written anywhere (`warpsim tune
@@ -206,7 +243,7 @@ void Config::load_file(const std::string& path) {
     if (!fs::exists(base_path)) base_path = fs::path(data_dir()) / "configs" / "gpus" / (*base + ".toml");
     if (!fs::exists(base_path))
       throw InputError(path, 0, "base", "no preset '" + *base + "' next to this file or among the presets");
-    load_file(base_path.string());
+    load_chain(base_path.string(), chain);
     table.erase("base");
   }
   std::vector<std::pair<std::string, Value>> entries;
@@ -295,6 +332,12 @@ std::vector<std::string> list_presets() { return list_data_files("configs/gpus")
 std::string find_preset(const std::string& name_or_path) {
   std::error_code ec;
   if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
+  // A path is not a preset name: say what is wrong with the file.
+  if (name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".toml") {
+    if (fs::exists(name_or_path, ec))
+      throw InputError("--gpu", 0, "", "'" + name_or_path + "' is not a regular file");
+    throw InputError("--gpu", 0, "", "preset file '" + name_or_path + "' does not exist");
+  }
   fs::path p = fs::path(data_dir()) / "configs" / "gpus" / (name_or_path + ".toml");
   if (fs::is_regular_file(p, ec)) return p.string();
   std::string all;

@@ -16,7 +16,8 @@ namespace ws::config {
 class Config {
  public:
   // Loads a TOML file (merging over what is set). `base = "name"` at top level
-  // loads that preset from the same folder first.
+  // loads that preset from the same folder first (a loop in that chain is an
+  // error naming it). A malformed file is an error naming file:line:column.
   void load_file(const std::string& path);
   // "key=value" from the command line; the value is parsed by the declared type.
   void set_assignment(std::string_view assignment);
@@ -46,6 +47,7 @@ class Config {
     std::string part, path;
     std::map<std::string, Entry> values;
   };
+  void load_chain(const std::string& path, std::vector<std::string>& chain);
   void load_part(const ParamInfo& selector, const std::string& part);
   const Entry* find_entry(const std::string& key) const;
 

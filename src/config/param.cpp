@@ -121,14 +121,40 @@ static size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
-std::string ParamRegistry::nearest(std::string_view key) const {
-  std::string best;
-  size_t best_d = ~size_t{0};
-  for (const ParamInfo& p : params_) {
-    size_t d = edit_distance(key, p.name);
-    if (d < best_d) best_d = d, best = p.name;
+// The entry of `names` closest to `key`, and its distance.
+static std::pair<std::string, size_t> closest(std::string_view key, const std::vector<std::string>& names) {
+  std::pair<std::string, size_t> best{"", ~size_t{0}};
+  for (const std::string& n : names) {
+    size_t d = edit_distance(key, n);
+    if (d < best.second) best = {n, d};
   }
   return best;
+}
+
+std::string ParamRegistry::nearest(std::string_view key) const {
+  std::vector<std::string> names;
+  for (const ParamInfo& p : params_) names.push_back(p.name);
+  return closest(key, names).first;
+}
+
+std::string nearest_name(std::string_view key, const std::vector<std::string>& names) {
+  auto [best, d] = closest(key, names);
+  return d <= std::max<size_t>(1, key.size() / 2) ? best : std::string();
+}
+
+void ParamRegistry::declare_instances(const std::string& prefix, std::vector<std::string> names) {
+  for (auto& [p, list] : instance_names_)
+    if (p == prefix) {
+      list = std::move(names);
+      return;
+    }
+  instance_names_.emplace_back(prefix, std::move(names));
+}
+
+const std::vector<std::string>* ParamRegistry::instance_names(std::string_view prefix) const {
+  for (const auto& [p, list] : instance_names_)
+    if (p == prefix) return &list;
+  return nullptr;
 }
 
 }  // namespace ws::config

@@ -52,10 +52,20 @@ class ParamRegistry {
   std::vector<const ParamInfo*> all() const;
   // The declared name closest to `key` (edit distance), for "did you mean".
   std::string nearest(std::string_view key) const;
+  // The instance names a '*' family under `prefix` may use (e.g. "core.units"
+  // -> sp, int, ...), declared by the code that gives them meaning; an
+  // instance outside the list would be read by nothing. Undeclared: any name.
+  void declare_instances(const std::string& prefix, std::vector<std::string> names);
+  const std::vector<std::string>* instance_names(std::string_view prefix) const;
 
  private:
   std::vector<ParamInfo> params_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> instance_names_;
 };
+
+// The entry of `names` closest to `key` by edit distance ("" if none is
+// within half of `key`'s length: no suggestion beats a silly one).
+std::string nearest_name(std::string_view key, const std::vector<std::string>& names);
 
 bool name_matches(std::string_view pattern, std::string_view key);
 // Replaces the first '*' segment of `pattern` with `instance`.

@@ -7,6 +7,7 @@
 #include "cudart/properties.h"
 #include "cudart/runtime.h"
 #include "exec/runtime/kernel_params.h"
+#include "timing/gpu/gpu.h"
 
 using ws::cudart::api_call;
 using ws::cudart::KernelRef;
@@ -49,7 +50,20 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
     l.params = ws::runtime::pack_kernel_params(*k->function, args);
     rt.log("launch {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", k->function->name, grid.x, grid.y,
            grid.z, block.x, block.y, block.z, shmem);
-    ws::exec::LaunchResult r = rt.device().launch(l);
+    ws::exec::LaunchResult r;
+    try {
+      r = rt.device().launch(l);
+    } catch (const ws::timing::KernelStopped& e) {
+      // gpu.max_cycles is the simulator's watchdog: a real GPU's watchdog
+      // reports a launch timeout, and the context is unusable afterwards.
+      rt.kernel_fault(e.what(), cudaErrorLaunchTimeout);
+      return cudaErrorLaunchTimeout;
+    } catch (const ws::Error& e) {
+      // The timing model failed (a deadlock, an opcode it cannot time): the
+      // kernel did not complete, and the model's state is no longer usable.
+      rt.kernel_fault(e.what(), cudaErrorLaunchFailure);
+      return cudaErrorLaunchFailure;
+    }
     if (!r.ok) {
       cudaError_t code = r.assertion ? cudaErrorAssert : cudaErrorIllegalAddress;
       rt.kernel_fault(r.error, code);

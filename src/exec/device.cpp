@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 #include "config/config.h"
 #include "exec/emulated_kernel.h"
 #include "frontend/trace/trace_writer.h"
@@ -129,8 +130,9 @@ Device::Device(const DeviceOptions& opts)
     t.report.sms = t.gpu->num_sms();
     t.report.core_mhz = t.gpu->core_mhz();
     t.report.max_warps_per_sm = t.gpu->max_warps_per_sm();
+    t.gpu->set_stop_check(interrupt_reason);
     if (!opts.out_dir.empty()) {
-      std::filesystem::create_directories(opts.out_dir);
+      tools::prepare_out_dir(opts.out_dir);
       tools::write_file_atomic(opts.out_dir + "/config.toml", t.cfg.to_toml());
     }
   }
@@ -162,11 +164,7 @@ LaunchResult Device::launch(const Launch& l) {
     EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), t.gpu != nullptr);
     if (t.gpu) {
       try {
-        std::string tag = fmt::format("[kernel {}] {}", info.id, info.name.substr(0, 40));
-        auto progress = [&](Cycle c) { t.progress.update(tag, c, kernel.result().warp_insts); };
-        t.report.kernels.push_back(t.gpu->run_kernel(kernel, progress));
-        t.progress.clear();
-        now_ns_ += static_cast<double>(t.report.kernels.back().elapsed_cycles()) * 1e3 / t.gpu->core_mhz();
+        run_timed(kernel, info);
       } catch (const Error& e) {
         if (kernel.result().ok) throw;  // a model error, not a fault of the program
       }
@@ -184,6 +182,35 @@ LaunchResult Device::launch(const Launch& l) {
   if (!r.ok && t.gpu) t.report.error = r.error;
   if (t.gpu && !opts_.out_dir.empty()) write_stats();
   return r;
+}
+
+// The kernel through the timing model. While it runs, Ctrl-C or SIGTERM
+// stops it: the finished kernels and this partial one are written
+// ("complete": false) and the process then ends as the signal would end it.
+// A kernel stopped by gpu.max_cycles is kept as partial too.
+void Device::run_timed(EmulatedKernel& kernel, const ir::KernelInfo& info) {
+  Timing& t = *timing_;
+  std::string tag = fmt::format("[kernel {}] {}", info.id, info.name.substr(0, 40));
+  auto progress = [&](Cycle c) { t.progress.update(tag, c, kernel.result().warp_insts); };
+  try {
+    InterruptGuard on_signal;
+    t.report.kernels.push_back(t.gpu->run_kernel(kernel, progress));
+  } catch (timing::KernelStopped& stop) {
+    t.progress.clear();
+    t.report.kernels.push_back(std::move(stop.partial));
+    t.report.error = stop.what();
+    t.report.signal = pending_interrupt();
+    t.report.wall_seconds = t.wall_seconds;
+    if (!opts_.out_dir.empty()) write_stats();
+    if (t.report.signal) {
+      std::fprintf(stderr, "warpsim: %s; results so far are in %s\n", stop.what(),
+                   opts_.out_dir.empty() ? "no file (no --out)" : (opts_.out_dir + "/stats.json").c_str());
+      die_of_signal(t.report.signal);
+    }
+    throw;
+  }
+  t.progress.clear();
+  now_ns_ += static_cast<double>(t.report.kernels.back().elapsed_cycles()) * 1e3 / t.gpu->core_mhz();
 }
 
 // Functional mode has no cycles: assume the SMs issue two warp instructions
@@ -237,11 +264,13 @@ void Device::set(Addr dst, uint8_t value, uint64_t bytes) {
 void Device::write_stats() {
   Timing& t = *timing_;
   t.report.wall_seconds = t.wall_seconds;
+  t.report.in_progress = !finished_;
   tools::write_file_atomic(opts_.out_dir + "/stats.json", tools::stats_json(t.report, t.gpu->stats()));
 }
 
 void Device::finish() {
   Timing& t = *timing_;
+  finished_ = true;
   if (t.gpu) {
     t.report.wall_seconds = t.wall_seconds;
     if (!opts_.out_dir.empty()) write_stats();

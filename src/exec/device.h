@@ -20,6 +20,8 @@ namespace ws::config { class Config; }
 namespace ws::exec {
 
 // Figures of the simulated GPU preset, for device properties and attributes.
+class EmulatedKernel;
+
 struct DeviceFacts {
   std::string name;                 // e.g. "Tesla V100-SXM2-32GB (warpsim qv100)"
   int cc_major = 7, cc_minor = 0;   // compute capability
@@ -90,6 +92,7 @@ class Device {
   ir::KernelInfo kernel_info(const Launch& l);  // numbers the launch
   double estimated_ns(const LaunchResult& r) const;
   void record_copy(Addr dst, uint64_t bytes);
+  void run_timed(EmulatedKernel& kernel, const ir::KernelInfo& info);
   void write_stats();
 
   DeviceOptions opts_;
@@ -100,6 +103,7 @@ class Device {
   Program program_;
   Emulator emulator_;
   double now_ns_ = 0;
+  bool finished_ = false;  // finish() ran: stats.json may say complete
 };
 
 }  // namespace ws::exec

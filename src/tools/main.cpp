@@ -1,11 +1,33 @@
 // warpsim: one CLI with subcommands. Parsing only; the work is in commands.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "common/error.h"
 #include "common/huge_pages.h"
+#include "config/param.h"
 #include "frontend/trace/synth.h"
 #include "tools/commands.h"
+
+namespace ws::tools {
+
+// CLI11 answers `warpsim rn` with "a subcommand is required": name the word
+// it did not know and the nearest subcommand instead. Returns an exit status
+// when the first argument is neither an option nor a subcommand, else 0.
+int check_subcommand_name(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return 0;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  std::string word = argv[1];
+  if (std::find(names.begin(), names.end(), word) != names.end()) return 0;
+  std::string hint = config::nearest_name(word, names);
+  std::cerr << "warpsim: error: unknown subcommand '" << word << "'"
+            << (hint.empty() ? "" : ", did you mean '" + hint + "'?") << " (`warpsim --help` lists them)\n";
+  return 1;
+}
+
+}  // namespace ws::tools
 
 int main(int argc, char** argv) {
   CLI::App app{"warpsim: a cycle-level GPU simulator"};
@@ -71,6 +93,7 @@ int main(int argc, char** argv) {
   synth_cmd->add_option("--chains", synth.chains, "compute: independent FFMA chains")->capture_default_str();
   synth_cmd->add_option("--binary-version", synth.binary_version, "header binary version")->capture_default_str();
 
+  if (int rc = ws::tools::check_subcommand_name(app, argc, argv)) return rc;
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run_cmd) {
@@ -91,6 +114,9 @@ int main(int argc, char** argv) {
     }
   } catch (const ws::Error& e) {
     std::cerr << "warpsim: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "warpsim: error: " << e.what() << "\n";  // a file or folder we were given or told to write
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "warpsim: internal error: " << e.what() << "\n";

@@ -1,6 +1,10 @@
 #include "tools/report.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 
 namespace ws::tools {
 
@@ -87,7 +92,7 @@ ordered_json ncu_metrics(const stats::Registry& reg, const stats::Snapshot& a, c
 ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult& k, const RunReport& run) {
   uint64_t w = warp_insts(reg, k), t = thread_insts(reg, k);
   ordered_json j{{"name", k.name},     {"id", k.id},     {"grid", dim(k.grid)},
-                 {"block", dim(k.block)}, {"binary_version", k.binary_version},
+                 {"block", dim(k.block)}, {"binary_version", k.binary_version}, {"complete", k.complete},
                  {"cycles", k.cycles}, {"launch_gap_cycles", k.launch_gap},
                  {"elapsed_cycles", k.elapsed_cycles()}, {"warp_insts", w}, {"thread_insts", t},
                  {"ipc", ratio(t, k.cycles)}, {"warp_ipc", ratio(w, k.cycles)},
@@ -106,8 +111,11 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
 std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   ordered_json j;
   j["schema"] = "warpsim-stats/1";
-  j["complete"] = !run.error.has_value();
-  j["error"] = run.error ? ordered_json(*run.error) : ordered_json(nullptr);
+  j["complete"] = !run.error && !run.in_progress;
+  j["error"] = run.error         ? ordered_json(*run.error)
+               : run.in_progress ? ordered_json("in progress: the program had not finished when this was written")
+                                 : ordered_json(nullptr);
+  j["signal"] = run.signal ? ordered_json(signal_name(run.signal)) : ordered_json(nullptr);
   j["workload"] = run.workload;
   j["gpu"] = {{"preset", run.preset}, {"sms", run.sms}, {"core_mhz", run.core_mhz}};
   ordered_json kernels = ordered_json::array();
@@ -137,7 +145,9 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   for (size_t i = 0; i < reg.size(); ++i)
     if (now[i]) counters[reg.name(i)] = now[i];
   j["counters"] = counters;
-  return j.dump(2) + "\n";
+  // Kernel names and error messages come from input files and may hold any
+  // bytes: invalid UTF-8 becomes U+FFFD rather than losing the whole result.
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 void print_accelsim(std::ostream& os, const RunReport& run, const stats::Registry& reg) {
@@ -188,17 +198,34 @@ void print_summary(std::ostream& os, const RunReport& run, const stats::Registry
                     run.kernels.size(), cycles, w, run.wall_seconds,
                     run.wall_seconds > 0 ? static_cast<double>(w) / run.wall_seconds : 0.0);
   if (run.error) os << "run stopped early: " << *run.error << "\n";
+  for (const auto& k : run.kernels)
+    if (!k.complete) os << "kernel " << k.id << " is partial: its figures cover only the cycles it ran\n";
 }
 
 void write_file_atomic(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, 0, "", "cannot write");
+    if (!out) throw InputError(path, 0, "", std::string("cannot write: ") + std::strerror(errno));
     out << text;
-    if (!out.flush()) throw InputError(path, 0, "", "write failed");
+    if (!out.flush()) throw InputError(path, 0, "", std::string("write failed: ") + std::strerror(errno));
   }
-  std::filesystem::rename(tmp, path);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError(path, 0, "", "cannot write: " + ec.message());
+}
+
+void prepare_out_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec))
+    throw InputError("--out", 0, "", "cannot create the folder '" + dir + "': " +
+                                         (ec ? ec.message() : std::string("a file of that name exists")));
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw InputError("--out", 0, "", "cannot write into '" + dir + "': " + std::strerror(errno));
+  fs::remove(fs::path(dir) / "stats.json", ec);
+  if (ec) throw InputError("--out", 0, "", "cannot remove the old stats.json in '" + dir + "': " + ec.message());
 }
 
 }  // namespace ws::tools

@@ -21,6 +21,10 @@ struct RunReport {
   std::vector<timing::KernelResult> kernels;
   double wall_seconds = 0;
   std::optional<std::string> error;  // set when the run stopped early
+  int signal = 0;                    // the signal that stopped it, if one did
+  // Written while the run goes on (exec writes stats.json after each
+  // kernel): not complete, whatever has finished so far.
+  bool in_progress = false;
 };
 
 // Memory-hierarchy totals between two snapshots (sector granularity).
@@ -47,5 +51,9 @@ void print_summary(std::ostream& os, const RunReport& run, const stats::Registry
 // Writes `text` to `path` through a temporary file and a rename, so that a
 // reader never sees a partial file.
 void write_file_atomic(const std::string& path, const std::string& text);
+// Creates the --out folder (an InputError naming it when that fails) and
+// removes a stats.json an earlier run left there, so that a run that dies
+// early never leaves an old complete-looking result beside its config.
+void prepare_out_dir(const std::string& dir);
 
 }  // namespace ws::tools

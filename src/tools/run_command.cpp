@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 #include "config/config.h"
 #include "frontend/trace/trace_reader.h"
 #include "tools/commands.h"
@@ -31,7 +32,9 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
   auto total = work.kernel_count();
   uint32_t index = 0;
   uint64_t done_warp_insts = 0;
-  while (auto cmd = work.next()) {
+  while (!pending_interrupt()) {
+    auto cmd = work.next();
+    if (!cmd) break;
     if (auto* copy = std::get_if<ir::MemcpyHtoD>(&*cmd)) {
       gpu.memcpy_htod(*copy);
       continue;
@@ -48,7 +51,12 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
     auto cb = [&](Cycle c) {
       progress.update(tag, c, done_warp_insts + gpu.stats().sum("sm.*.warp_insts", before, gpu.stats().snapshot()));
     };
-    report.kernels.push_back(gpu.run_kernel(*kernel, cb));
+    try {
+      report.kernels.push_back(gpu.run_kernel(*kernel, cb));
+    } catch (timing::KernelStopped& stop) {
+      report.kernels.push_back(std::move(stop.partial));  // counted, and marked incomplete
+      throw;
+    }
     done_warp_insts += warp_insts(gpu.stats(), report.kernels.back());
   }
 }
@@ -56,13 +64,13 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
 }  // namespace
 
 int run_command(const RunOptions& opt) {
+  if (!opt.out.empty()) prepare_out_dir(opt.out);  // first: no old stats.json outlives a failed start
   config::Config cfg = load_config(opt);
   auto work = frontend::open_trace_workload(opt.workload);
   timing::Gpu gpu(cfg);
-  if (!opt.out.empty()) {
-    std::filesystem::create_directories(opt.out);
-    write_file_atomic(opt.out + "/config.toml", cfg.to_toml());
-  }
+  if (!opt.out.empty()) write_file_atomic(opt.out + "/config.toml", cfg.to_toml());
+  InterruptGuard on_signal;  // Ctrl-C or SIGTERM: stop, keep what is finished
+  gpu.set_stop_check(interrupt_reason);
   RunReport report;
   report.workload = opt.workload;
   report.preset = opt.gpu;
@@ -75,15 +83,22 @@ int run_command(const RunOptions& opt) {
   } catch (const Error& e) {
     report.error = e.what();  // keep the kernels already simulated
   }
+  if (int signo = pending_interrupt()) {
+    report.signal = signo;
+    if (!report.error) report.error = interrupt_reason() + " between kernels";
+  }
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!opt.out.empty()) write_file_atomic(opt.out + "/stats.json", stats_json(report, gpu.stats()));
   if (opt.format == "accelsim") print_accelsim(std::cout, report, gpu.stats());
   if (opt.format == "summary") print_summary(std::cout, report, gpu.stats());
   if (opt.format == "json") std::cout << stats_json(report, gpu.stats());
   if (report.error) {
-    std::cerr << "warpsim: error: " << *report.error << "\n";
-    return 1;
+    std::cerr << "warpsim: " << (report.signal ? "" : "error: ") << *report.error << "\n";
+    return report.signal ? 128 + report.signal : 1;
   }
+  // A signal while the results were being written: they are whole, but the
+  // caller asked us to stop.
+  if (int signo = pending_interrupt()) return 128 + signo;
   return 0;
 }
 

@@ -23,10 +23,8 @@ fs::path temp(const std::string& name) {
   return p;
 }
 
-std::string shared_traces() {
-  fs::path p = fs::path(WARPSIM_SHARED_DIR) / "traces";
-  return fs::exists(p) ? p.string() : "";
-}
+// The real NVBit traces checked in with the sources (as in ../shared/traces).
+std::string example_traces() { return (fs::path(WARPSIM_SOURCE_DIR) / "examples" / "traces").string(); }
 
 nlohmann::json read_json(const fs::path& p) {
   std::ifstream in(p);
@@ -36,20 +34,13 @@ nlohmann::json read_json(const fs::path& p) {
 // Copies a real trace folder and replaces line `line` (1-based) of its kernel.
 fs::path corrupt_copy(const std::string& name, int line, const std::string& text) {
   fs::path dir = temp("bad-" + name);
-  fs::copy(fs::path(shared_traces()) / "vectoradd-100-32-trace", dir, fs::copy_options::recursive);
-  std::ifstream in(dir / "kernel-1.traceg");
-  std::stringstream out;
-  std::string l;
-  for (int n = 1; std::getline(in, l); ++n) out << (n == line ? text : l) << "\n";
-  in.close();
-  std::ofstream(dir / "kernel-1.traceg") << out.str();
+  ws::test::copy_trace_replacing_line(fs::path(example_traces()) / "vectoradd-100-32-trace", dir, line, text);
   return dir;
 }
 
 TEST(CliRun, WritesStatsAndEffectiveConfig) {
-  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
   fs::path out = temp("out");
-  Result r = run("run " + shared_traces() + "/matrixmul-32-32-trace --gpu qv100 --out " + out.string());
+  Result r = run("run " + example_traces() + "/matrixmul-32-32-trace --gpu qv100 --out " + out.string());
   ASSERT_EQ(r.rc, 0) << r.out;
   auto j = read_json(out / "stats.json");
   EXPECT_EQ(j["complete"], true);
@@ -83,8 +74,7 @@ TEST(CliRun, WritesStatsAndEffectiveConfig) {
 }
 
 TEST(CliRun, AccelSimFormatHasTheLinesScriptsParse) {
-  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
-  Result r = run("run " + shared_traces() + "/vectoradd-100-32-trace --gpu a100 --set l2.size_kb=8192 --format accelsim");
+  Result r = run("run " + example_traces() + "/vectoradd-100-32-trace --gpu a100 --set l2.size_kb=8192 --format accelsim");
   ASSERT_EQ(r.rc, 0) << r.out;
   for (const char* key : {"gpu_sim_cycle = ", "gpu_sim_insn = ", "gpu_ipc = ", "gpu_tot_sim_cycle = ",
                           "gpu_tot_sim_insn = ", "gpgpu_n_tot_w_icount = 344", "L1D_total_cache_accesses = ",
@@ -95,18 +85,16 @@ TEST(CliRun, AccelSimFormatHasTheLinesScriptsParse) {
 }
 
 TEST(CliRun, KernelWithoutSharedMemoryGetsTheWholeArrayAsL1) {
-  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
   fs::path out = temp("carve");
-  ASSERT_EQ(run("run " + shared_traces() + "/vectoradd-100-32-trace --format none --out " + out.string()).rc, 0);
+  ASSERT_EQ(run("run " + example_traces() + "/vectoradd-100-32-trace --format none --out " + out.string()).rc, 0);
   auto j = read_json(out / "stats.json");
   EXPECT_EQ(j["kernels"][0]["occupancy"]["shared_kb"], 0);
   EXPECT_EQ(j["kernels"][0]["occupancy"]["l1_kb"], 128);  // QV100's unified 128 KB
 }
 
 TEST(CliRun, IdenticalRunsGiveIdenticalStatsApartFromWallClock) {
-  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
   fs::path a = temp("det-a"), b = temp("det-b");
-  std::string trace = shared_traces() + "/matrixmul-32-32-trace";
+  std::string trace = example_traces() + "/matrixmul-32-32-trace";
   ASSERT_EQ(run("run " + trace + " --out " + a.string() + " --format none").rc, 0);
   ASSERT_EQ(run("run " + trace + " --out " + b.string() + " --format none").rc, 0);
   auto ja = read_json(a / "stats.json"), jb = read_json(b / "stats.json");
@@ -173,7 +161,6 @@ TEST(CliErrors, MissingTraceIsNamed) {
 }
 
 TEST(CliErrors, MalformedTraceLineNamesFileLineFieldAndKeepsNoCompleteJson) {
-  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
   // Line 30 of vectoradd's kernel is an instruction; give it a bad mask.
   fs::path dir = corrupt_copy("mask", 30, "0018 zzzzzzzz 1 R2 S2R 0 0");
   fs::path out = temp("bad-out");
@@ -187,7 +174,6 @@ TEST(CliErrors, MalformedTraceLineNamesFileLineFieldAndKeepsNoCompleteJson) {
 }
 
 TEST(CliErrors, UnknownOpcodeIsNamed) {
-  if (shared_traces().empty()) GTEST_SKIP() << "../shared/traces not found";
   fs::path dir = corrupt_copy("opcode", 30, "0018 ffffffff 1 R2 FROBNICATE 0 0");
   Result r = run("run " + dir.string());
   EXPECT_EQ(r.rc, 1);

@@ -1,12 +1,11 @@
-// End-to-end runs on the real NVBit traces in ../shared/traces.
+// End-to-end runs on the real NVBit traces in examples/traces.
 #include "e2e/sim_util.h"
 
 namespace ws::test {
 namespace {
 
 TEST(E2eRealTraces, VectorAddIs344WarpInstructionsOnEveryPreset) {
-  std::string dir = shared_trace("vectoradd-100-32-trace");
-  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found: skipping the real-trace runs";
+  std::string dir = example_trace("vectoradd-100-32-trace");
   for (const char* gpu : {"qv100", "rtx2060", "rtx3070", "a100", "h100", "gtx480", "k20"}) {
     SimTotals t = simulate(dir, preset(gpu));
     EXPECT_EQ(t.warp_insts, 344u) << gpu;
@@ -19,8 +18,7 @@ TEST(E2eRealTraces, VectorAddIs344WarpInstructionsOnEveryPreset) {
 }
 
 TEST(E2eRealTraces, MatrixMulIs4416WarpInstructions) {
-  std::string dir = shared_trace("matrixmul-32-32-trace");
-  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found: skipping the real-trace runs";
+  std::string dir = example_trace("matrixmul-32-32-trace");
   SimTotals t = simulate(dir, preset("qv100"));
   EXPECT_EQ(t.warp_insts, 4416u);
   // Every warp executes full-mask instructions except predicated-off ones, so
@@ -32,8 +30,7 @@ TEST(E2eRealTraces, MatrixMulIs4416WarpInstructions) {
 // The launch latency comes before the kernel's cycles (which a profiler
 // would report) and shows only in the elapsed time.
 TEST(E2eRealTraces, LaunchLatencyIsOutsideKernelCycles) {
-  std::string dir = shared_trace("vectoradd-100-32-trace");
-  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
+  std::string dir = example_trace("vectoradd-100-32-trace");
   SimTotals with = simulate(dir, preset("qv100", {"dram.tREFI=0"}));
   SimTotals without = simulate(dir, preset("qv100", {"gpu.kernel_launch_latency=0", "dram.tREFI=0"}));
   // Refresh off, so only the phase of the other clock domains against the

@@ -1,4 +1,4 @@
-// The two real NVBit traces in ../shared/traces (sm_61, tracer version 4).
+// The two real NVBit traces in examples/traces (sm_61, tracer version 4).
 #include <filesystem>
 
 #include "frontend/trace_test_util.h"
@@ -7,14 +7,13 @@ namespace ws::frontend {
 namespace {
 
 std::string traces() {
-  std::string dir = WARPSIM_SHARED_DIR;  // appended to in place (LTO warns, wrongly, about operator+ here)
-  dir.append("/traces");
+  std::string dir = WARPSIM_SOURCE_DIR;  // appended to in place (LTO warns, wrongly, about operator+ here)
+  dir.append("/examples/traces");
   return dir;
 }
 
 TEST(TraceReal, VectorAddHas344WarpInstructions) {
   std::string dir = traces() + "/vectoradd-100-32-trace";
-  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "../shared/traces not found";
   auto wl = open_trace_workload(dir);
   EXPECT_EQ(wl->kernel_count(), 1u);
   uint32_t kernels = 0, copies = 0;
@@ -25,14 +24,12 @@ TEST(TraceReal, VectorAddHas344WarpInstructions) {
 
 TEST(TraceReal, MatrixMulHas4416WarpInstructions) {
   std::string list = traces() + "/matrixmul-32-32-trace/kernelslist.g";
-  if (!std::filesystem::exists(list)) GTEST_SKIP() << "../shared/traces not found";
   auto wl = open_trace_workload(list);
   EXPECT_EQ(test::count_workload(*wl), 4416u);
 }
 
 TEST(TraceReal, VectorAddKernelFacts) {
   std::string dir = traces() + "/vectoradd-100-32-trace";
-  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "../shared/traces not found";
   auto wl = open_trace_workload(dir);
   std::unique_ptr<ir::KernelSource> k;
   while (auto c = wl->next())

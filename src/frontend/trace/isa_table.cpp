@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/paths.h"
+#include "config/param.h"
 
 namespace ws::frontend {
 
@@ -47,6 +48,18 @@ OpInfo parse_group(const toml::table& g, const std::string& file) {
   if (mem && info.space == IsaSpace::None) throw InputError(file, 0, "space", "memory opcodes need a space");
   return info;
 }
+
+// A preset's `core.units.<name>` is read only when an opcode table names the
+// unit, so only the vocabulary's names mean anything there (ldst is the LD/ST
+// unit's, timed by its own parameters): a typo is an error, not a silent no-op.
+const struct UnitInstances {
+  UnitInstances() {
+    std::vector<std::string> names;
+    for (const std::string& u : IsaTable::unit_vocabulary())
+      if (u != "ldst") names.push_back(u);
+    config::ParamRegistry::instance().declare_instances("core.units", std::move(names));
+  }
+} kUnitInstances;
 
 }  // namespace
 

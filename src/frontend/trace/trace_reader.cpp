@@ -230,25 +230,53 @@ class TraceWorkload final : public ir::WorkloadSource {
   std::map<uint32_t, std::shared_ptr<const IsaTable>> isas_;
 };
 
+// Up to 60 characters of a line that is not what we expected, with bytes
+// outside printable ASCII shown as '?' (it may be a binary file).
+std::string quoted_excerpt(std::string_view line) {
+  std::string out(line.substr(0, 60));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  return "'" + out + (line.size() > 60 ? "...'" : "'");
+}
+
+bool is_kernel_file_name(std::string_view name) {
+  return name.find(".traceg") != std::string_view::npos && name.find(',') == std::string_view::npos;
+}
+
 TraceWorkload::TraceWorkload(const std::string& path) {
   std::error_code ec;
   fs::path p = fs::is_directory(path, ec) ? fs::path(path) / "kernelslist.g" : fs::path(path);
   list_ = p.string();
+  // A kernel file given on its own is a one-kernel workload.
+  if (is_kernel_file_name(p.filename().string()) && fs::is_regular_file(p, ec)) {
+    entries_.push_back(ListEntry{ListEntry::Kind::Kernel, {}, list_});
+    kernels_ = 1;
+    return;
+  }
   auto r = LineReader::open(list_);
   std::string_view line;
   while (r->next(line)) {
     line = trim(line);
+    if (line.empty() || line.front() == '#') continue;
     if (starts_with(line, "MemcpyHtoD,")) {
       entries_.push_back(ListEntry{ListEntry::Kind::Copy, parse_memcpy(line, *r), {}});
+    } else if (starts_with(line, "Memcpy") && line.find(',') != std::string_view::npos) {
+      continue;  // another copy direction (MemcpyDtoH, ...): nothing for the L2 to warm
     } else if (line == "HostSync") {
       entries_.push_back(ListEntry{ListEntry::Kind::Sync, {}, {}});
-    } else if (line.find(".traceg") != std::string_view::npos && line.find(',') == std::string_view::npos) {
+    } else if (is_kernel_file_name(line)) {
       fs::path k = p.parent_path() / std::string(line);
       if (!fs::is_regular_file(k, ec)) throw InputError(list_, r->line_no(), "kernel", "missing kernel file " + k.string());
       entries_.push_back(ListEntry{ListEntry::Kind::Kernel, {}, k.string()});
       ++kernels_;
+    } else {
+      throw InputError(list_, r->line_no(), "", "not a kernel list line: " + quoted_excerpt(line) +
+                                                    " (expected MemcpyHtoD,<addr>,<bytes>, HostSync or a "
+                                                    "kernel-N.traceg file name)");
     }
   }
+  if (kernels_ == 0)
+    throw InputError(list_, 0, "", "names no kernel (kernel-N.traceg lines): nothing to simulate");
 }
 
 // Kernels of one workload share opcode tables per binary version.

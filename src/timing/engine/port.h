@@ -6,11 +6,11 @@
 #pragma once
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "common/error.h"
 #include "common/types.h"
 #include "timing/engine/clocked.h"
 
@@ -73,7 +73,10 @@ class Port {
   T& front() { return ring_[head_].msg; }
   const T& front() const { return ring_[head_].msg; }
   void pop() {
-    assert(size_ > 0);
+    // Kept in release builds (NDEBUG): popping an empty ring would corrupt
+    // its indices silently; the branch is never taken in a correct model.
+    if (size_ == 0) [[unlikely]]
+      throw Error("internal error: a component popped an empty port");
     head_ = (head_ + 1) & mask_;
     --size_;
     if (waiting_ == 0) return;

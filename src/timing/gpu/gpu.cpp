@@ -31,7 +31,8 @@ const config::Param<int64_t> kLaunchOverhead{"gpu.kernel_launch_overhead", 1000,
 constexpr Addr kCodeRegionBase = 0x0000'4000'0000'0000ull;
 constexpr unsigned kCodeRegionShift = 30;  // 1 GiB per kernel: PCs of exec kernels reach up to 2^20 per function
 const config::Param<int64_t> kMaxCycles{"gpu.max_cycles", 0, "core cycles",
-                                        "stop a kernel that runs longer than this (0 = no limit)", {0, 1e15}};
+                                        "stop a kernel that runs longer than this, keeping it as partial (0 = no limit)",
+                                        {0, 1e15}};
 const config::Param<bool> kGating{"gpu.activity_gating", true, "",
                                   "tick only components with work (false: every component on every edge; "
                                   "same results, much slower: a validation mode)"};
@@ -127,13 +128,31 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
     Cycle now = core_now();
     Cycle elapsed = now > r.start_cycle ? now - r.start_cycle : 0;
     if (max_cycles_ && elapsed > max_cycles_)
-      throw Error("kernel '" + info.name + "' exceeded gpu.max_cycles = " + std::to_string(max_cycles_));
-    if (progress && (++steps & 0x3fff) == 0) progress(elapsed);
+      stop_kernel(r, "kernel '" + info.name + "' exceeded gpu.max_cycles = " + std::to_string(max_cycles_) +
+                         " (its partial results are kept)");
+    if ((++steps & 0x3fff) == 0) {
+      if (progress) progress(elapsed);
+      if (stop_check_)
+        if (std::string why = stop_check_(); !why.empty()) stop_kernel(r, why + " in kernel '" + info.name + "'");
+    }
   }
+  finish_result(r);
+  return r;
+}
+
+void Gpu::finish_result(KernelResult& r) const {
   Cycle end = core_now();
   r.cycles = end > r.start_cycle ? end - r.start_cycle : 0;  // (a kernel without CTAs ends at once)
   r.after = stats_.snapshot();
-  return r;
+}
+
+// The counters so far describe the part of the kernel that ran (residency
+// counters as of each SM's last event); SMs still hold its warps, so the GPU
+// cannot run another kernel after this.
+void Gpu::stop_kernel(KernelResult& r, const std::string& why) {
+  finish_result(r);
+  r.complete = false;
+  throw KernelStopped(why, std::move(r));
 }
 
 }  // namespace ws::timing

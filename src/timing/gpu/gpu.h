@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/error.h"
 #include "config/config.h"
 #include "ir/source.h"
 #include "stats/stats.h"
@@ -38,7 +39,22 @@ struct KernelResult {
   Cycle elapsed_cycles() const { return launch_gap + cycles; }
   Occupancy occupancy;
   stats::Snapshot before, after;      // counters around the kernel
+  // False for a kernel stopped before its end (gpu.max_cycles, an interrupt):
+  // its cycles and counters cover what ran until then.
+  bool complete = true;
 };
+
+// A kernel stopped before its end; `partial` is what it ran so far. The GPU
+// is left in the middle of that kernel: run nothing more on it.
+class KernelStopped : public Error {
+ public:
+  KernelStopped(const std::string& what, KernelResult partial) : Error(what), partial(std::move(partial)) {}
+  KernelResult partial;
+};
+
+// Polled now and then during a kernel: a non-empty reason stops it
+// (KernelStopped carrying that reason).
+using StopCheck = std::function<std::string()>;
 
 // Called now and then during a kernel with its elapsed core cycles.
 using ProgressFn = std::function<void(Cycle kernel_cycles)>;
@@ -66,13 +82,17 @@ class Gpu {
   // Where a kernel's code lives: instruction addresses are this plus the PC.
   // One region per kernel name, in order of first launch.
   Addr code_base(const std::string& kernel_name);
-  // Runs one kernel to completion (kernels run in order).
+  // Runs one kernel to completion (kernels run in order). Throws
+  // KernelStopped past gpu.max_cycles or when the stop check says so.
   KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {});
+  void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
 
  private:
   void build_memory(const config::Config& cfg);
   Cycle core_now() const;
   bool memory_quiescent() const;
+  void finish_result(KernelResult& r) const;
+  [[noreturn]] void stop_kernel(KernelResult& r, const std::string& why);
 
   stats::Registry stats_;
   Engine engine_;
@@ -83,6 +103,7 @@ class Gpu {
   bool host_synced_ = true;  // nothing queued behind a running kernel yet
   std::unordered_map<std::string, uint32_t> code_regions_;
   uint64_t max_cycles_;
+  StopCheck stop_check_;
   std::vector<std::unique_ptr<Sm>> sms_;
   std::unique_ptr<Crossbar> req_net_, reply_net_;
   std::vector<std::unique_ptr<L2Slice>> slices_;
