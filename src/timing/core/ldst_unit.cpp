@@ -12,6 +12,11 @@ const config::Param<int64_t> kQueue{"core.ldst_queue", 32, "accesses",
                                     {1, 4096}};
 const config::Param<int64_t> kFenceLatency{"core.fence_latency", 4, "cycles", "latency of a memory fence",
                                            {1, 10000}};
+// A load spends one cycle in the access queue before the L1's tag stage takes
+// it (tick() runs before the cycle's issue) and one on the L1's done port
+// before its warp sees the data: both are inside the measured load-to-use
+// latency that l1d.latency states.
+constexpr uint32_t kL1ClientCycles = 2;
 }  // namespace
 
 LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDomain& clock, L1D& l1, uint16_t sm_id)
@@ -27,7 +32,9 @@ LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDom
       global_accesses_(scope.counter("l1_accesses", "coalesced line accesses sent to the L1D")),
       const_accesses_(scope.counter("const_accesses", "warp constant-memory loads")),
       queue_full_cycles_(scope.counter("queue_full_cycles",
-                                       "cycles the L1 access queue was full, holding back memory instructions")) {}
+                                       "cycles the L1 access queue was full, holding back memory instructions")) {
+  l1_.set_client_cycles(kL1ClientCycles);
+}
 
 uint32_t LdstUnit::alloc_pending(uint32_t warp_slot, const ir::WarpInst& inst) {
   uint32_t token;

@@ -13,7 +13,7 @@ namespace {
 using config::Param;
 // QV100: 28-cycle hit latency, 128 KB unified array seen as 4 sets x 256 ways,
 // 512 MSHRs merging up to 8 requests (gpu-facts).
-const Param<int64_t> kLatency{"l1d.latency", 28, "cycles", "L1D hit latency (load to use)", {1, 4096}};
+const Param<int64_t> kLatency{"l1d.latency", 28, "cycles", "L1D hit latency, issue to dependent issue (load to use)", {1, 4096}};
 const Param<int64_t> kSizeKb{"l1d.size_kb", 128, "KB",
                              "largest L1D capacity; a kernel's shared-memory carve-out can only shrink it", {0, 65536}};
 const Param<int64_t> kSets{"l1d.sets", 4, "sets", "L1D sets; ways = capacity / (sets * 128 B)", {1, 65536}};
@@ -105,6 +105,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       max_merge_(static_cast<uint32_t>(kMaxMerge.get(cfg))),
       mshr_count_(static_cast<uint32_t>(kMshrs.get(cfg))),
       tag_lookups_(static_cast<uint32_t>(kTagLookups.get(cfg))),
+      hit_latency_(latency_),
       max_bytes_(static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024),
       write_policy_(write_policy(cfg)),
       sectored_(kSectored.get(cfg)),
@@ -175,7 +176,7 @@ void L1D::accept(const L1Access& access) {
         data_wavefronts_.inc(data_.wavefronts() - before);
       }
     }
-    pending(access.token) = Pending{0, true, true, clk_.tick_of(data_at + latency_)};
+    pending(access.token) = Pending{0, true, true, clk_.tick_of(data_at + hit_latency_)};
   }
   stalled_ = access;
   issue_stalled();

@@ -72,6 +72,11 @@ class L1D : public Clocked {
   // The SM whose next event depends on this cache's state (stalled(), done()):
   // woken after every tick of the cache.
   void set_client(Clocked* sm) { client_ = sm; }
+  // l1d.latency is load-to-use as a dependent chase measures it, issue to
+  // dependent issue; the client's own cycles around the cache (hand-over to
+  // the tag stage, delivery back to its scoreboard) are part of it, so a hit
+  // spends that much less here. Misses keep their full path.
+  void set_client_cycles(uint32_t cycles) { hit_latency_ = latency_ > cycles ? latency_ - cycles : 1; }
   Port<MemRequest>& from_icnt() { return from_icnt_; }
   // Carve-out: the L1 share of the unified array, set before a kernel starts
   // (drops every line). Sets stay fixed; ways follow the size.
@@ -130,6 +135,7 @@ class L1D : public Clocked {
   const ClockDomain& clk_;
   uint16_t sm_id_;
   uint32_t latency_, max_merge_, mshr_count_, tag_lookups_;
+  uint32_t hit_latency_;  // latency_ less the client's cycles (set_client_cycles)
   uint64_t max_bytes_;  // l1d.size_kb: the carve-out never grows the L1 beyond it
   const L1WritePolicy& write_policy_;
   bool sectored_;  // false: a read miss fetches the whole line
