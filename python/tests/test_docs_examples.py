@@ -14,6 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "stats.md"
 # Lines whose values measure the host, not the simulated GPU.
+FIX = ("\nUpdate the example in docs/stats.md: run the `$ warpsim run ...` command it shows and paste what it "
+       "prints, and the matching fields of its stats.json.")
 HOST_TIME = re.compile(r"^(gpgpu_simulation_time|gpgpu_simulation_rate|gpgpu_silicon_slowdown)\b")
 
 
@@ -64,12 +66,12 @@ def test_stats_page_example_is_what_warpsim_prints(warpsim_bin, tmp_path):
     r = subprocess.run(argv + ["--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert r.returncode == 0, r.stderr
     real = r.stdout.rstrip("\n").split("\n")
-    assert len(real) == len(printed), "the page shows a different number of lines:\n" + r.stdout
+    assert len(real) == len(printed), "the page shows a different number of lines:\n" + r.stdout + FIX
     for shown, actual in zip(printed, real):
         if HOST_TIME.match(shown):
             assert HOST_TIME.match(actual) and actual.split("=")[0] == shown.split("=")[0]
         else:
-            assert shown == actual
+            assert shown == actual, FIX
     problems = []
     _compare(json_doc, json.loads((out / "stats.json").read_text()), "", problems)
-    assert not problems, "docs/stats.md's stats.json differs:\n" + "\n".join(problems)
+    assert not problems, "docs/stats.md's stats.json differs:\n" + "\n".join(problems) + FIX
