@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test bench ubench sanitize clean
+.PHONY: all deps build demo docs test bench ubench sanitize clean
 
 all: build
 
@@ -18,6 +18,11 @@ build: deps $(BUILD)/build.ninja
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)
+
+# Regenerates the reference pages built from the code (docs/params.md,
+# docs/counters.md); `make test` fails while they are stale.
+docs: build
+	@bash scripts/gen-docs.sh $(BUILD)/bin/warpsim
 
 # The bounded fuzz run goes first (one summary line) so that ctest's summary
 # closes the output, followed only by the reason for each skipped test.

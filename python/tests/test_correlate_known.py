@@ -121,3 +121,20 @@ def test_same_inputs_give_the_same_report(inputs, tmp_path):
         assert main(["correlate", "--sim", str(run), "--hw", str(hw), "--out", str(tmp_path / name)]) == 0
         pages.append((tmp_path / name).read_bytes())
     assert pages[0] == pages[1]
+
+
+def test_runs_with_demangled_names_match_as_before(tmp_path):
+    """stats.json gives `name` demangled and the trace's name as `mangled_name`: launches pair up as they
+    did when `name` was mangled."""
+    kernels = []
+    for c, i in zip(SIM_CYCLES, INSTS):
+        k = sim_kernel("void vecAdd<float>(float*, float*, float*, int)", c, i)
+        k["mangled_name"] = "_Z6vecAddIfEvPT_S1_S1_i"
+        kernels.append(k)
+    run = write_run(tmp_path / "runs" / "app", kernels)
+    launches = [("void vecAdd<float>(float*, float*, float*, int)", {METRICS[0]: f"{c:,}", METRICS[1]: f"{i:,}",
+                                                                      METRICS[2]: "50"})
+                for c, i in zip(HW_CYCLES, INSTS)]
+    c = correlate(str(run), str(ncu_csv(tmp_path / "hw.csv", METRICS, UNITS, launches)))
+    assert c.summary["cycles"].n == 3
+    assert not c.matching.unmatched

@@ -28,7 +28,8 @@ def simulated(warpsim_bin, tmp_path):
 
 def test_report_says_ten_percent(warpsim_bin, simulated, tmp_path):
     kernel = simulated["kernels"][0]
-    assert kernel["name"] == "_Z6vecAddIfEvPT_S1_S1_i"
+    assert kernel["mangled_name"] == "_Z6vecAddIfEvPT_S1_S1_i"
+    assert kernel["name"] == "void vecAdd<float>(float*, float*, float*, int)"
     sim_cycles = kernel["ncu"]["gpc__cycles_elapsed.max"]
     hw_cycles = round(sim_cycles / 1.1)            # the simulation runs 10% longer than "the GPU"
     metrics = ["gpc__cycles_elapsed.max", "smsp__inst_executed.sum"]

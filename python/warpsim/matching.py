@@ -57,10 +57,15 @@ def _launch_mismatch(hw: HwKernel, sim_kernel: dict) -> str:
     return ""
 
 
+def _sim_name(kernel: dict) -> str:
+    """The trace's own (mangled) name where stats.json keeps it beside the demangled `name`."""
+    return kernel.get("mangled_name") or kernel["name"]
+
+
 def _match_launches(run: Run, profile: HwProfile, result: Matching) -> None:
     sim_by_base: dict[str, list[int]] = defaultdict(list)
     for i, k in enumerate(run.kernels):
-        sim_by_base[kernel_name(k["name"]).base].append(i)
+        sim_by_base[kernel_name(_sim_name(k)).base].append(i)
     taken: dict[str, int] = defaultdict(int)
     used: set[int] = set()
     for hw in profile.kernels:
@@ -82,7 +87,7 @@ def _match_launches(run: Run, profile: HwProfile, result: Matching) -> None:
 
 
 def _match_summaries(run: Run, profile: HwProfile, result: Matching) -> None:
-    bases = [kernel_name(k["name"]).base for k in run.kernels]
+    bases = [kernel_name(_sim_name(k)).base for k in run.kernels]
     used: set[int] = set()
     rows_for: dict[str, int] = {}
     for hw in profile.kernels:

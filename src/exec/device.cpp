@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/demangle.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "config/config.h"
@@ -190,7 +191,7 @@ LaunchResult Device::launch(const Launch& l) {
 // A kernel stopped by gpu.max_cycles is kept as partial too.
 void Device::run_timed(EmulatedKernel& kernel, const ir::KernelInfo& info) {
   Timing& t = *timing_;
-  std::string tag = fmt::format("[kernel {}] {}", info.id, info.name.substr(0, 40));
+  std::string tag = fmt::format("[kernel {}] {}", info.id, demangle_fit(info.name, 48));
   auto progress = [&](Cycle c) { t.progress.update(tag, c, kernel.result().warp_insts); };
   try {
     InterruptGuard on_signal;

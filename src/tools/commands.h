@@ -38,5 +38,8 @@ std::string python_package_dir();
 std::string choose_python(const std::vector<std::string>& modules = {"pandas", "numpy", "matplotlib"});
 int presets_command();
 int params_command(bool markdown);
+// Every counter a GPU built from `preset` registers, one row per family
+// (indices as N), with its description: docs/counters.md.
+int counters_command(const std::string& preset, bool markdown);
 
 }  // namespace ws::tools

@@ -75,6 +75,11 @@ int main(int argc, char** argv) {
   bool markdown = false;
   CLI::App* params_cmd = app.add_subcommand("params", "list every parameter with type, default, unit, description");
   params_cmd->add_flag("--markdown", markdown, "print a Markdown table (docs/params.md)");
+  std::string counters_gpu = "qv100";
+  CLI::App* counters_cmd =
+      app.add_subcommand("counters", "list the statistics counters (stats.json `counters`) with their meaning");
+  counters_cmd->add_option("--gpu", counters_gpu, "GPU preset name or a TOML file")->capture_default_str();
+  counters_cmd->add_flag("--markdown", markdown, "print a Markdown table (docs/counters.md)");
 
   ws::frontend::SynthSpec synth;
   std::string synth_out;
@@ -106,6 +111,7 @@ int main(int argc, char** argv) {
     if (*tune_cmd) return ws::tools::python_tool_command("tune", tune_cmd->remaining());
     if (app.got_subcommand("presets")) return ws::tools::presets_command();
     if (*params_cmd) return ws::tools::params_command(markdown);
+    if (*counters_cmd) return ws::tools::counters_command(counters_gpu, markdown);
     if (*synth_cmd) {
       ws::frontend::write_synthetic(synth, synth_out);
       std::cout << "wrote " << ws::frontend::synth_instruction_count(synth) << " warp instructions to " << synth_out

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "common/demangle.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 
@@ -91,7 +92,7 @@ ordered_json ncu_metrics(const stats::Registry& reg, const stats::Snapshot& a, c
 
 ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult& k, const RunReport& run) {
   uint64_t w = warp_insts(reg, k), t = thread_insts(reg, k);
-  ordered_json j{{"name", k.name},     {"id", k.id},     {"grid", dim(k.grid)},
+  ordered_json j{{"name", demangle(k.name)}, {"mangled_name", k.name}, {"id", k.id},     {"grid", dim(k.grid)},
                  {"block", dim(k.block)}, {"binary_version", k.binary_version}, {"complete", k.complete},
                  {"cycles", k.cycles}, {"launch_gap_cycles", k.launch_gap},
                  {"elapsed_cycles", k.elapsed_cycles()}, {"warp_insts", w}, {"thread_insts", t},
@@ -150,47 +151,21 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
-void print_accelsim(std::ostream& os, const RunReport& run, const stats::Registry& reg) {
-  uint64_t tot_cycles = 0, tot_insn = 0, tot_warp = 0;
-  stats::Snapshot zero(reg.size(), 0);
-  for (const auto& k : run.kernels) {
-    uint64_t insn = thread_insts(reg, k);
-    tot_cycles += k.cycles;
-    tot_insn += insn;
-    tot_warp += warp_insts(reg, k);
-    MemTotals m = mem_totals(reg, zero, k.after);  // Accel-Sim prints cache totals cumulatively
-    os << fmt::format("kernel_name = {}\nkernel_launch_uid = {}\n", k.name, k.id);
-    os << fmt::format("gpu_sim_cycle = {}\ngpu_sim_insn = {}\ngpu_ipc = {:12.4f}\n", k.cycles, insn,
-                      ratio(insn, k.cycles));
-    os << fmt::format("gpu_tot_sim_cycle = {}\ngpu_tot_sim_insn = {}\ngpu_tot_ipc = {:12.4f}\n", tot_cycles, tot_insn,
-                      ratio(tot_insn, tot_cycles));
-    os << fmt::format("gpgpu_n_tot_w_icount = {}\n", tot_warp);
-    os << fmt::format("L1D_total_cache_accesses = {}\nL1D_total_cache_misses = {}\nL1D_total_cache_miss_rate = {:.4f}\n",
-                      m.l1_accesses(), m.l1_accesses() - m.l1_hits(),
-                      ratio(m.l1_accesses() - m.l1_hits(), m.l1_accesses()));
-    os << fmt::format("L2_total_cache_accesses = {}\nL2_total_cache_misses = {}\nL2_total_cache_miss_rate = {:.4f}\n",
-                      m.l2_accesses(), m.l2_accesses() - m.l2_hits(),
-                      ratio(m.l2_accesses() - m.l2_hits(), m.l2_accesses()));
-    os << fmt::format("total dram reads = {}\ntotal dram writes = {}\n\n", m.dram_reads, m.dram_writes);
-  }
-  double secs = std::max(run.wall_seconds, 1e-9);
-  os << fmt::format("gpgpu_simulation_time = {:.3f} sec\n", run.wall_seconds);
-  os << fmt::format("gpgpu_simulation_rate = {} (inst/sec)\n", static_cast<uint64_t>(tot_insn / secs));
-  os << fmt::format("gpgpu_simulation_rate = {} (cycle/sec)\n", static_cast<uint64_t>(tot_cycles / secs));
-}
-
 void print_summary(std::ostream& os, const RunReport& run, const stats::Registry& reg) {
   os << fmt::format("warpsim: {} on {} ({} SMs @ {:.0f} MHz)\n", run.workload, run.preset, run.sms, run.core_mhz);
-  os << fmt::format("{:>3}  {:<34} {:>12} {:>12} {:>8} {:>7} {:>7} {:>10}\n", "#", "kernel", "cycles", "warp insts",
-                    "IPC", "L1 hit", "L2 hit", "DRAM rd");
+  // Two header lines: what each column is, then its unit.
+  constexpr const char* kRow = "{:>3}  {:<44} {:>10} {:>10} {:>11} {:>9} {:>6} {:>6} {:>10}\n";
+  os << fmt::format(kRow, "#", "kernel", "cycles", "time", "warp insts", "IPC", "L1 hit", "L2 hit", "DRAM rd");
+  os << fmt::format(kRow, "", "", "(core)", "(us)", "", "(thr/clk)", "(%)", "(%)", "(sectors)");
   uint64_t cycles = 0, w = 0;
   for (const auto& k : run.kernels) {
     MemTotals m = mem_totals(reg, k.before, k.after);
     uint64_t wi = warp_insts(reg, k);
-    std::string name = k.name.size() > 34 ? k.name.substr(0, 31) + "..." : k.name;
-    os << fmt::format("{:>3}  {:<34} {:>12} {:>12} {:>8.2f} {:>6.1f}% {:>6.1f}% {:>10}\n", k.id, name, k.cycles, wi,
-                      ratio(thread_insts(reg, k), k.cycles), 100 * ratio(m.l1_hits(), m.l1_accesses()),
-                      100 * ratio(m.l2_hits(), m.l2_accesses()), m.dram_reads);
+    double us = run.core_mhz > 0 ? static_cast<double>(k.cycles) / run.core_mhz : 0.0;
+    os << fmt::format(kRow, k.id, demangle_fit(k.name, 44), k.cycles, fmt::format("{:.2f}", us), wi,
+                      fmt::format("{:.2f}", ratio(thread_insts(reg, k), k.cycles)),
+                      fmt::format("{:.1f}", 100 * ratio(m.l1_hits(), m.l1_accesses())),
+                      fmt::format("{:.1f}", 100 * ratio(m.l2_hits(), m.l2_accesses())), m.dram_reads);
     cycles += k.cycles;
     w += wi;
   }

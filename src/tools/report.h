@@ -25,6 +25,9 @@ struct RunReport {
   // Written while the run goes on (exec writes stats.json after each
   // kernel): not complete, whatever has finished so far.
   bool in_progress = false;
+  // Host seconds from the start of the simulation to the end of each kernel
+  // (parallel to `kernels`; empty where nobody measured them).
+  std::vector<double> wall_at_kernel_end;
 };
 
 // Memory-hierarchy totals between two snapshots (sector granularity).
@@ -43,7 +46,8 @@ uint64_t thread_insts(const stats::Registry& reg, const timing::KernelResult& k)
 
 // stats.json content (schema: docs/stats.md).
 std::string stats_json(const RunReport& run, const stats::Registry& reg);
-// Accel-Sim's per-kernel stat lines, cumulative totals as Accel-Sim prints them.
+// Accel-Sim's per-kernel stat lines, cumulative totals as Accel-Sim prints them
+// (accelsim_report.cpp; the mapping is in docs/stats.md).
 void print_accelsim(std::ostream& os, const RunReport& run, const stats::Registry& reg);
 // A short human-readable table.
 void print_summary(std::ostream& os, const RunReport& run, const stats::Registry& reg);

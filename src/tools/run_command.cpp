@@ -1,11 +1,13 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "common/demangle.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "config/config.h"
@@ -29,6 +31,10 @@ config::Config load_config(const RunOptions& opt) {
 
 void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, bool progress_on) {
   ProgressLine progress(progress_on);
+  auto start = Clock::now();
+  auto kernel_ended = [&] {
+    report.wall_at_kernel_end.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  };
   auto total = work.kernel_count();
   uint32_t index = 0;
   uint64_t done_warp_insts = 0;
@@ -46,7 +52,7 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
     auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
     ++index;
     std::string tag = fmt::format("[kernel {}/{}] {}", index, total ? std::to_string(*total) : "?",
-                                  kernel->info().name.substr(0, 40));
+                                  demangle_fit(kernel->info().name, 48));
     auto before = gpu.stats().snapshot();
     auto cb = [&](Cycle c) {
       progress.update(tag, c, done_warp_insts + gpu.stats().sum("sm.*.warp_insts", before, gpu.stats().snapshot()));
@@ -55,8 +61,10 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
       report.kernels.push_back(gpu.run_kernel(*kernel, cb));
     } catch (timing::KernelStopped& stop) {
       report.kernels.push_back(std::move(stop.partial));  // counted, and marked incomplete
+      kernel_ended();
       throw;
     }
+    kernel_ended();
     done_warp_insts += warp_insts(gpu.stats(), report.kernels.back());
   }
 }
@@ -124,6 +132,43 @@ int params_command(bool markdown) {
   for (const auto* p : params)
     std::cout << fmt::format("{:<36} {:<8} {:>12} {:<12} {}\n", p->name, config::type_name(p->type),
                              config::value_to_string(p->def), p->unit, p->desc);
+  return 0;
+}
+
+namespace {
+
+// A counter's family name: every all-digit segment (an SM, slice or channel
+// index) becomes N, so that "sm.3.l1d.reads" and "sm.79.l1d.reads" are one row.
+std::string counter_family(const std::string& name) {
+  std::string out, seg;
+  auto flush = [&] {
+    bool index = !seg.empty() && seg.find_first_not_of("0123456789") == std::string::npos;
+    out += (out.empty() ? "" : ".") + (index ? std::string("N") : seg);
+    seg.clear();
+  };
+  for (char c : name) {
+    if (c == '.') flush();
+    else seg += c;
+  }
+  flush();
+  return out;
+}
+
+}  // namespace
+
+int counters_command(const std::string& preset, bool markdown) {
+  config::Config cfg;
+  cfg.load_file(config::find_preset(preset));
+  timing::Gpu gpu(cfg);
+  const stats::Registry& reg = gpu.stats();
+  std::vector<std::pair<std::string, std::string>> rows;  // family, description; sorted, one per family
+  for (size_t i = 0; i < reg.size(); ++i) rows.emplace_back(counter_family(reg.name(i)), reg.desc(i));
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  rows.erase(std::unique(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+             rows.end());
+  if (markdown) std::cout << "| counter | meaning |\n|---|---|\n";
+  for (const auto& [family, desc] : rows)
+    std::cout << (markdown ? fmt::format("| `{}` | {} |\n", family, desc) : fmt::format("{:<44} {}\n", family, desc));
   return 0;
 }
 

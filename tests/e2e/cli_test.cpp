@@ -84,6 +84,21 @@ TEST(CliRun, AccelSimFormatHasTheLinesScriptsParse) {
     EXPECT_NE(r.out.find(key), std::string::npos) << key;
 }
 
+// People read demangled names; tools that match on the trace's name find it
+// as mangled_name (and in --format accelsim, as Accel-Sim prints it).
+TEST(CliRun, KernelNamesAreDemangledWithTheMangledNameKept) {
+  fs::path out = temp("names");
+  Result r = run("run " + example_traces() + "/matrixmul-32-32-trace --out " + out.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto k = read_json(out / "stats.json")["kernels"][0];
+  EXPECT_EQ(k["name"], "void mult_gpu<float>(float*, float*, float*, int, int)");
+  EXPECT_EQ(k["mangled_name"], "_Z8mult_gpuIfEvPT_S1_S1_ii");
+  EXPECT_NE(r.out.find("void mult_gpu<float>(float*, float*, flo..."), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("_Z8mult_gpu"), std::string::npos) << r.out;
+  Result a = run("run " + example_traces() + "/matrixmul-32-32-trace --format accelsim");
+  EXPECT_NE(a.out.find("kernel_name = _Z8mult_gpuIfEvPT_S1_S1_ii\n"), std::string::npos) << a.out;
+}
+
 TEST(CliRun, KernelWithoutSharedMemoryGetsTheWholeArrayAsL1) {
   fs::path out = temp("carve");
   ASSERT_EQ(run("run " + example_traces() + "/vectoradd-100-32-trace --format none --out " + out.string()).rc, 0);

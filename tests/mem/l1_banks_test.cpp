@@ -77,6 +77,7 @@ TEST(L1Banks, FullLineHitsSustainOneLinePerCycle) {
   b.run(kLatency + 2);
   for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(b.done_at[i], start + i + kLatency) << i;
   EXPECT_EQ(b.stat("data_wavefronts"), 64u);  // the warming misses used none
+  EXPECT_EQ(b.stat("bank_conflicts"), 0u) << "one access per cycle never conflicts";
 }
 
 // Four lines, each read in a different sector: 4 x 8 distinct banks, one
@@ -94,6 +95,7 @@ TEST(L1Banks, DistinctBanksOfFourLinesShareOneWavefront) {
   b.run(kLatency + 2);
   for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(b.done_at[i], start + kLatency) << i;
   EXPECT_EQ(b.stat("data_wavefronts") - waves, 1u);
+  EXPECT_EQ(b.stat("bank_conflicts"), 0u);
 }
 
 // The same 4 bytes (bank 0) of four different lines: bank 0 must deliver four
@@ -114,6 +116,7 @@ TEST(L1Banks, OneBankInFourLinesSerialisesFourTimes) {
   b.run(kLatency + 2);
   for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(b.done_at[i], start + i + kLatency) << i;
   EXPECT_EQ(b.stat("data_wavefronts") - waves, 4u);
+  EXPECT_EQ(b.stat("bank_conflicts"), 3u) << "the first wavefront is the access itself, three more are conflicts";
 }
 
 // Different words of one bank-row (one line) are no conflict; the same line

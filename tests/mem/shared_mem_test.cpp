@@ -33,6 +33,19 @@ TEST(SharedMem, InactiveLanesCostNothing) {
   EXPECT_EQ(strided(128, 4, 0x3u), 2u);
 }
 
+// What bank conflicts cost is the access's wavefronts minus these: wide
+// accesses need several wavefronts without any conflict.
+TEST(SharedMem, ConflictFreeCyclesCountActiveLaneGroups) {
+  EXPECT_EQ(shared_conflict_free_cycles(0xFFFFFFFFu, 4), 1u);
+  EXPECT_EQ(shared_conflict_free_cycles(0xFFFFFFFFu, 8), 2u);
+  EXPECT_EQ(shared_conflict_free_cycles(0xFFFFFFFFu, 16), 4u);
+  EXPECT_EQ(shared_conflict_free_cycles(0x0000FFFFu, 8), 1u);   // one half-warp
+  EXPECT_EQ(shared_conflict_free_cycles(0x01010101u, 16), 4u);  // one lane in each quarter
+  EXPECT_EQ(shared_conflict_free_cycles(0u, 4), 1u);            // an issued access takes a cycle
+  EXPECT_EQ(strided(16, 16) - shared_conflict_free_cycles(0xFFFFFFFFu, 16), 0u);
+  EXPECT_EQ(strided(128) - shared_conflict_free_cycles(0xFFFFFFFFu, 4), 31u);
+}
+
 TEST(SharedMem, ParamsHaveQv100Defaults) {
   config::Config cfg;
   SharedMemParams p = shared_mem_params(cfg);

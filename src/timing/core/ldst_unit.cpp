@@ -29,6 +29,8 @@ LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDom
       shared_banks_(static_cast<uint32_t>(cfg.get<int64_t>("shared.banks"))),
       shared_accesses_(scope.counter("shared_accesses", "warp shared-memory instructions")),
       shared_wavefronts_(scope.counter("shared_wavefronts", "shared-memory cycles incl. bank conflicts")),
+      shared_bank_conflicts_(scope.counter("shared_bank_conflicts",
+                                           "shared-memory cycles beyond what a conflict-free access takes")),
       global_accesses_(scope.counter("l1_accesses", "coalesced line accesses sent to the L1D")),
       const_accesses_(scope.counter("const_accesses", "warp constant-memory loads")),
       queue_full_cycles_(scope.counter("queue_full_cycles",
@@ -74,10 +76,13 @@ void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
   uint32_t waves =
       inst.active_mask && addrs ? shared_access_cycles(addrs, inst.active_mask, inst.access_bytes, shared_banks_) : 1;
   waves = std::max(waves, 1u);
+  uint32_t free_of_conflicts =
+      inst.active_mask && addrs ? shared_conflict_free_cycles(inst.active_mask, inst.access_bytes, shared_banks_) : 1;
   Cycle start = std::max(now, shared_free_);
   shared_free_ = start + waves;
   shared_accesses_.inc();
   shared_wavefronts_.inc(waves);
+  shared_bank_conflicts_.inc(waves - std::min(waves, free_of_conflicts));
   warp.write_dsts(inst, start + waves - 1 + shared_latency_);
 }
 

@@ -80,7 +80,7 @@ class LdstUnit {
   uint32_t fence_latency_, shared_banks_;
   Cycle shared_free_ = 0;  // the shared-memory pipe is busy until this cycle
   std::optional<Cycle> full_since_;  // the access queue has been full since then
-  stats::Counter &shared_accesses_, &shared_wavefronts_, &global_accesses_, &const_accesses_, &queue_full_cycles_;
+  stats::Counter &shared_accesses_, &shared_wavefronts_, &shared_bank_conflicts_, &global_accesses_, &const_accesses_, &queue_full_cycles_;
 };
 
 }  // namespace ws::timing

@@ -59,6 +59,7 @@ Cycle L1DataArray::place_row(Addr row, uint32_t banks) {
     w.busy |= banks;
     return first_wave_ + i;
   }
+  if (!open_.empty()) ++conflict_wavefronts_;  // it fitted no open wavefront
   Wave& w = open_.emplace_back();
   w.busy = banks;
   for (uint32_t add = banks; add; add &= add - 1) w.row[static_cast<uint32_t>(std::countr_zero(add))] = row;

@@ -36,6 +36,9 @@ class L1DataArray {
   Cycle free_at() const { return free_at_; }
   // Wavefronts reserved so far.
   uint64_t wavefronts() const { return wavefronts_; }
+  // Of those, the ones opened because a bank was already taken by another row
+  // in this tag-stage cycle: the cycles bank conflicts cost.
+  uint64_t conflict_wavefronts() const { return conflict_wavefronts_; }
 
  private:
   struct Wave {
@@ -53,6 +56,7 @@ class L1DataArray {
   Cycle first_wave_ = 0;          // cycle of open_[0]
   Cycle free_at_ = 0;
   uint64_t wavefronts_ = 0;
+  uint64_t conflict_wavefronts_ = 0;
 };
 
 }  // namespace ws::timing

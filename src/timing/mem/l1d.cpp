@@ -135,7 +135,9 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
                    &scope.counter("stall_cycles_merge_limit",
                                   "of stall_cycles: the sector's MSHR already held l1d.mshr_max_merge requests"),
                    &scope.counter("stall_cycles_write_buffer", "of stall_cycles: waiting for room in the write buffer")},
-      data_wavefronts_(scope.counter("data_wavefronts", "data-array cycles used by read hits (bank conflicts add more)")) {
+      data_wavefronts_(scope.counter("data_wavefronts", "data-array cycles used by read hits (bank conflicts add more)")),
+      bank_conflicts_(scope.counter("bank_conflicts",
+                                    "data-array cycles added by bank conflicts among the read hits of one tag-stage cycle")) {
   for (uint32_t i = mshr_count_; i-- > 0;) free_mshrs_.push_back(i);
   track_events();
   from_icnt_.wire_consumer(this);
@@ -171,9 +173,10 @@ void L1D::accept(const L1Access& access) {
       const CacheLine* line = tags_.find(access.line_addr);
       uint8_t hits = line ? static_cast<uint8_t>(access.sector_mask & line->valid) : 0;
       if (hits) {
-        uint64_t before = data_.wavefronts();
+        uint64_t before = data_.wavefronts(), conflicts_before = data_.conflict_wavefronts();
         data_at = data_.place(access.line_addr, hits, access.byte_masks, now);
         data_wavefronts_.inc(data_.wavefronts() - before);
+        bank_conflicts_.inc(data_.conflict_wavefronts() - conflicts_before);
       }
     }
     pending(access.token) = Pending{0, true, true, clk_.tick_of(data_at + hit_latency_)};

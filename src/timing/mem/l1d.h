@@ -173,6 +173,7 @@ class L1D : public Clocked {
   stats::Counter &atomics_, &mshr_merges_, &mshr_stalls_, &stall_cycles_;
   std::array<stats::Counter*, 4> wait_cycles_;  // by Wait
   stats::Counter& data_wavefronts_;
+  stats::Counter& bank_conflicts_;
 };
 
 }  // namespace ws::timing

@@ -31,14 +31,31 @@ uint32_t group_wavefronts(const Addr* addrs, uint32_t mask, uint32_t first, uint
 
 }  // namespace
 
+namespace {
+// Lanes per group: as many as move one full row of banks.
+uint32_t lanes_per_group(uint32_t bytes_per_lane, uint32_t banks, uint32_t bank_bytes) {
+  uint32_t words_per_lane = std::max(1u, (bytes_per_lane + bank_bytes - 1) / bank_bytes);
+  return std::max(1u, banks / words_per_lane);
+}
+}  // namespace
+
 uint32_t shared_access_cycles(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane, uint32_t banks,
                               uint32_t bank_bytes) {
   uint32_t words_per_lane = std::max(1u, (bytes_per_lane + bank_bytes - 1) / bank_bytes);
-  uint32_t group = std::max(1u, banks / words_per_lane);
+  uint32_t group = lanes_per_group(bytes_per_lane, banks, bank_bytes);
   uint32_t total = 0;
   for (uint32_t first = 0; first < 32; first += group)
     total += group_wavefronts(lane_addrs, active_mask, first, group, words_per_lane, banks, bank_bytes);
   return total;
+}
+
+uint32_t shared_conflict_free_cycles(uint32_t active_mask, uint32_t bytes_per_lane, uint32_t banks,
+                                     uint32_t bank_bytes) {
+  uint32_t group = lanes_per_group(bytes_per_lane, banks, bank_bytes);
+  uint64_t lanes = group >= 32 ? 0xffffffffull : (1ull << group) - 1;
+  uint32_t groups = 0;
+  for (uint32_t first = 0; first < 32; first += group) groups += (active_mask >> first & lanes) != 0;
+  return std::max(groups, 1u);
 }
 
 SharedMemParams shared_mem_params(const config::Config& cfg) {

@@ -19,6 +19,12 @@ namespace ws::timing {
 uint32_t shared_access_cycles(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane,
                               uint32_t banks = 32, uint32_t bank_bytes = 4);
 
+// The wavefronts the same access would take without a bank conflict: one per
+// lane group with an active lane (at least 1). shared_access_cycles minus
+// this is what bank conflicts cost.
+uint32_t shared_conflict_free_cycles(uint32_t active_mask, uint32_t bytes_per_lane, uint32_t banks = 32,
+                                     uint32_t bank_bytes = 4);
+
 struct SharedMemParams {
   uint32_t latency = 20;  // cycles from issue to data for a conflict-free access
   uint32_t banks = 32;
