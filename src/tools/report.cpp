@@ -145,6 +145,7 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   for (size_t i = 0; i < reg.size(); ++i)
     if (now[i]) counters[reg.name(i)] = now[i];
   j["counters"] = counters;
+  if (run.sampling) j["sampling"] = ordered_json::parse(sampling_json_text(run, reg));
   // Kernel names and error messages come from input files and may hold any
   // bytes: invalid UTF-8 becomes U+FFFD rather than losing the whole result.
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
@@ -200,6 +201,7 @@ void print_summary(std::ostream& os, const RunReport& run, const stats::Registry
   if (run.error) os << "run stopped early: " << *run.error << "\n";
   for (const auto& k : run.kernels)
     if (!k.complete) os << "kernel " << k.id << " is partial: its figures cover only the cycles it ran\n";
+  if (run.sampling) print_sampling(os, run, reg);
 }
 
 void write_file_atomic(const std::string& path, const std::string& text) {
