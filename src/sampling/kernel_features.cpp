@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "ir/read_cta.h"
+
 namespace ws::sampling {
 namespace {
 
@@ -22,9 +24,6 @@ constexpr std::array<std::string_view, kFeatureCount> kNcuNames = {
     "smsp__sass_inst_executed_op_global_atom.sum",
     "launch__grid_size",
 };
-
-// Instructions taken from one warp before the next warp's turn.
-constexpr uint32_t kTurn = 256;
 
 void count_memory(const ir::WarpInst& in, KernelFeatures& f) {
   double threads = in.active_count();
@@ -65,27 +64,6 @@ void count(const ir::WarpInst& in, KernelFeatures& f) {
   if (in.is_memory() && in.active_mask) count_memory(in, f);
 }
 
-void profile_cta(ir::CtaSource& cta, KernelFeatures& f) {
-  uint32_t warps = cta.num_warps();
-  std::vector<bool> done(warps, false);
-  uint32_t left = warps;
-  ir::WarpInst in;
-  while (left > 0) {
-    for (uint32_t w = 0; w < warps; ++w) {
-      if (done[w]) continue;
-      uint32_t n = 0;
-      while (n < kTurn && cta.next_into(w, in)) {
-        count(in, f);
-        ++n;
-      }
-      if (n < kTurn) {
-        done[w] = true;
-        --left;
-      }
-    }
-  }
-}
-
 }  // namespace
 
 std::string_view ncu_name(Feature f) { return kNcuNames[static_cast<size_t>(f)]; }
@@ -111,9 +89,10 @@ KernelFeatures profile_kernel(ir::KernelSource& kernel, uint32_t launch_index) {
   f.id = launch_index;
   f.grid = info.grid;
   f.block = info.block;
+  ir::WarpInst scratch;
   while (std::unique_ptr<ir::CtaSource> cta = kernel.next_cta()) {
     f[Feature::Ctas] += 1;
-    profile_cta(*cta, f);
+    ir::read_cta(*cta, [&](const ir::WarpInst& in) { count(in, f); }, scratch);
   }
   double insts = f[Feature::WarpInsts];
   f[Feature::ThreadsPerInst] = insts > 0 ? f[Feature::ThreadInsts] / insts : 0;

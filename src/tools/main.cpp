@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--plan", run.plan,
                       "sampling plan (warpsim sample plan): simulate its representatives, project the rest");
+  bool project_kernels = false;
+  run_cmd->add_flag("--project-kernels", project_kernels,
+                    "stop each kernel once its IPC is stable and project the rest (sampling.project_kernels)");
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "never show the progress line");
 
@@ -116,6 +119,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) {
       ws::reexec_with_huge_pages(argv);  // returns unless it could not help
       run.progress = !no_progress;
+      if (project_kernels) run.sets.push_back("sampling.project_kernels=true");
       return ws::tools::run_command(run);
     }
     if (*exec_cmd) return ws::tools::exec_command(exec);
