@@ -1,4 +1,4 @@
-"""python3 -m warpsim correlate|mapping|tune ... (also `warpsim correlate ...`, `warpsim tune ...`)."""
+"""python3 -m warpsim correlate|mapping|sample|tune ... (also `warpsim correlate ...`, `warpsim tune ...`)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
                                    "'Tuning a preset').")
     from .tune_command import add_arguments
     add_arguments(t)
+    s = sub.add_parser("sample", help="kernel sampling: choose representative kernels (docs/sampling.md)")
+    from .sample_command import add_arguments as add_sample_arguments
+    add_sample_arguments(s)
     m = sub.add_parser("mapping", help="print the metric mapping")
     m.add_argument("--markdown", action="store_true", help="as the Markdown page docs/metric-mapping.md")
     m.add_argument("--mapping", help="metric mapping TOML (default: the package's)")
@@ -54,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
             from .mapping import DEFAULT_PATH, load_mapping
             print(mapping_markdown(load_mapping(args.mapping or DEFAULT_PATH)), end="")
             return 0
+        if args.command == "sample":
+            from .sample_command import run as sample_run
+            return sample_run(args)
         if args.command == "tune":
             from .tune_command import run as tune_run
             return tune_run(args)

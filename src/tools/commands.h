@@ -12,6 +12,7 @@ struct RunOptions {
   std::string out;                   // output folder (stats.json, config.toml)
   std::string format = "summary";    // summary | accelsim | json | none
   bool progress = true;              // progress line when stderr is a terminal
+  std::string plan;                  // sampling plan: simulate its representatives only
 };
 
 struct ExecOptions {
@@ -24,7 +25,15 @@ struct ExecOptions {
   bool verbose = false;              // runtime debug log on stderr
 };
 
+struct ProfileOptions {
+  std::string workload;  // trace folder or kernelslist.g
+  std::string out;       // CSV file (Nsight Compute metric names)
+  bool progress = true;
+};
+
 int run_command(const RunOptions& opt);
+// Per-kernel features (no timing) into a CSV: docs/sampling.md.
+int profile_command(const ProfileOptions& opt);
 // Replaces the process with the program (returns only when it cannot start).
 int exec_command(const ExecOptions& opt);
 // Runs `python3 -m warpsim TOOL ARGS` for TOOL correlate or tune (returns only

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/huge_pages.h"
@@ -44,6 +45,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--format", run.format, "what to print: summary, accelsim, json or none")
       ->check(CLI::IsMember({"summary", "accelsim", "json", "none"}))
       ->capture_default_str();
+  run_cmd->add_option("--plan", run.plan,
+                      "sampling plan (warpsim sample plan): simulate its representatives, project the rest");
+  bool project_kernels = false;
+  run_cmd->add_flag("--project-kernels", project_kernels,
+                    "stop each kernel once its IPC is stable and project the rest (sampling.project_kernels)");
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "never show the progress line");
 
@@ -70,6 +76,20 @@ int main(int argc, char** argv) {
   tune_cmd->set_help_flag();
   tune_cmd->allow_extras();
   tune_cmd->prefix_command();
+
+  ws::tools::ProfileOptions profile;
+  CLI::App* profile_cmd = app.add_subcommand(
+      "profile", "per-kernel features for kernel sampling, no timing: warpsim profile --out prof.csv TRACES");
+  profile_cmd->add_option("workload", profile.workload, "trace folder or kernelslist.g")->required();
+  profile_cmd->add_option("--out", profile.out, "CSV file to write (Nsight Compute metric names)")->required();
+  bool profile_quiet = false;
+  profile_cmd->add_flag("--no-progress", profile_quiet, "no progress line");
+  // Everything after `sample` goes to the Python package (warpsim sample plan ...).
+  CLI::App* sample_cmd = app.add_subcommand(
+      "sample", "choose representative kernels: warpsim sample plan prof.csv --target-error 5% --out plan.json");
+  sample_cmd->set_help_flag();
+  sample_cmd->allow_extras();
+  sample_cmd->prefix_command();
 
   app.add_subcommand("presets", "list the GPU presets");
   bool markdown = false;
@@ -104,11 +124,17 @@ int main(int argc, char** argv) {
     if (*run_cmd) {
       ws::reexec_with_huge_pages(argv);  // returns unless it could not help
       run.progress = !no_progress;
+      if (project_kernels) run.sets.push_back("sampling.project_kernels=true");
       return ws::tools::run_command(run);
     }
     if (*exec_cmd) return ws::tools::exec_command(exec);
     if (*correlate_cmd) return ws::tools::python_tool_command("correlate", correlate_cmd->remaining());
     if (*tune_cmd) return ws::tools::python_tool_command("tune", tune_cmd->remaining());
+    if (*sample_cmd) return ws::tools::python_tool_command("sample", sample_cmd->remaining());
+    if (*profile_cmd) {
+      profile.progress = !profile_quiet && isatty(2);
+      return ws::tools::profile_command(profile);
+    }
     if (app.got_subcommand("presets")) return ws::tools::presets_command();
     if (*params_cmd) return ws::tools::params_command(markdown);
     if (*counters_cmd) return ws::tools::counters_command(counters_gpu, markdown);

@@ -35,6 +35,7 @@ struct ToolNeeds {
 
 ToolNeeds needs_of(const std::string& tool) {
   if (tool == "tune") return {{"tomllib"}, "python3 (3.11 or newer, for tomllib)"};
+  if (tool == "sample") return {{"numpy"}, "python3 python3-numpy"};
   return {{"pandas", "numpy", "matplotlib"}, "python3 python3-pandas python3-numpy python3-matplotlib"};
 }
 

@@ -104,6 +104,17 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
                    {"l1_kb", k.occupancy.l1_kb}}}};
   j.update(mem_json(mem_totals(reg, k.before, k.after)));
   j["ncu"] = ncu_metrics(reg, k.before, k.after, k.cycles, run);
+  if (k.projection.projected) {
+    // Figures for the whole kernel; everything above covers the CTAs simulated.
+    const timing::KernelProjection& p = k.projection;
+    j["projection"] = {{"projected", true},
+                       {"ctas_total", p.ctas_total},
+                       {"ctas_simulated", p.ctas_simulated},
+                       {"cycles", p.cycles},
+                       {"warp_insts", static_cast<double>(w) * p.scale},
+                       {"thread_insts", static_cast<double>(t) * p.scale},
+                       {"ipc", p.cycles ? static_cast<double>(t) * p.scale / static_cast<double>(p.cycles) : 0.0}};
+  }
   return j;
 }
 
@@ -146,6 +157,7 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   for (size_t i = 0; i < reg.size(); ++i)
     if (now[i]) counters[reg.name(i)] = now[i];
   j["counters"] = counters;
+  if (run.sampling) j["sampling"] = ordered_json::parse(sampling_json_text(run, reg));
   // Kernel names and error messages come from input files and may hold any
   // bytes: invalid UTF-8 becomes U+FFFD rather than losing the whole result.
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
@@ -175,6 +187,11 @@ void print_summary(std::ostream& os, const RunReport& run, const stats::Registry
   if (run.error) os << "run stopped early: " << *run.error << "\n";
   for (const auto& k : run.kernels)
     if (!k.complete) os << "kernel " << k.id << " is partial: its figures cover only the cycles it ran\n";
+  for (const auto& k : run.kernels)
+    if (k.projection.projected)
+      os << fmt::format("kernel {}: {} of {} CTAs simulated; projected {} cycles (stats.json: projection)\n", k.id,
+                        k.projection.ctas_simulated, k.projection.ctas_total, k.projection.cycles);
+  if (run.sampling) print_sampling(os, run, reg);
 }
 
 void write_file_atomic(const std::string& path, const std::string& text) {

@@ -7,10 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "sampling/plan.h"
 #include "stats/stats.h"
 #include "timing/gpu/gpu.h"
 
 namespace ws::tools {
+
+// A run under a sampling plan: which result (index into RunReport::kernels)
+// each group's representative produced, -1 while it has not run.
+struct SampledGroup {
+  sampling::PlanGroup plan;
+  int result = -1;
+};
+struct SamplingReport {
+  std::string plan;
+  uint32_t launches = 0;  // launches the plan covers
+  std::vector<SampledGroup> groups;
+};
 
 struct RunReport {
   std::string workload;
@@ -28,6 +41,7 @@ struct RunReport {
   // Host seconds from the start of the simulation to the end of each kernel
   // (parallel to `kernels`; empty where nobody measured them).
   std::vector<double> wall_at_kernel_end;
+  std::optional<SamplingReport> sampling;  // run under a plan (--plan)
 };
 
 // Memory-hierarchy totals between two snapshots (sector granularity).
@@ -51,6 +65,9 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg);
 void print_accelsim(std::ostream& os, const RunReport& run, const stats::Registry& reg);
 // A short human-readable table.
 void print_summary(std::ostream& os, const RunReport& run, const stats::Registry& reg);
+// stats.json's "sampling" section and the summary's group table (sampling_report.cpp).
+std::string sampling_json_text(const RunReport& run, const stats::Registry& reg);
+void print_sampling(std::ostream& os, const RunReport& run, const stats::Registry& reg);
 
 // Writes `text` to `path` through a temporary file and a rename, so that a
 // reader never sees a partial file.

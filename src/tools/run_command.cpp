@@ -29,7 +29,19 @@ config::Config load_config(const RunOptions& opt) {
   return cfg;
 }
 
-void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, bool progress_on) {
+// Under a plan, a launch that represents no group is not simulated (its
+// memcpys still fill the L2); the plan must describe this very workload.
+bool skip_launch(const sampling::KernelPlan* plan, RunReport& report, uint32_t index, const std::string& name) {
+  if (!plan) return false;
+  plan->check_launch(index, name);
+  int g = plan->group_of_representative(index);
+  if (g < 0) return true;
+  report.sampling->groups[static_cast<size_t>(g)].result = static_cast<int>(report.kernels.size());
+  return false;
+}
+
+void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, bool progress_on,
+              const sampling::KernelPlan* plan) {
   ProgressLine progress(progress_on);
   auto start = Clock::now();
   auto kernel_ended = [&] {
@@ -51,6 +63,7 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
     }
     auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
     ++index;
+    if (skip_launch(plan, report, index, kernel->info().name)) continue;
     std::string tag = fmt::format("[kernel {}/{}] {}", index, total ? std::to_string(*total) : "?",
                                   demangle_fit(kernel->info().name, 48));
     auto before = gpu.stats().snapshot();
@@ -67,6 +80,18 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
     kernel_ended();
     done_warp_insts += warp_insts(gpu.stats(), report.kernels.back());
   }
+  if (plan && !pending_interrupt()) plan->check_count(index);
+}
+
+std::optional<sampling::KernelPlan> load_plan(const RunOptions& opt, RunReport& report) {
+  if (opt.plan.empty()) return std::nullopt;
+  sampling::KernelPlan plan = sampling::KernelPlan::load(opt.plan);
+  SamplingReport s;
+  s.plan = opt.plan;
+  s.launches = plan.launches();
+  for (const sampling::PlanGroup& g : plan.groups()) s.groups.push_back(SampledGroup{g, -1});
+  report.sampling = std::move(s);
+  return plan;
 }
 
 }  // namespace
@@ -75,11 +100,13 @@ int run_command(const RunOptions& opt) {
   if (!opt.out.empty()) prepare_out_dir(opt.out);  // first: no old stats.json outlives a failed start
   config::Config cfg = load_config(opt);
   auto work = frontend::open_trace_workload(opt.workload);
+  RunReport report;
+  std::optional<sampling::KernelPlan> plan = load_plan(opt, report);
+  if (plan && work->kernel_count()) plan->check_count(*work->kernel_count());
   timing::Gpu gpu(cfg);
   if (!opt.out.empty()) write_file_atomic(opt.out + "/config.toml", cfg.to_toml());
   InterruptGuard on_signal;  // Ctrl-C or SIGTERM: stop, keep what is finished
   gpu.set_stop_check(interrupt_reason);
-  RunReport report;
   report.workload = opt.workload;
   report.preset = opt.gpu;
   report.sms = gpu.num_sms();
@@ -87,7 +114,7 @@ int run_command(const RunOptions& opt) {
   report.max_warps_per_sm = gpu.max_warps_per_sm();
   auto start = Clock::now();
   try {
-    simulate(*work, gpu, report, opt.progress);
+    simulate(*work, gpu, report, opt.progress, plan ? &*plan : nullptr);
   } catch (const Error& e) {
     report.error = e.what();  // keep the kernels already simulated
   }

@@ -39,6 +39,9 @@ class Sm : public Clocked {
   bool can_launch() const { return live_ctas_ < ctas_per_sm_; }
   void launch(std::unique_ptr<ir::CtaSource> cta);
   uint32_t live_ctas() const { return live_ctas_; }
+  // Running totals (all kernels): warp instructions issued, CTAs finished.
+  uint64_t warp_insts() const { return warp_insts_.value(); }
+  uint64_t ctas_done() const { return ctas_done_.value(); }
   // No access waits in the LD/ST unit for the L1.
   bool memory_idle() const { return !ldst_.busy(); }
 

@@ -1,5 +1,6 @@
 #include "timing/gpu/dispatcher.h"
 
+#include "ir/read_cta.h"
 #include "timing/core/sm.h"
 
 namespace ws::timing {
@@ -9,10 +10,19 @@ void Dispatcher::start(ir::KernelSource& kernel, Cycle first_dispatch) {
   first_dispatch_ = first_dispatch;
   next_ = kernel.next_cta();
   dispatched_ = 0;
+  stopped_ = false;
+}
+
+void Dispatcher::drain_undispatched() {
+  ir::WarpInst scratch;
+  while (next_) {
+    ir::read_cta(*next_, [](const ir::WarpInst&) {}, scratch);
+    next_ = kernel_->next_cta();
+  }
 }
 
 bool Dispatcher::kernel_done() const {
-  if (next_) return false;
+  if (next_ && !stopped_) return false;
   for (const Sm* sm : sms_)
     if (sm->live_ctas() > 0) return false;
   return true;
@@ -25,7 +35,7 @@ bool Dispatcher::any_sm_free() const {
 }
 
 void Dispatcher::tick() {
-  if (!next_ || clock_.now() < first_dispatch_) return;
+  if (!next_ || stopped_ || clock_.now() < first_dispatch_) return;
   // Round robin over SMs, one CTA each at most, starting after the SM that
   // got the previous CTA.
   size_t start = rr_, n = sms_.size();
@@ -40,7 +50,7 @@ void Dispatcher::tick() {
 }
 
 Tick Dispatcher::next_event() const {
-  if (!next_) return kNever;
+  if (!next_ || stopped_) return kNever;
   if (clock_.now() < first_dispatch_) return clock_.tick_of(first_dispatch_);
   return any_sm_free() ? clock_.now_tick() : kNever;
 }

@@ -19,6 +19,11 @@ class Dispatcher : public Clocked {
   // Every CTA was dispatched and has completed.
   bool kernel_done() const;
   uint64_t ctas_dispatched() const { return dispatched_; }
+  // Hands out no more CTAs: the kernel ends when those dispatched finish.
+  void stop_dispatch() { stopped_ = true; }
+  // Reads the CTAs never dispatched to their end, so that a source that
+  // executes as it is read (exec) still runs them.
+  void drain_undispatched();
 
   void tick() override;
   Tick next_event() const override;
@@ -33,6 +38,7 @@ class Dispatcher : public Clocked {
   Cycle first_dispatch_ = 0;
   size_t rr_ = 0;
   uint64_t dispatched_ = 0;
+  bool stopped_ = false;
 };
 
 }  // namespace ws::timing

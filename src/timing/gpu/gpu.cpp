@@ -43,7 +43,8 @@ Gpu::Gpu(const config::Config& cfg)
       core_mhz_(kCoreMhz.get(cfg)),
       launch_latency_(static_cast<Cycle>(kLaunchLatency.get(cfg))),
       launch_overhead_(static_cast<Cycle>(kLaunchOverhead.get(cfg))),
-      max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))) {
+      max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))),
+      projector_(cfg) {
   core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));
   icnt_ = &engine_.add_domain("icnt", ClockPeriod::from_mhz(kIcntMhz.get(cfg)));
   l2_ = &engine_.add_domain("l2", ClockPeriod::from_mhz(kL2Mhz.get(cfg)));
@@ -115,6 +116,7 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
   host_synced_ = false;
   r.start_cycle = core_now() + r.launch_gap;
   dispatcher_->start(kernel, r.start_cycle);
+  begin_projection(r, info);
   engine_.wake_all();
   uint64_t steps = 0;
   // A kernel ends when its CTAs are done and its stores have reached the L2
@@ -126,6 +128,7 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
       throw Error("simulation deadlock in kernel '" + info.name + "': nothing can make progress at core cycle " +
                   std::to_string(core_now()));
     Cycle now = core_now();
+    if (projector_.stable(now, dispatcher_->ctas_dispatched())) dispatcher_->stop_dispatch();
     Cycle elapsed = now > r.start_cycle ? now - r.start_cycle : 0;
     if (max_cycles_ && elapsed > max_cycles_)
       stop_kernel(r, "kernel '" + info.name + "' exceeded gpu.max_cycles = " + std::to_string(max_cycles_) +
@@ -137,7 +140,18 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
     }
   }
   finish_result(r);
+  if (projector_.enabled()) {
+    r.projection = projector_.project(core_now(), dispatcher_->ctas_dispatched());
+    dispatcher_->drain_undispatched();  // an execution-driven source still runs them (functionally)
+  }
   return r;
+}
+
+void Gpu::begin_projection(const KernelResult& r, const ir::KernelInfo& info) {
+  if (!projector_.enabled()) return;
+  std::vector<Sm*> sms;
+  for (auto& sm : sms_) sms.push_back(sm.get());
+  projector_.begin(r.start_cycle, info.grid.count(), uint64_t{r.occupancy.ctas_per_sm} * sms_.size(), sms);
 }
 
 void Gpu::finish_result(KernelResult& r) const {

@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "ir/source.h"
 #include "stats/stats.h"
+#include "timing/gpu/kernel_projector.h"
 #include "timing/engine/engine.h"
 #include "timing/gpu/dispatcher.h"
 #include "timing/gpu/occupancy.h"
@@ -42,6 +43,9 @@ struct KernelResult {
   // False for a kernel stopped before its end (gpu.max_cycles, an interrupt):
   // its cycles and counters cover what ran until then.
   bool complete = true;
+  // Set when sampling.project_kernels stopped dispatch early: cycles and
+  // counters above cover the CTAs simulated, this the projected whole.
+  KernelProjection projection;
 };
 
 // A kernel stopped before its end; `partial` is what it ran so far. The GPU
@@ -92,6 +96,7 @@ class Gpu {
   Cycle core_now() const;
   bool memory_quiescent() const;
   void finish_result(KernelResult& r) const;
+  void begin_projection(const KernelResult& r, const ir::KernelInfo& info);
   [[noreturn]] void stop_kernel(KernelResult& r, const std::string& why);
 
   stats::Registry stats_;
@@ -109,6 +114,7 @@ class Gpu {
   std::vector<std::unique_ptr<L2Slice>> slices_;
   std::vector<std::unique_ptr<DramChannel>> channels_;
   std::unique_ptr<Dispatcher> dispatcher_;
+  KernelProjector projector_;
 };
 
 }  // namespace ws::timing

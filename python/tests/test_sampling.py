@@ -1,0 +1,137 @@
+"""Principal kernel selection: clustering, choice of K, plans, bad input."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+import warpsim.__main__ as cli
+from warpsim.errors import InputError
+from warpsim.sampling import FEATURES, choose, kmeans, principal_components, read_cycles, read_profile
+
+
+def write_profile(path, rows, cycles=None):
+    """rows: (name, {feature: value}) per launch; features not given are 0."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)
+        header = ["ID", "Kernel Name", *FEATURES] + (["gpc__cycles_elapsed.max"] if cycles else [])
+        w.writerow(header)
+        for i, (name, values) in enumerate(rows):
+            row = [i + 1, name, *[values.get(k, 0) for k in FEATURES]]
+            w.writerow(row + ([cycles[i]] if cycles else []))
+    return str(path)
+
+
+# Three kinds of launch, interleaved: a stream (memory), a compute loop, a small chase.
+KINDS = {
+    "stream": {FEATURES[0]: 4352, FEATURES[1]: 139264, FEATURES[2]: 32, FEATURES[3]: 2048, FEATURES[4]: 2048,
+               FEATURES[6]: 16384, FEATURES[7]: 16384, "launch__grid_size": 32},
+    "compute": {FEATURES[0]: 7552, FEATURES[1]: 241664, FEATURES[2]: 32, "launch__grid_size": 32},
+    "chase": {FEATURES[0]: 524, FEATURES[1]: 16768, FEATURES[2]: 32, FEATURES[3]: 128, FEATURES[6]: 4096,
+              "launch__grid_size": 4},
+}
+ORDER = ["stream", "compute", "stream", "compute", "chase", "stream", "compute", "chase", "stream"]
+
+
+def test_kmeans_finds_separated_clusters_and_numbers_them_by_first_launch():
+    rng = np.random.default_rng(1)
+    centres = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]])
+    which = [2, 0, 1, 2, 0, 1, 1, 0, 2, 2]
+    points = centres[which] + rng.normal(0, 0.1, (len(which), 2))
+    labels = kmeans(points, 3)
+    # Same cluster <=> same label; the first launch's group is 0, the next new one 1, ...
+    expect = {2: 0, 0: 1, 1: 2}
+    assert list(labels) == [expect[c] for c in which]
+    assert list(kmeans(points, 3)) == list(labels)  # deterministic
+
+
+def test_kmeans_never_invents_groups_among_equal_points():
+    points = np.array([[1.0, 2.0]] * 5 + [[3.0, 1.0]] * 4)
+    assert int(kmeans(points, 6).max()) + 1 == 2
+
+
+def test_principal_components_keep_the_variance_asked_for():
+    rng = np.random.default_rng(2)
+    base = rng.normal(size=(50, 1))
+    # Ten features driven by one factor (plus tiny noise): one component explains nearly all.
+    features = np.exp(base @ np.ones((1, 10)) + rng.normal(0, 1e-3, (50, 10)))
+    assert principal_components(features, 0.95).shape[1] == 1
+    assert principal_components(features, 1.0).shape[1] > 1
+
+
+def test_one_representative_per_obvious_group(tmp_path):
+    cycles = {"stream": 1000.0, "compute": 500.0, "chase": 7000.0}
+    path = write_profile(tmp_path / "p.csv", [(k, KINDS[k]) for k in ORDER], [cycles[k] for k in ORDER])
+    plan, tried = choose(read_profile(path), 0.01)
+    assert plan.representatives == [0, 1, 4]        # first stream, first compute, first chase
+    assert plan.weights == [4, 3, 2]
+    assert plan.error == 0.0
+    assert [len(p.weights) for p in tried] == [1, 2, 3]
+
+
+def test_the_fewest_groups_within_the_target_are_kept(tmp_path):
+    # Stream and compute launches take nearly the same time: one group projects within 5%.
+    cycles = {"stream": 1000.0, "compute": 1010.0, "chase": 1005.0}
+    path = write_profile(tmp_path / "p.csv", [(k, KINDS[k]) for k in ORDER], [cycles[k] for k in ORDER])
+    plan, _ = choose(read_profile(path), 0.05)
+    assert len(plan.weights) == 1 and plan.weights == [len(ORDER)]
+    assert plan.error < 0.05
+
+
+def test_without_a_grouping_within_the_target_the_finest_is_kept(tmp_path):
+    # Each launch's time differs (caches warm up): no grouping meets 0.1%.
+    path = write_profile(tmp_path / "p.csv", [(k, KINDS[k]) for k in ORDER], [100.0 * (i + 1) for i in range(9)])
+    plan, tried = choose(read_profile(path), 0.001)
+    assert len(plan.weights) == 3 and plan is tried[-1]
+
+
+def test_cycles_from_a_stats_json_must_match_the_profile(tmp_path):
+    names = [k for k in ORDER]
+    stats = {"kernels": [{"name": n, "cycles": 10 * (i + 1), "complete": True} for i, n in enumerate(names[:4])]}
+    (tmp_path / "s.json").write_text(json.dumps(stats))
+    assert read_cycles(str(tmp_path / "s.json"), names) == {0: 10.0, 1: 20.0, 2: 30.0, 3: 40.0}
+    stats["kernels"][2]["name"] = "other"
+    (tmp_path / "s.json").write_text(json.dumps(stats))
+    with pytest.raises(InputError, match="kernel 3 is 'other'.*not the same workload"):
+        read_cycles(str(tmp_path / "s.json"), names)
+
+
+def test_bad_profiles_name_the_file_line_and_column(tmp_path):
+    p = tmp_path / "bad.csv"
+    p.write_text('"ID","Kernel Name","smsp__inst_executed.sum"\n1,"k",5\n')
+    with pytest.raises(InputError, match="bad.csv:1: missing columns: smsp__thread_inst_executed.sum"):
+        read_profile(str(p))
+    path = write_profile(tmp_path / "nan.csv", [("k", {**KINDS["stream"], FEATURES[3]: "lots"})])
+    with pytest.raises(InputError, match=f"nan.csv:2: column '{FEATURES[3]}': 'lots' is not a number"):
+        read_profile(path)
+
+
+def test_plan_command_writes_the_plan_and_rejects_bad_targets(tmp_path, capsys):
+    cycles = {"stream": 1000.0, "compute": 500.0, "chase": 7000.0}
+    path = write_profile(tmp_path / "p.csv", [(k, KINDS[k]) for k in ORDER], [cycles[k] for k in ORDER])
+    out = tmp_path / "plan.json"
+    assert cli.main(["sample", "plan", path, "--target-error", "2%", "--out", str(out)]) == 0
+    plan = json.loads(out.read_text())
+    assert plan["launches"] == 9 and plan["names"] == ORDER
+    assert [(g["representative"], g["weight"]) for g in plan["groups"]] == [(1, 4), (2, 3), (5, 2)]
+    assert plan["groups"][2]["members"] == [5, 8]
+    assert "3 groups for 9 launches" in capsys.readouterr().out
+    for bad in ["0%", "150%", "x"]:
+        assert cli.main(["sample", "plan", path, "--target-error", bad, "--out", str(tmp_path / "b.json")]) == 1
+        assert "--target-error" in capsys.readouterr().err
+        assert not (tmp_path / "b.json").exists()
+
+
+def test_profile_of_the_cli_has_the_features_the_plan_reads(warpsim_bin, tmp_path):
+    """The feature list lives in C++ (the writer) and here (the reader): they must agree."""
+    import subprocess
+    trace = tmp_path / "t"
+    subprocess.run([warpsim_bin, "synth", "stream", "--out", str(trace), "--ctas", "4", "--threads", "64"],
+                   check=True, capture_output=True)
+    subprocess.run([warpsim_bin, "profile", "--no-progress", "--out", str(tmp_path / "p.csv"), str(trace)],
+                   check=True, capture_output=True)
+    profile = read_profile(str(tmp_path / "p.csv"))
+    assert profile.names == ["warpsim_synth_stream"]
+    header = next(csv.reader(open(tmp_path / "p.csv")))
+    assert header[4:] == FEATURES

@@ -1,0 +1,64 @@
+"""`warpsim sample plan PROFILE --target-error 5% --out plan.json` (docs/sampling.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+
+from .errors import InputError
+from .sampling import choose, parse_error, plan_json, read_cycles, read_profile
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True)
+    plan = sub.add_parser("plan", help="group kernel launches and pick representatives",
+                          description="Group the launches of a `warpsim profile` CSV by their features (PCA, "
+                                      "k-means), pick each group's first launch as its representative and keep the "
+                                      "fewest groups whose projected cycles are within the target error.")
+    plan.add_argument("profile", help="CSV from `warpsim profile` (or ncu --csv --page raw with its metrics)")
+    plan.add_argument("--out", required=True, help="plan JSON to write")
+    plan.add_argument("--target-error", default="5%", help="largest projection error, e.g. 5%% or 0.05 "
+                                                           "(default: %(default)s)")
+    plan.add_argument("--cycles", help="per-launch cycles to check projections against: a warpsim stats.json "
+                                       "(all or the first launches); default: the profile's "
+                                       "gpc__cycles_elapsed.max column if it has one")
+    plan.add_argument("--variance", type=float, default=0.95,
+                      help="share of the feature variance the principal components keep (default: %(default)s)")
+
+
+def _write_atomic(path: str, text: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".plan-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        target = parse_error(args.target_error)
+    except ValueError:
+        raise InputError("--target-error", f"'{args.target_error}' is not an error between 0 and 100%") from None
+    if not 0 < args.variance <= 1:
+        raise InputError("--variance", f"{args.variance} is not a share in (0, 1]")
+    profile = read_profile(args.profile)
+    cycles = read_cycles(args.cycles, profile.names) if args.cycles else None
+    plan, tried = choose(profile, target, args.variance, cycles)
+    doc = plan_json(profile, plan, target, tried)
+    _write_atomic(args.out, json.dumps(doc, indent=1) + "\n")
+    launches = len(profile.names)
+    print(f"{len(plan.weights)} groups for {launches} launches: {len(plan.weights)} to simulate "
+          f"({100.0 * len(plan.weights) / launches:.1f}% of the launches)")
+    print(f"{'group':>5} {'weight':>6} {'representative':>14}  name")
+    for g in doc["groups"]:
+        print(f"{g['group']:>5} {g['weight']:>6} {g['representative']:>14}  {g['name'][:60]}")
+    if plan.error is None:
+        print("projection not checked: no cycles for the representatives (give --cycles)")
+    else:
+        within = "within" if plan.error <= target else "NOT within"
+        print(f"projected cycles {plan.projected:.0f} vs known {plan.known:.0f}: error "
+              f"{100 * plan.error:.2f}% ({within} the target {100 * target:g}%)")
+    print(f"wrote {args.out}")
+    return 0

@@ -1,0 +1,240 @@
+"""Principal kernel selection (docs/sampling.md): group kernel launches by their
+features, keep one representative per group, weigh it by the group's size.
+
+Standardise the features, project them on the principal components that explain
+a set share of their variance, cluster with k-means for K = 1..20, and keep the
+smallest K whose projected total cycles are within the target error of the
+known cycles. Every step is deterministic: k-means starts from farthest-first
+seeds that begin at the first launch, and ties go to the earlier launch.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import InputError
+
+# The features `warpsim profile` writes (Nsight Compute names); a profile of a
+# real GPU (ncu --csv --page raw with these metrics) reads the same way.
+FEATURES = [
+    "smsp__inst_executed.sum",
+    "smsp__thread_inst_executed.sum",
+    "smsp__thread_inst_executed_per_inst_executed.ratio",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+    "smsp__sass_thread_inst_executed_op_global_ld.sum",
+    "smsp__sass_thread_inst_executed_op_global_st.sum",
+    "smsp__sass_thread_inst_executed_op_local_ld.sum",
+    "smsp__sass_thread_inst_executed_op_local_st.sum",
+    "smsp__sass_thread_inst_executed_op_shared_ld.sum",
+    "smsp__sass_thread_inst_executed_op_shared_st.sum",
+    "smsp__sass_inst_executed_op_global_atom.sum",
+    "launch__grid_size",
+]
+CYCLES = "gpc__cycles_elapsed.max"
+MAX_GROUPS = 20
+
+
+@dataclass
+class Profile:
+    path: str
+    names: list[str]
+    features: np.ndarray                      # launches x FEATURES
+    cycles: dict[int, float] = field(default_factory=dict)  # launch index (0-based) -> cycles, where known
+
+
+def _number(path, line, column, text) -> float:
+    try:
+        value = float(text.replace(",", "")) if text.strip() else math.nan
+    except ValueError:
+        raise InputError(path, f"'{text}' is not a number", line, column) from None
+    if not math.isfinite(value) or value < 0:
+        raise InputError(path, f"'{text}' is not a non-negative number", line, column)
+    return value
+
+
+def read_profile(path: str) -> Profile:
+    """Reads `warpsim profile` CSV (or ncu raw CSV with the same metric names)."""
+    try:
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            lines = [ln for ln in f.read().splitlines() if ln.strip() and not ln.startswith("==")]
+    except OSError as e:
+        raise InputError(path, f"cannot read: {e.strerror}") from None
+    if not lines:
+        raise InputError(path, "empty file: expected a header with 'Kernel Name' and the feature metrics")
+    header = next(csv.reader([lines[0]]))
+    missing = [c for c in ["Kernel Name", *FEATURES] if c not in header]
+    if missing:
+        raise InputError(path, "missing columns: " + ", ".join(missing) +
+                         " (write the profile with `warpsim profile`, or ncu with these metrics)", 1)
+    names, rows, cycles = [], [], {}
+    for number, text in enumerate(lines[1:], start=2):
+        values = dict(zip(header, next(csv.reader([text]))))
+        if not values.get("ID", "x").strip():
+            continue  # ncu's units row
+        names.append(values["Kernel Name"])
+        rows.append([_number(path, number, c, values.get(c, "")) for c in FEATURES])
+        if CYCLES in values and values[CYCLES].strip():
+            cycles[len(names) - 1] = _number(path, number, CYCLES, values[CYCLES])
+    if not rows:
+        raise InputError(path, "no kernel launches listed")
+    features = np.array(rows, dtype=float)
+    bad = np.argwhere(np.isnan(features))
+    if len(bad):
+        r, c = bad[0]
+        raise InputError(path, "empty value", int(r) + 2, FEATURES[c])
+    return Profile(path, names, features, cycles)
+
+
+def read_cycles(path: str, names: list[str]) -> dict[int, float]:
+    """Per-launch cycles from a simulated run's stats.json (kernels in launch order)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            stats = json.load(f)
+    except OSError as e:
+        raise InputError(path, f"cannot read: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise InputError(path, f"not JSON: {e.msg}", e.lineno) from None
+    kernels = stats.get("kernels") if isinstance(stats, dict) else None
+    if not isinstance(kernels, list):
+        raise InputError(path, "no 'kernels' list (expected a warpsim stats.json)")
+    cycles = {}
+    for i, k in enumerate(kernels):
+        if i >= len(names):
+            raise InputError(path, f"kernel {i + 1} is beyond the profile's {len(names)} launches")
+        if k.get("name") not in (names[i], None) and k.get("mangled_name") != names[i]:
+            raise InputError(path, f"kernel {i + 1} is '{k.get('name')}', the profile's launch {i + 1} is "
+                             f"'{names[i]}': not the same workload")
+        if k.get("complete", True) and "cycles" in k:
+            cycles[i] = float(k["cycles"])
+    return cycles
+
+
+def principal_components(features: np.ndarray, variance: float) -> np.ndarray:
+    """Standardised features projected on the components explaining `variance` of it."""
+    x = np.log1p(features)  # counts span orders of magnitude
+    std = x.std(axis=0)
+    keep = std > 1e-12
+    if not keep.any():
+        return np.zeros((len(features), 1))
+    z = (x[:, keep] - x[:, keep].mean(axis=0)) / std[keep]
+    u, s, _ = np.linalg.svd(z, full_matrices=False)
+    share = np.cumsum(s ** 2) / np.sum(s ** 2)
+    n = int(np.searchsorted(share, variance - 1e-12) + 1)
+    # Signs of singular vectors are arbitrary; fix them so results do not depend on the LAPACK build.
+    scores = u[:, :n] * s[:n]
+    for j in range(n):
+        pivot = np.argmax(np.abs(scores[:, j]))
+        if scores[pivot, j] < 0:
+            scores[:, j] = -scores[:, j]
+    return scores
+
+
+def kmeans(points: np.ndarray, k: int, iterations: int = 100) -> np.ndarray:
+    """Labels 0..k-1 numbered by first appearance; farthest-first seeds from point 0."""
+    seeds = [0]
+    dist = np.sum((points - points[0]) ** 2, axis=1)
+    # Launches with equal features may differ in the last bits after the
+    # projection: closer than this they count as one point.
+    same = 1e-18 + 1e-12 * float(np.sum(points ** 2)) / max(len(points), 1)
+    while len(seeds) < k:
+        nxt = int(np.argmax(dist))  # first index among equals
+        if dist[nxt] <= same:
+            break  # fewer distinct points than k
+        seeds.append(nxt)
+        dist = np.minimum(dist, np.sum((points - points[nxt]) ** 2, axis=1))
+    centres = points[seeds].copy()
+    labels = np.zeros(len(points), dtype=int)
+    for _ in range(iterations):
+        d = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+        new = np.argmin(d, axis=1)
+        if np.array_equal(new, labels) and _ > 0:
+            break
+        labels = new
+        for c in range(len(centres)):
+            members = points[labels == c]
+            if len(members):
+                centres[c] = members.mean(axis=0)
+    order = {}
+    for label in labels:
+        order.setdefault(int(label), len(order))
+    return np.array([order[int(label)] for label in labels])
+
+
+@dataclass
+class Plan:
+    labels: np.ndarray
+    representatives: list[int]   # launch index (0-based) of each group's first member
+    weights: list[int]
+    projected: float | None = None
+    known: float | None = None
+
+    @property
+    def error(self) -> float | None:
+        if self.projected is None or not self.known:
+            return None
+        return abs(self.projected - self.known) / self.known
+
+
+def plan_for(labels: np.ndarray, cycles: dict[int, float]) -> Plan:
+    groups = int(labels.max()) + 1
+    reps = [int(np.argmax(labels == g)) for g in range(groups)]
+    weights = [int(np.sum(labels == g)) for g in range(groups)]
+    plan = Plan(labels, reps, weights)
+    if cycles and all(r in cycles for r in reps):
+        known = [i for i in cycles]
+        # Each launch with known cycles is estimated by its representative's.
+        plan.known = sum(cycles[i] for i in known)
+        plan.projected = sum(cycles[reps[labels[i]]] for i in known)
+    return plan
+
+
+def choose(profile: Profile, target_error: float, variance: float = 0.95,
+           cycles: dict[int, float] | None = None) -> tuple[Plan, list[Plan]]:
+    """The plan with the fewest groups within the target error, and every plan tried."""
+    known = cycles if cycles is not None else profile.cycles
+    scores = principal_components(profile.features, variance)
+    tried = []
+    for k in range(1, min(MAX_GROUPS, len(scores)) + 1):
+        plan = plan_for(kmeans(scores, k), known)
+        if tried and int(plan.labels.max()) + 1 <= int(tried[-1].labels.max()) + 1:
+            break  # no more distinct groups to find
+        tried.append(plan)
+        if plan.error is not None and plan.error <= target_error:
+            return plan, tried
+    # No grouping met the target (or none could be checked): the finest one
+    # found, one group per distinct behaviour; a coarser grouping that lands
+    # closer by chance is not trusted.
+    return tried[-1], tried
+
+
+def plan_json(profile: Profile, plan: Plan, target_error: float, tried: list[Plan]) -> dict:
+    groups = []
+    for g, (rep, weight) in enumerate(zip(plan.representatives, plan.weights)):
+        members = [int(i) + 1 for i in np.flatnonzero(plan.labels == g)]
+        groups.append({"group": g, "representative": rep + 1, "weight": weight,
+                       "name": profile.names[rep], "members": members})
+    return {
+        "version": 1,
+        "profile": profile.path,
+        "launches": len(profile.names),
+        "names": profile.names,
+        "target_error": target_error,
+        "projected_error": plan.error,
+        "groups": groups,
+        "tried": [{"groups": len(p.weights), "error": p.error} for p in tried],
+    }
+
+
+def parse_error(text: str) -> float:
+    t = text.strip()
+    value = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    if not 0 < value < 1:
+        raise ValueError
+    return value

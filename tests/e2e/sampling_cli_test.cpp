@@ -1,0 +1,141 @@
+// Kernel sampling from the command line: profile, then run under a plan.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "e2e/cli_util.h"
+#include "e2e/sim_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ws::test::run_cli;
+
+fs::path temp(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("warpsim-sampling-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// Launches: stream compute stream compute stream compute chase (7).
+fs::path mixed_workload() {
+  static fs::path dir;
+  if (!dir.empty()) return dir;
+  dir = temp("mixed");
+  ws::frontend::SynthSpec s;
+  s.ctas = 16;
+  s.threads_per_cta = 128;
+  s.iterations = 4;
+  s.footprint_bytes = 1 << 18;
+  for (const char* kind : {"stream", "compute", "chase"}) {
+    s.kind = kind;
+    s.ctas = s.kind == "chase" ? 2 : 16;
+    fs::path one = ws::test::synth(s, std::string("sampling-") + kind);
+    fs::copy_file(fs::path(one) / "kernel-1.traceg", dir / (std::string(kind) + ".traceg"));
+  }
+  std::ofstream list(dir / "kernelslist.g");
+  for (int i = 0; i < 3; ++i) list << "stream.traceg\ncompute.traceg\n";
+  list << "chase.traceg\n";
+  return dir;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+void write_plan(const fs::path& p, const nlohmann::json& groups, std::vector<std::string> names = {}) {
+  if (names.empty())
+    for (int i = 0; i < 3; ++i) names.insert(names.end(), {"warpsim_synth_stream", "warpsim_synth_compute"});
+  if (names.size() == 6) names.push_back("warpsim_synth_chase");
+  nlohmann::json j{{"version", 1}, {"launches", names.size()}, {"names", names}, {"groups", groups}};
+  std::ofstream(p) << j.dump();
+}
+
+const nlohmann::json kThreeGroups = nlohmann::json::array(
+    {{{"group", 0}, {"representative", 1}, {"weight", 3}, {"name", "warpsim_synth_stream"}},
+     {{"group", 1}, {"representative", 2}, {"weight", 3}, {"name", "warpsim_synth_compute"}},
+     {{"group", 2}, {"representative", 7}, {"weight", 1}, {"name", "warpsim_synth_chase"}}});
+
+TEST(SamplingCli, ProfileWritesOneRowPerLaunchWithNcuNames) {
+  fs::path csv = temp("profile") / "prof.csv";
+  auto r = run_cli("profile --no-progress --out " + csv.string() + " " + mixed_workload().string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::ifstream in(csv);
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_NE(header.find("\"smsp__inst_executed.sum\""), std::string::npos);
+  EXPECT_NE(header.find("\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\""), std::string::npos);
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 7);
+}
+
+// Only the representatives run; each stands for `weight` launches. The first
+// two launches run exactly as in the full run (nothing before them differs).
+TEST(SamplingCli, RunUnderAPlanSimulatesRepresentativesAndProjects) {
+  fs::path dir = temp("plan");
+  write_plan(dir / "plan.json", kThreeGroups);
+  auto full = run_cli("run --no-progress --format none --out " + (dir / "full").string() + " " +
+                      mixed_workload().string());
+  ASSERT_EQ(full.rc, 0) << full.out;
+  auto r = run_cli("run --no-progress --plan " + (dir / "plan.json").string() + " --out " + (dir / "s").string() +
+                   " " + mixed_workload().string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto f = read_json(dir / "full" / "stats.json"), s = read_json(dir / "s" / "stats.json");
+  ASSERT_EQ(s["kernels"].size(), 3u);
+  EXPECT_EQ(s["kernels"][0]["cycles"], f["kernels"][0]["cycles"]);
+  EXPECT_EQ(s["kernels"][1]["cycles"], f["kernels"][1]["cycles"]);
+  const auto& samp = s["sampling"];
+  EXPECT_EQ(samp["launches_simulated"], 3);
+  double projected = 0, insts = 0;
+  int weights[] = {3, 3, 1};
+  for (int g = 0; g < 3; ++g) {
+    projected += s["kernels"][g]["cycles"].get<double>() * weights[g];
+    insts += s["kernels"][g]["warp_insts"].get<double>() * weights[g];
+  }
+  EXPECT_DOUBLE_EQ(samp["projected"]["cycles"].get<double>(), projected);
+  // Launches of one kernel execute the same instructions: the projection of
+  // warp instructions is exact.
+  EXPECT_DOUBLE_EQ(samp["projected"]["warp_insts"].get<double>(), f["total"]["warp_insts"].get<double>());
+  EXPECT_DOUBLE_EQ(insts, f["total"]["warp_insts"].get<double>());
+  EXPECT_NE(r.out.find("sampling ("), std::string::npos);
+}
+
+TEST(SamplingCli, PlanForAnotherWorkloadIsAnError) {
+  fs::path dir = temp("wrong");
+  std::vector<std::string> names(7, "some_other_kernel");
+  write_plan(dir / "plan.json", kThreeGroups, names);
+  auto r = run_cli("run --no-progress --plan " + (dir / "plan.json").string() + " " + mixed_workload().string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("plan.json: field 'names': launch 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("another workload"), std::string::npos) << r.out;
+  // Too few launches in the plan.
+  write_plan(dir / "short.json", nlohmann::json::array({{{"group", 0}, {"representative", 1}, {"weight", 2},
+                                                          {"name", "warpsim_synth_stream"}}}),
+             {"warpsim_synth_stream", "warpsim_synth_compute"});
+  r = run_cli("run --no-progress --plan " + (dir / "short.json").string() + " " + mixed_workload().string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("short.json: the plan has 2 launches, the workload 7"), std::string::npos) << r.out;
+}
+
+TEST(SamplingCli, MalformedPlansAreErrorsNamingTheField) {
+  fs::path dir = temp("bad");
+  auto bad = nlohmann::json::array({{{"group", 0}, {"representative", 1}, {"weight", 5}, {"name", "x"}}});
+  write_plan(dir / "weights.json", bad);
+  auto r = run_cli("run --no-progress --plan " + (dir / "weights.json").string() + " " + mixed_workload().string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("weights add up to 5, not the 7 launches"), std::string::npos) << r.out;
+  std::ofstream(dir / "junk.json") << "{\"version\": 1, \"names\": ";
+  r = run_cli("run --no-progress --plan " + (dir / "junk.json").string() + " " + mixed_workload().string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("junk.json: not a plan (JSON)"), std::string::npos) << r.out;
+  std::ofstream(dir / "nogroups.json") << R"({"version": 1, "launches": 1, "names": ["a"]})";
+  r = run_cli("run --no-progress --plan " + (dir / "nogroups.json").string() + " " + mixed_workload().string());
+  EXPECT_NE(r.out.find("field 'groups' is missing"), std::string::npos) << r.out;
+}
+
+}  // namespace
