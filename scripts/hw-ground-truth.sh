@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Ground truth on a real GPU (docs/validation.md): builds the microbenchmarks
+# and CUDA test programs natively with nvcc, runs the microbenchmarks
+# (scripts/ubench-run.sh --native) and profiles each program with Nsight
+# Compute, one CSV per program in the form `warpsim correlate --hw DIR` reads.
+#   scripts/hw-ground-truth.sh OUT_DIR [program ...]   (programs: tests/cuda/NAME.cu)
+# Writes OUT_DIR/gpu.txt, OUT_DIR/ubench-results.txt, OUT_DIR/ncu/NAME.csv (+ .err).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out=${1:?usage: scripts/hw-ground-truth.sh OUT_DIR [program ...]}
+shift
+progs=("$@")
+[[ ${#progs[@]} -gt 0 ]] || progs=(vector_add saxpy_grid_stride matmul_tiled reduce_shuffle stencil_3d
+                                   histogram_atomics prefix_scan gemm_store_heavy divergence_loops constant_cache)
+mkdir -p "$out/bin/ubench" "$out/bin/cuda" "$out/ncu"
+arch=${HW_ARCH:-native}
+{ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,driver_version --format=csv
+  nvcc --version | tail -2; ncu --version | tail -1; } > "$out/gpu.txt" 2>&1
+# Build everything at once: the machine has the cores.
+for f in "$root"/ubench/*.cu; do
+  nvcc -O2 -std=c++17 -arch="$arch" -o "$out/bin/ubench/$(basename "$f" .cu)" "$f" > "$out/bin/ubench/$(basename "$f" .cu).log" 2>&1 &
+done
+for p in "${progs[@]}"; do
+  nvcc -O2 -std=c++17 -arch="$arch" -I "$root/tests/cuda" -o "$out/bin/cuda/$p" "$root/tests/cuda/$p.cu" > "$out/bin/cuda/$p.log" 2>&1 &
+done
+wait
+UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
+  timeout 240 bash "$root/scripts/ubench-run.sh" --native --bin "$out/bin/ubench" --out "$out/ubench-results.txt" \
+  > "$out/ubench-run.log" 2>&1
+# The metrics the correlator maps (python/warpsim/data/metrics.toml).
+metrics=$(grep -o '^ncu = "[^"]*"' "$root/python/warpsim/data/metrics.toml" | cut -d'"' -f2 | sort -u | paste -sd, -)
+for p in "${progs[@]}"; do
+  [[ -x "$out/bin/cuda/$p" ]] || { echo "not built: $p" >> "$out/ncu/missing.txt"; continue; }
+  timeout 120 ncu --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" 2> "$out/ncu/$p.err"
+done
+echo "done: $(ls "$out/ncu"/*.csv 2>/dev/null | wc -l) profiles, $(grep -c = "$out/ubench-results.txt" 2>/dev/null) ubench figures"
