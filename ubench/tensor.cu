@@ -2,9 +2,9 @@
 // accumulators): latency of a dependent chain of mma_sync on one warp, and
 // throughput with 4 independent accumulators on every warp of a 1024-thread
 // CTA per SM (dense FLOPs: 2 x 16 x 16 x 16 per mma per warp).
-// warpsim does not emulate mma/wmma yet: there the launch fails and the
-// program prints a comment line and exits 3 (so a run script can tell
-// "unsupported" from a crash).
+// Where tensor instructions are not available (a GPU older than sm_70, or a
+// simulator without them) the launch fails and the program prints a comment
+// line and exits 3 (so a run script can tell "unsupported" from a crash).
 //   args: steps=N (default 64)
 #include <mma.h>
 

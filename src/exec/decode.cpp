@@ -203,6 +203,7 @@ void Decoder::decode_one(size_t index) {
     register_control_ops(t);
     register_warp_ops(t);
     register_texture_ops(t);
+    register_tensor_ops(t);
     return t;
   }();
   inst_ = &fn_->body[index];
@@ -382,6 +383,12 @@ uint32_t Decoder::label(size_t i) {
   const ptx::Operand& o = op(i);
   if (o.kind != ptx::Operand::Kind::Symbol || o.label < 0) fail("expected a label");
   return static_cast<uint32_t>(o.label);
+}
+
+uint32_t Decoder::reg_list(const std::vector<uint32_t>& regs) {
+  auto first = static_cast<uint32_t>(out_.reg_lists.size());
+  out_.reg_lists.insert(out_.reg_lists.end(), regs.begin(), regs.end());
+  return first;
 }
 
 CallSite& Decoder::new_call_site(uint32_t& index) {

@@ -87,6 +87,8 @@ class Decoder {
   ptx::Type type(size_t i = 0);
   uint32_t label(size_t i);
   CallSite& new_call_site(uint32_t& index);
+  // Stores `regs` in the function's reg_lists; returns the index of the first.
+  uint32_t reg_list(const std::vector<uint32_t>& regs);
   const KernelLayout& layout() const { return layout_; }
   [[noreturn]] void fail(const std::string& why) const;
   ExecFn need(ExecFn f, const char* what = "type") const;
@@ -121,6 +123,7 @@ void register_memory_ops(DecodeTable& t);
 void register_control_ops(DecodeTable& t);
 void register_warp_ops(DecodeTable& t);
 void register_texture_ops(DecodeTable& t);
+void register_tensor_ops(DecodeTable& t);  // wmma, mma, ldmatrix, stmatrix
 // Calls to runtime functions the emulator provides (vprintf); false when `dc`'s call is not one.
 bool decode_builtin_call(Decoder& dc, DecodedInst& out);
 // bar.warp.sync membermask (warps run in lockstep: only checks the executing lanes are in it).

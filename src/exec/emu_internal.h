@@ -84,6 +84,9 @@ struct DecodedFunction {
   uint32_t local_bytes = 0;        // this function's .local variables (per lane)
   uint32_t stack_bytes = 0;        // local_bytes plus the deepest callee chain
   std::vector<CallSite> calls;
+  // Register offsets of operands longer than DecodedInst's arrays (tensor
+  // fragments); an instruction keeps the index of its first one.
+  std::vector<uint32_t> reg_lists;
 };
 
 // A kernel with every function it can call, decoded for one module.
@@ -215,6 +218,10 @@ void fault(Ctx& c, const DecodedInst& in, unsigned lane, const std::string& what
 void prepare_frame(Ctx& c, const DecodedFunction& f, uint32_t reg_base, size_t depth);
 // Host pointer to `bytes` at generic address `addr` for `lane`; nullptr after reporting a fault.
 const uint8_t* generic_ptr(Ctx& c, const DecodedInst& in, uint64_t addr, unsigned bytes, unsigned lane);
+// Writable host pointer to `bytes` at `addr` in space `sp` for `lane`; a generic
+// (or None) space is resolved and `sp`/`addr` updated to where it points.
+// nullptr after reporting a fault.
+uint8_t* space_ptr(Ctx& c, const DecodedInst& in, ptx::StateSpace& sp, uint64_t& addr, unsigned bytes, unsigned lane);
 // Lanes leaving the kernel (exit, or ret from the kernel function).
 void finish_lanes(Ctx& c, uint32_t lanes);
 // Releases every barrier of the CTA that all its participants have reached.

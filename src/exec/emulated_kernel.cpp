@@ -1,8 +1,11 @@
 #include "exec/emulated_kernel.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 
 #include "common/error.h"
+#include "frontend/trace/tensor_work.h"
 #include "frontend/trace/trace_parse.h"
 
 namespace ws::exec {
@@ -13,7 +16,7 @@ namespace {
 bool writes_first_operand(const std::string& op) {
   static const char* const kNoDst[] = {"st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit",
                                        "membar", "fence", "prefetch", "prefetchu", "cp", "trap", "nanosleep",
-                                       "pmevent", "discard", "applypriority", "stmatrix", "wmma", "griddepcontrol"};
+                                       "pmevent", "discard", "applypriority", "stmatrix", "griddepcontrol"};
   return std::none_of(std::begin(kNoDst), std::end(kNoDst), [&](const char* s) { return op == s; });
 }
 
@@ -34,6 +37,41 @@ void add_regs(const ptx::Operand& o, const ptx::Function& fn, std::vector<uint16
       break;
     default: break;
   }
+}
+
+// Source registers operand by operand in turn, so that when they exceed
+// WarpInst's slots every operand still has some listed (an mma's
+// accumulator after its 8 A registers would otherwise lose its dependence).
+std::vector<uint16_t> interleave(const std::vector<std::vector<uint16_t>>& per_operand) {
+  std::vector<uint16_t> out;
+  for (size_t k = 0;; ++k) {
+    bool any = false;
+    for (const auto& regs : per_operand) {
+      if (k >= regs.size()) continue;
+      any = true;
+      if (std::find(out.begin(), out.end(), regs[k]) == out.end()) out.push_back(regs[k]);
+    }
+    if (!any) return out;
+  }
+}
+
+// Tensor instructions carry their shape and types as SASS names them
+// (HMMA.16816.F32.BF16): frontend/trace/tensor_work.h reads the work back.
+std::string tensor_suffix(const ptx::Instruction& in) {
+  bool math = in.opcode == "mma" || (in.opcode == "wmma" && !in.mods.empty() && in.mods[0] == "mma");
+  if (!math) return "";
+  std::string shape, types;
+  for (const std::string& m : in.mods) {
+    unsigned a = 0, b = 0, c = 0;
+    char tail = 0;
+    if (std::sscanf(m.c_str(), "m%un%uk%u%c", &a, &b, &c, &tail) == 3) {
+      shape = "." + std::to_string(a) + std::to_string(b) + std::to_string(c);
+    } else if (ptx::type_from_name(m) != ptx::Type::None) {
+      types += '.';
+      for (char ch : m) types += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    }
+  }
+  return shape + types;
 }
 
 std::string width_suffix(uint32_t bytes) {
@@ -109,7 +147,8 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   // The cache operator rides in the SASS name so that a replay reads it back.
   e.sass = memory ? base + width_suffix(step.access_bytes) +
                         frontend::cache_op_suffix(step.cache_op, isa_->binary_version())
-                  : base;
+                  : base + tensor_suffix(in);
+  w.tensor_work = frontend::tensor_work_of(e.sass);
   if (w.is_memory() && !memory) w.kind = ir::OpKind::Alu;
   if (memory) {
     // A generic opcode (older generations) gets the space the trace reader
@@ -122,11 +161,13 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
     w.access_bytes = frontend::access_bytes_of(e.sass);
     w.cache_op = step.cache_op;
   }
-  std::vector<uint16_t> dst, src;
+  std::vector<uint16_t> dst;
+  std::vector<std::vector<uint16_t>> srcs;
   for (size_t i = 0; i < in.ops.size(); ++i) {
     bool is_dst = i == 0 && writes_first_operand(in.opcode) && in.ops[0].kind != ptx::Operand::Kind::Address;
-    add_regs(in.ops[i], fn, is_dst ? dst : src);
+    add_regs(in.ops[i], fn, is_dst ? dst : srcs.emplace_back());
   }
+  std::vector<uint16_t> src = interleave(srcs);
   w.n_dst = static_cast<uint8_t>(std::min<size_t>(dst.size(), ir::kMaxDst));
   w.n_src = static_cast<uint8_t>(std::min<size_t>(src.size(), ir::kMaxSrc));
   std::copy_n(dst.begin(), w.n_dst, w.dst.begin());

@@ -356,6 +356,10 @@ void decode_nothing(Decoder& dc, DecodedInst& out) {
 
 }  // namespace
 
+uint8_t* space_ptr(Ctx& c, const DecodedInst& in, Space& sp, uint64_t& addr, unsigned bytes, unsigned lane) {
+  return lane_ptr(c, in, sp, addr, bytes, lane);
+}
+
 const uint8_t* generic_ptr(Ctx& c, const DecodedInst& in, uint64_t addr, unsigned bytes, unsigned lane) {
   Space sp = Space::Generic;
   return lane_ptr(c, in, sp, addr, bytes, lane);

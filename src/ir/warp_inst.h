@@ -44,6 +44,8 @@ inline const char* cache_op_name(CacheOp op) {
 }
 
 inline constexpr uint16_t kNoReg = 0xffff;
+// Multiply-adds per unit of WarpInst::tensor_work.
+inline constexpr unsigned kTensorWorkUnit = 64;
 inline constexpr int kMaxDst = 4;
 inline constexpr int kMaxSrc = 8;
 
@@ -54,7 +56,11 @@ struct WarpInst {
   MemSpace space = MemSpace::None;
   uint8_t unit = 0;          // index into the KernelSource's unit_names()
   uint8_t access_bytes = 0;  // bytes per lane for memory instructions
-  uint8_t n_dst = 0, n_src = 0;
+  uint8_t n_dst : 4 = 0, n_src : 4 = 0;  // at most kMaxDst, kMaxSrc
+  // Tensor-core (MMA) instructions: the warp's multiply-adds in units of 64
+  // at the f16 rate (tensor_work_of() in frontend/trace/tensor_work.h); the
+  // unit's fma_per_clk turns it into cycles. 0 for every other instruction.
+  uint8_t tensor_work = 0;
   // General-purpose registers; the zero register is never listed.
   std::array<uint16_t, kMaxDst> dst{};
   std::array<uint16_t, kMaxSrc> src{};

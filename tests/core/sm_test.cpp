@@ -54,7 +54,8 @@ struct SmBench {
   stats::Registry reg;
   ClockDomain clk{"core", ClockPeriod{1000}};
   std::unique_ptr<Sm> sm;
-  explicit SmBench(const std::vector<std::string>& sets = {}) {
+  explicit SmBench(const std::vector<std::string>& sets = {},
+                   const std::vector<std::string>& units = {"sp", "sfu", "ldst"}) {
     for (const char* s : {"l1i.perfect=true", "core.units.sp.latency=4", "core.units.sp.ii=2", "core.units.sfu.latency=20",
                           "core.units.sfu.ii=8", "core.units.branch.latency=2"})
       cfg.set_assignment(s);
@@ -62,7 +63,7 @@ struct SmBench {
     sm = std::make_unique<Sm>(cfg, stats::Scope(reg, "sm.0"), clk, 0);
     ir::KernelInfo k;
     k.name = "fake";
-    sm->begin_kernel(k, {"sp", "sfu", "ldst"}, 8);
+    sm->begin_kernel(k, units, 8);
   }
   // Ticks until the CTA finishes; returns the cycle of the last tick.
   // `each_cycle` stands in for the memory system, if any.
@@ -257,6 +258,44 @@ TEST(CoreSm, UndeclaredUnitIsAConfigError) {
   ir::KernelInfo k;
   k.binary_version = 70;
   EXPECT_THROW(b.sm->begin_kernel(k, {"sp", "warp_drive"}, 8), ConfigError);
+}
+
+// QV100's tensor pipe per sub-core: 2 tensor cores x 64 FMA/clock = 128; a
+// warp's m16n16k16 (4096 FMA, tensor_work 64) holds it 32 cycles, and its
+// result follows the last slice by the latency (8).
+const std::vector<std::string> kTensorSets = {"core.units.tensor.latency=8", "core.units.tensor.ii=4",
+                                              "core.units.tensor.fma_per_clk=128"};
+const std::vector<std::string> kTensorUnits = {"sp", "sfu", "ldst", "tensor"};
+
+ir::WarpInst mma(uint16_t dst, int src, uint8_t work) {
+  ir::WarpInst i = alu(3, dst, src);
+  i.tensor_work = work;
+  return i;
+}
+
+TEST(CoreSm, IndependentMmasOccupyTheTensorPipeForTheirWork) {
+  SmBench b(kTensorSets, kTensorUnits);
+  std::vector<ir::WarpInst> indep;
+  for (int k = 0; k < 8; ++k) indep.push_back(mma(static_cast<uint16_t>(10 + k), -1, 64));
+  Cycle cycles = b.run({indep});
+  EXPECT_NEAR(double(cycles), 8 * 32 + 8, 4);  // the last issues at 224, holds the pipe to 256, result at 264
+}
+
+TEST(CoreSm, DependentMmasWaitForTheLastSliceAndTheLatency) {
+  SmBench b(kTensorSets, kTensorUnits);
+  std::vector<ir::WarpInst> chain;
+  for (int k = 0; k < 4; ++k) chain.push_back(mma(1, 1, 32));  // m16n8k16: 2048 FMA, 16 cycles
+  Cycle cycles = b.run({chain});
+  EXPECT_NEAR(double(cycles), 4 * (16 + 8), 4);
+}
+
+// Tensor instructions without a shape (tensor_work 0) keep the unit's ii.
+TEST(CoreSm, ShapelessTensorInstructionsUseTheInitiationInterval) {
+  SmBench b(kTensorSets, kTensorUnits);
+  std::vector<ir::WarpInst> indep;
+  for (int k = 0; k < 8; ++k) indep.push_back(mma(static_cast<uint16_t>(10 + k), -1, 0));
+  Cycle cycles = b.run({indep});
+  EXPECT_NEAR(double(cycles), 7 * 4 + 8, 4);
 }
 
 }  // namespace

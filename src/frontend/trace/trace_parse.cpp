@@ -1,4 +1,5 @@
 #include "frontend/trace/trace_parse.h"
+#include "frontend/trace/tensor_work.h"
 
 #include <array>
 #include <charconv>
@@ -342,7 +343,7 @@ const InstParser::Resolved& InstParser::resolve(std::string_view opcode, const L
     std::string v = "sm_" + std::to_string(isa_->binary_version());
     fail(ctx, "opcode", "unknown opcode " + quoted(base_opcode(opcode)) + " for " + v + " (add it to isa/" + v + ".toml)");
   }
-  return cache_.add(opcode, Resolved{*op, access_bytes_of(opcode), cache_op_of(opcode)});
+  return cache_.add(opcode, Resolved{*op, access_bytes_of(opcode), cache_op_of(opcode), tensor_work_of(opcode)});
 }
 
 }  // namespace ws::frontend
@@ -457,6 +458,7 @@ void InstParser::fill_kind(const Resolved& r, bool traced, ParsedInst& out) cons
   ir::WarpInst& w = out.inst;
   w.kind = r.op.kind;
   w.unit = r.op.unit;
+  w.tensor_work = r.tensor_work;
   bool mem = w.is_memory();
   if (!mem || !traced) {
     if (mem) w.kind = ir::OpKind::Alu;

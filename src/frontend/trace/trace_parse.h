@@ -76,6 +76,7 @@ class InstParser {
     OpInfo op;
     uint8_t access_bytes = 4;
     ir::CacheOp cache_op = ir::CacheOp::Default;
+    uint8_t tensor_work = 0;
   };
   // Opcode text -> Resolved, by open addressing: looked up once per trace
   // line, where std::unordered_map's hashing and node walk showed up.

@@ -19,6 +19,10 @@ struct UnitSpec {
   uint32_t count = 1;    // pipelines of this kind per sub-core
   uint32_t latency = 4;  // cycles from issue to result
   uint32_t ii = 1;       // cycles between issues on one pipeline
+  // Tensor units: f16 multiply-adds one pipeline does per cycle (0: every
+  // instruction occupies it `ii` cycles). An MMA instruction then occupies
+  // it for its work (WarpInst::tensor_work) at that rate.
+  uint32_t fma_per_clk = 0;
 };
 
 // All unit kinds the config declares, in name order.
@@ -33,7 +37,12 @@ class UnitPool {
   // Earliest cycle a pipeline of `kind` frees up.
   Cycle next_free(uint32_t kind) const;
   // Issues on pipeline `pipe` of kind `kind`; returns the result-ready cycle.
-  Cycle issue(uint32_t kind, int pipe, Cycle now);
+  // `tensor_work` (WarpInst::tensor_work) > 0 on a unit with fma_per_clk
+  // occupies the pipeline for that work, and the result follows the last
+  // slice by the unit's latency.
+  Cycle issue(uint32_t kind, int pipe, Cycle now, uint32_t tensor_work = 0);
+  // Cycles an instruction of `tensor_work` occupies a pipeline of `kind`.
+  uint32_t occupancy(uint32_t kind, uint32_t tensor_work) const;
   uint32_t latency(uint32_t kind) const { return specs_[kind].latency; }
 
  private:

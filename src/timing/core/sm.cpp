@@ -262,7 +262,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       }
       // The pipeline starts the instruction once its operands are read.
       int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), dispatch);
-      Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, dispatch);
+      Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, dispatch, in.tensor_work);
       w.write_dsts(in, done);
     }
   }
