@@ -66,7 +66,8 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
 int run_command(const RunOptions& opt) {
   if (!opt.out.empty()) prepare_out_dir(opt.out);  // first: no old stats.json outlives a failed start
   config::Config cfg = load_config(opt);
-  auto work = frontend::open_trace_workload(opt.workload);
+  auto memory_bytes = static_cast<uint64_t>(cfg.get<double>("gpu.memory_gb") * double(1ull << 30));
+  auto work = frontend::open_trace_workload(opt.workload, memory_bytes);
   timing::Gpu gpu(cfg);
   if (!opt.out.empty()) write_file_atomic(opt.out + "/config.toml", cfg.to_toml());
   InterruptGuard on_signal;  // Ctrl-C or SIGTERM: stop, keep what is finished
