@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "timing/core/sm.h"
 #include "timing/dram/dram_channel.h"
+#include "timing/gpu/host_memory.h"
 #include "timing/mem/l2_slice.h"
 #include "timing/noc/crossbar.h"
 
@@ -44,6 +45,7 @@ Gpu::Gpu(const config::Config& cfg)
       launch_latency_(static_cast<Cycle>(kLaunchLatency.get(cfg))),
       launch_overhead_(static_cast<Cycle>(kLaunchOverhead.get(cfg))),
       max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))) {
+  check_host_memory(cfg);  // before building: an OOM kill would leave no message
   core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));
   icnt_ = &engine_.add_domain("icnt", ClockPeriod::from_mhz(kIcntMhz.get(cfg)));
   l2_ = &engine_.add_domain("l2", ClockPeriod::from_mhz(kL2Mhz.get(cfg)));
