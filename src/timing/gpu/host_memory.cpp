@@ -33,7 +33,10 @@ uint64_t lines(const config::Config& cfg, const char* size_kb) {
   return static_cast<uint64_t>(cfg.get<int64_t>(size_kb)) * 1024 / kLineBytes;
 }
 
-std::string gib(uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / double(1ull << 30)); }
+std::string gib(uint64_t bytes) {
+  if (bytes < (uint64_t{1} << 30)) return fmt::format("{} MiB", bytes >> 20);
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / double(1ull << 30));
+}
 
 }  // namespace
 
