@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the trace-parser fuzz target with clang and runs it briefly on a
-# corpus seeded from real trace lines. Non-zero exit on a crash.
+# Builds the fuzz targets (trace parser, PTX parser, preset loader) with clang
+# and runs each for FUZZ_SECONDS (default 10) on a corpus seeded from real
+# inputs. One summary line per target; non-zero exit on a crash.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-secs="${FUZZ_SECONDS:-20}"
+secs="${FUZZ_SECONDS:-10}"
 cxx="$(command -v clang++ || command -v clang++-14 || true)"
 if [[ -z "$cxx" ]]; then
   echo "fuzz-smoke: clang++ not found, skipping"
@@ -22,7 +23,8 @@ fail() {
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPSIM_FUZZ=ON -DWARPSIM_TESTS=OFF -DWARPSIM_BENCH=OFF >"$log" 2>&1 ||
   fail "configuring the fuzz build failed"
-ninja -C "$build" trace_parser_fuzz >>"$log" 2>&1 || fail "building trace_parser_fuzz failed"
+targets=(trace_parser_fuzz ptx_parser_fuzz preset_loader_fuzz)
+ninja -C "$build" "${targets[@]}" >>"$log" 2>&1 || fail "building the fuzz targets failed"
 
 # Seeds: a selector byte (tracer version / lineinfo / table) then real lines.
 corpus="$root/fuzz/corpus-run"
@@ -37,8 +39,30 @@ for f in "$root"/examples/traces/*/kernel-*.traceg; do
   { printf '\x0a'; grep -m 40 '^[0-9a-f]' "$f"; } > "$corpus/real$i" || true
   i=$((i + 1))
 done
-"$build/bin/trace_parser_fuzz" -artifact_prefix="$build/" -max_total_time="$secs" -max_len=4096 \
-  -print_final_stats=1 "$corpus" >>"$log" 2>&1 || fail "trace_parser_fuzz found a crash (input saved under $build/)"
-runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
-cov="$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)"
-echo "fuzz-smoke: trace_parser_fuzz: ${runs:-?} inputs in ${secs}s, ${cov:-cov: ?}, no crash (log: $log)"
+
+# PTX: the modules nvcc wrote for the PTX frontend tests.
+ptx_corpus="$root/fuzz/corpus-ptx"
+rm -rf "$ptx_corpus" && mkdir -p "$ptx_corpus"
+cp "$root"/tests/data/ptx/*.ptx "$ptx_corpus/"
+
+# Presets: the bundled GPU presets and a few small hostile shapes.
+preset_corpus="$root/fuzz/corpus-preset"
+rm -rf "$preset_corpus" && mkdir -p "$preset_corpus"
+cp "$root"/configs/gpus/*.toml "$preset_corpus/"
+printf 'gpu.sms = 4\n[clock]\ncore_mhz = 1500.5\n' > "$preset_corpus/small"
+printf '[core.units.sp]\nlatency = 4\n[core]\nshared_carveout_kb = [0, 8]\n' > "$preset_corpus/family"
+printf 'base = "qv100"\n[gpu]\ndescription = "x"\nactivity_gating = false\n' > "$preset_corpus/base"
+
+run_target() {  # name corpus max_len
+  local name="$1" dir="$2" max_len="$3" before
+  before="$(wc -l <"$log")"
+  "$build/bin/$name" -artifact_prefix="$build/$name-" -max_total_time="$secs" -max_len="$max_len" \
+    -print_final_stats=1 "$dir" >>"$log" 2>&1 || fail "$name found a crash (input saved under $build/$name-*)"
+  local runs cov
+  runs="$(tail -n +"$before" "$log" | sed -n 's/^stat::number_of_executed_units: *//p' | tail -n 1)"
+  cov="$(tail -n +"$before" "$log" | grep -o 'cov: [0-9]*' | tail -n 1)"
+  echo "fuzz-smoke: $name: ${runs:-?} inputs in ${secs}s, ${cov:-cov: ?}, no crash (log: $log)"
+}
+run_target trace_parser_fuzz "$corpus" 4096
+run_target ptx_parser_fuzz "$ptx_corpus" 16384
+run_target preset_loader_fuzz "$preset_corpus" 4096

@@ -216,8 +216,19 @@ void CtaRecording::on_step(const WarpStep& step) {
   if (kernel_.keeps_trace()) w.sass.push_back(&e.sass);
 }
 
+// Without a trace to write, what the SM has taken is dropped: it issued
+// the instruction (reading its lane addresses) before asking for the next,
+// so a warp holds only what the emulator ran ahead of the SM.
+void CtaRecording::Warp::drop_taken() {
+  for (; pos > 0; --pos) {
+    if (insts.front().addrs) addrs.pop_front();
+    insts.pop_front();
+  }
+}
+
 const ir::WarpInst* CtaRecording::next(uint32_t wi) {
   Warp& w = warps_[wi];
+  if (!kernel_.keeps_trace()) w.drop_taken();
   if (w.pos == w.insts.size() && run_) {
     switch (run_->step(wi)) {
       case CtaRun::Status::Stepped: break;

@@ -75,11 +75,14 @@ class CtaRecording : public ir::CtaSource, public WarpObserver {
   uint32_t num_warps() const override { return static_cast<uint32_t>(warps_.size()); }
   const ir::WarpInst* next(uint32_t w) override;
 
+  // A warp's instructions from the first one the SM has not finished with
+  // (all of them when a trace is written) to the last one emulated.
   struct Warp {
-    std::deque<ir::WarpInst> insts;            // stable addresses as it grows
+    std::deque<ir::WarpInst> insts;            // stable addresses as it grows or shrinks at the front
     std::deque<std::array<Addr, 32>> addrs;    // one per memory instruction
     std::vector<const std::string*> sass;      // trace opcode per instruction
-    size_t pos = 0;
+    size_t pos = 0;                            // next to hand to the SM
+    void drop_taken();                         // forgets insts[0, pos)
   };
   // Writes the CTA to `w` (begin_cta .. end_cta).
   static void write_trace(frontend::TraceWriter& w, Dim3 cta, const std::vector<Warp>& warps);

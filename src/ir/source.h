@@ -31,9 +31,9 @@ class CtaSource {
   virtual Dim3 cta_id() const = 0;
   virtual uint32_t num_warps() const = 0;
   // Next instruction of warp `w` (0-based within the CTA), or nullptr when the
-  // warp has no more. The pointee stays valid until the next call for the
-  // same warp (callers copy it), its lane addresses while this CtaSource
-  // lives.
+  // warp has no more. The pointee and its lane addresses stay valid until the
+  // next call for the same warp (callers copy it and read the addresses at
+  // issue): an execution-driven source may then forget what it handed out.
   virtual const WarpInst* next(uint32_t w) = 0;
   // The same, copied into `out`; false (and `out` unchanged) when the warp
   // has no more. A source that builds instructions on the fly overrides it

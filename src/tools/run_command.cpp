@@ -99,7 +99,8 @@ std::optional<sampling::KernelPlan> load_plan(const RunOptions& opt, RunReport& 
 int run_command(const RunOptions& opt) {
   if (!opt.out.empty()) prepare_out_dir(opt.out);  // first: no old stats.json outlives a failed start
   config::Config cfg = load_config(opt);
-  auto work = frontend::open_trace_workload(opt.workload);
+  auto memory_bytes = static_cast<uint64_t>(cfg.get<double>("gpu.memory_gb") * double(1ull << 30));
+  auto work = frontend::open_trace_workload(opt.workload, memory_bytes);
   RunReport report;
   std::optional<sampling::KernelPlan> plan = load_plan(opt, report);
   if (plan && work->kernel_count()) plan->check_count(*work->kernel_count());

@@ -98,6 +98,87 @@ TEST(TraceReader, WarpOutOfRange) {
   expect_read_error(make_trace("warp", body), "kernel-1.traceg:24", "warp");
 }
 
+// Issue 17 item 13: records that contradict the header were accepted.
+TEST(TraceReader, ThreadBlockOutsideTheGrid) {
+  expect_read_error(make_trace("tbgrid", tb(0) + tb(2)), "kernel-1.traceg:29", "thread block");
+}
+
+TEST(TraceReader, ThreadBlockListedTwice) {
+  expect_read_error(make_trace("tbtwice", tb(0) + tb(0)), "kernel-1.traceg:29", "thread block");
+}
+
+TEST(TraceReader, WarpListedTwice) {
+  // Lines 24-26 hold warp 1; its second listing is line 27.
+  std::string body = tb(0, "warp = 1\ninsts = 1\n0000 ffffffff 0 EXIT 0 0\n") + tb(1);
+  expect_read_error(make_trace("warptwice", body), "kernel-1.traceg:27", "warp");
+}
+
+// A 48-thread block: warp 1 has lanes 0-15 only.
+std::string header_with_block(const char* block) {
+  std::string h = kHeader;
+  h.replace(h.find("(64,1,1)"), 8, block);
+  return h;
+}
+
+TEST(TraceReader, ActiveLanesBeyondTheBlockThreads) {
+  fs::path d = make_trace("lanes", tb(0) + tb(1));
+  test::write_file(d / "kernel-1.traceg", header_with_block("(48,1,1)") + tb(0) + tb(1));
+  expect_read_error(d, "kernel-1.traceg:26", "mask");  // warp 1's EXIT with mask ffffffff
+  // The same line as a full warp's (remembered, not parsed again) is checked too.
+  std::string body = tb(0);
+  body.replace(body.find("0000 ffffffff 0 EXIT"), 4, "0010");
+  test::write_file(d / "kernel-1.traceg", header_with_block("(48,1,1)") + body + tb(1));
+  expect_read_error(d, "kernel-1.traceg:26", "mask");
+  // Lanes 0-15 only: accepted.
+  std::string ok = tb(0) + tb(1);
+  for (size_t at = ok.find("0000 ffffffff 0 EXIT"); at != std::string::npos; at = ok.find("0000 ffffffff 0 EXIT"))
+    ok.replace(at + 5, 8, "0000ffff");
+  test::write_file(d / "kernel-1.traceg", header_with_block("(48,1,1)") + ok);
+  EXPECT_EQ(test::count_workload(*open_trace_workload(d.string())), 6u);
+}
+
+TEST(TraceReader, BlockAndGridOverCudaLimits) {
+  fs::path d = make_trace("limits", tb(0));
+  for (const char* block : {"(2048,1,1)", "(1,1,65)", "(64,32,1)"}) {
+    test::write_file(d / "kernel-1.traceg", header_with_block(block) + tb(0));
+    expect_read_error(d, "kernel-1.traceg:4", "block dim");
+  }
+  std::string h = kHeader;
+  h.replace(h.find("(2,1,1)"), 7, "(2,65536,1)");
+  test::write_file(d / "kernel-1.traceg", h + tb(0));
+  expect_read_error(d, "kernel-1.traceg:3", "grid dim");
+}
+
+TEST(TraceReader, UnknownTracerVersion) {
+  fs::path d = make_trace("tracer99", tb(0));
+  for (const char* v : {"99", "2", "6"}) {
+    std::string h = kHeader;
+    h.replace(h.find("tracer version = 4"), 18, std::string("tracer version = ") + v);
+    test::write_file(d / "kernel-1.traceg", h + tb(0) + tb(1));
+    expect_read_error(d, "kernel-1.traceg:12", "accelsim tracer version");
+  }
+}
+
+// Issue 17 item 8: a copy the GPU cannot hold spun for hours warming the L2.
+TEST(TraceReader, CopyLargerThanTheGpuMemory) {
+  fs::path d = make_trace("hugecopy", tb(0) + tb(1));
+  const uint64_t gib32 = uint64_t{32} << 30;
+  for (const char* bytes : {"1099511627776", "18446744073709551615"}) {
+    test::write_file(d / "kernelslist.g", std::string("MemcpyHtoD,0x1000,400\nMemcpyHtoD,0x0,") + bytes +
+                                              "\nkernel-1.traceg\n");
+    std::string m = test::error_of([&] { open_trace_workload(d.string(), gib32); });
+    EXPECT_NE(m.find("kernelslist.g:2: field 'memcpy'"), std::string::npos) << m;
+    EXPECT_NE(m.find("gpu.memory_gb"), std::string::npos) << m;
+  }
+  // Past the end of the address space, whatever the memory size.
+  test::write_file(d / "kernelslist.g", "MemcpyHtoD,0xffffffffffffff00,512\nkernel-1.traceg\n");
+  std::string m = test::error_of([&] { open_trace_workload(d.string()); });
+  EXPECT_NE(m.find("kernelslist.g:1: field 'memcpy'"), std::string::npos) << m;
+  // A copy of exactly the memory size is fine.
+  test::write_file(d / "kernelslist.g", "MemcpyHtoD,0x0,34359738368\nkernel-1.traceg\n");
+  EXPECT_NO_THROW(open_trace_workload(d.string(), gib32));
+}
+
 TEST(TraceReader, BadHeader) {
   fs::path d = make_trace("hdr", tb(0));
   std::string h = kHeader;

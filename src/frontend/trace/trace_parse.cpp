@@ -167,6 +167,37 @@ Dim3 parse_dim(std::string_view v, const LineCtx& ctx, std::string_view field) {
   return Dim3{xyz[0], xyz[1], xyz[2]};
 }
 
+std::string dim_text(const Dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+// CUDA's launch limits (every generation since sm_20): a header over them
+// was not written by a tracer of a real launch.
+Dim3 block_dim(std::string_view v, const LineCtx& ctx, std::string_view field) {
+  Dim3 b = parse_dim(v, ctx, field);
+  if (b.x > 1024 || b.y > 1024 || b.z > 64)
+    fail(ctx, field, dim_text(b) + " is over CUDA's per-axis limits (1024,1024,64)");
+  if (b.count() > 1024) fail(ctx, field, std::to_string(b.count()) + " threads per block; CUDA allows at most 1024");
+  return b;
+}
+
+Dim3 grid_dim(std::string_view v, const LineCtx& ctx, std::string_view field) {
+  Dim3 g = parse_dim(v, ctx, field);
+  if (g.x > 0x7fffffffu || g.y > 65535 || g.z > 65535)
+    fail(ctx, field, dim_text(g) + " is over CUDA's limits (2147483647,65535,65535)");
+  return g;
+}
+
+// The line layouts this reader knows (an absent key means the pre-3 one);
+// another version would be misread field by field.
+uint32_t tracer_version(std::string_view v, const LineCtx& ctx, std::string_view field) {
+  auto n = need_dec<uint32_t>(v, ctx, field);
+  if (n < 3 || n > 5)
+    fail(ctx, field, "version " + std::to_string(n) + " is not one this reader knows (3, 4 or 5; the pre-3 "
+                     "layout has no version line)");
+  return n;
+}
+
 }  // namespace
 
 void parse_header_line(std::string_view line, TraceHeader& h, const LineCtx& ctx) {
@@ -178,8 +209,8 @@ void parse_header_line(std::string_view line, TraceHeader& h, const LineCtx& ctx
   auto& k = h.info;
   if (key == "kernel name") k.name = std::string(v);
   else if (key == "kernel id") k.id = need_dec<uint32_t>(v, ctx, key);
-  else if (key == "grid dim") k.grid = parse_dim(v, ctx, key), h.seen |= kSeenGrid;
-  else if (key == "block dim") k.block = parse_dim(v, ctx, key), h.seen |= kSeenBlock;
+  else if (key == "grid dim") k.grid = grid_dim(v, ctx, key), h.seen |= kSeenGrid;
+  else if (key == "block dim") k.block = block_dim(v, ctx, key), h.seen |= kSeenBlock;
   else if (key == "shmem") k.shmem_bytes = need_dec<uint32_t>(v, ctx, key);
   else if (key == "nregs") k.nregs = need_dec<uint32_t>(v, ctx, key);
   else if (key == "binary version") k.binary_version = need_dec<uint32_t>(v, ctx, key), h.seen |= kSeenVersion;
@@ -187,7 +218,7 @@ void parse_header_line(std::string_view line, TraceHeader& h, const LineCtx& ctx
   else if (key == "shmem base_addr") h.shmem_base = need_hex(v, ctx, key);
   else if (key == "local mem base_addr") h.local_base = need_hex(v, ctx, key);
   else if (key == "nvbit version") h.nvbit_version = std::string(v);
-  else if (key == "accelsim tracer version") h.tracer_version = need_dec<uint32_t>(v, ctx, key);
+  else if (key == "accelsim tracer version") h.tracer_version = tracer_version(v, ctx, key);
   else if (key == "enable lineinfo") h.lineinfo = need_dec<uint32_t>(v, ctx, key) != 0;
 }
 
@@ -195,7 +226,6 @@ void check_header(const TraceHeader& h, const LineCtx& ctx) {
   if (!(h.seen & kSeenGrid)) fail(ctx, "grid dim", "missing from the kernel header");
   if (!(h.seen & kSeenBlock)) fail(ctx, "block dim", "missing from the kernel header");
   if (!(h.seen & kSeenVersion)) fail(ctx, "binary version", "missing from the kernel header");
-  if (h.info.block.count() > 4096) fail(ctx, "block dim", "more than 4096 threads per CTA");
 }
 
 LineFormat LineFormat::from(const TraceHeader& h) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/error.h"
@@ -35,6 +37,22 @@ std::string_view trim(std::string_view s) {
   size_t e = s.size();
   while (is_blank_char(s[e - 1])) --e;
   return s.substr(b, e - b);
+}
+
+std::string dim_text(const Dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+std::string hex_text(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+std::string hex_addr(Addr a) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(a));
+  return buf;
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -91,6 +109,9 @@ class TraceKernel final : public ir::KernelSource {
     throw InputError(r_->path(), r_->line_no(), field, what);
   }
   bool next_nonblank(std::string_view& line);
+  Dim3 check_block(Dim3 b);
+  uint32_t lanes_of(uint32_t w) const;
+  void check_mask(uint32_t mask, uint32_t lanes, uint32_t w) const;
   void remember(std::string_view line, const StoredInst& s, const TraceCta& cta);
   void read_warp(TraceCta& cta, uint32_t w, uint32_t n);
 
@@ -102,6 +123,8 @@ class TraceKernel final : public ir::KernelSource {
   LineMemo memo_;
   std::shared_ptr<CtaBufferPool> pool_ = std::make_shared<CtaBufferPool>();
   uint64_t ctas_read_ = 0;
+  uint64_t blocks_below_ = 0;                   // every block with a smaller linear id was read
+  std::unordered_set<uint64_t> blocks_ahead_;  // linear ids read, above blocks_below_
 };
 
 bool TraceKernel::next_nonblank(std::string_view& line) {
@@ -119,8 +142,39 @@ void TraceKernel::remember(std::string_view line, const StoredInst& s, const Tra
     memo_.remember_rebased(line, p.base_at, p.base_len, p.base, s);
 }
 
+// A block id the grid does not have, or one read before, contradicts the
+// header: a truncated or spliced trace.
+Dim3 TraceKernel::check_block(Dim3 b) {
+  const Dim3& g = h_.info.grid;
+  if (b.x >= g.x || b.y >= g.y || b.z >= g.z)
+    fail("thread block", "block " + dim_text(b) + " is outside the grid " + dim_text(g));
+  uint64_t linear = b.x + uint64_t{g.x} * (b.y + uint64_t{g.y} * b.z);
+  if (linear < blocks_below_ || !blocks_ahead_.insert(linear).second)
+    fail("thread block", "block " + dim_text(b) + " listed twice");
+  // Traces list blocks in order: the set holds only those read out of order.
+  for (auto it = blocks_ahead_.find(blocks_below_); it != blocks_ahead_.end(); it = blocks_ahead_.find(blocks_below_)) {
+    blocks_ahead_.erase(it);
+    ++blocks_below_;
+  }
+  return b;
+}
+
+// Lanes a warp of the block has: all 32 but in a last, partial warp.
+uint32_t TraceKernel::lanes_of(uint32_t w) const {
+  uint64_t threads = h_.info.block.count(), first = uint64_t{w} * 32;
+  return threads >= first + 32 ? ~0u : (1u << (threads - first)) - 1;
+}
+
+void TraceKernel::check_mask(uint32_t mask, uint32_t lanes, uint32_t w) const {
+  if (!(mask & ~lanes)) return;
+  fail("mask", "active mask " + hex_text(mask) + " has lanes beyond the block's " +
+                   std::to_string(h_.info.block.count()) + " threads (warp " + std::to_string(w) +
+                   " has lanes " + hex_text(lanes) + ")");
+}
+
 void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
   std::string_view line;
+  const uint32_t lanes = lanes_of(w);
   cta.reserve(std::min<uint32_t>(n, 1u << 20));
   for (uint32_t i = 0; i < n; ++i) {
     if (!next_nonblank(line))
@@ -128,15 +182,19 @@ void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
     std::string_view t = line.substr(first_nonblank(line));  // non-empty: the line is not blank
     if (t[0] == '#' || (t[0] == 'w' && starts_with(t, "warp")) || (t[0] == 't' && starts_with(t, "thread block")))
       fail("insts", "only " + std::to_string(i) + " of " + std::to_string(n) + " instruction lines before this line");
+    // (A remembered line may have come from a full warp: check each.)
     if (const StoredInst* s = memo_.find(line)) {
+      if (lanes != ~0u) check_mask(s->mask, lanes, w);
       cta.add_stored(w, *s);
       continue;
     }
     if (auto s = memo_.find_rebased(line)) {
+      if (lanes != ~0u) check_mask(s->mask, lanes, w);
       cta.add_stored(w, *s);
       continue;
     }
     parser_.parse(line, scratch_, LineCtx{r_->path(), r_->line_no()});
+    if (lanes != ~0u) check_mask(scratch_.inst.active_mask, lanes, w);
     StoredInst s = cta.add(w, scratch_);
     remember(line, s, cta);
   }
@@ -158,6 +216,7 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
   }
   auto cta = std::make_unique<TraceCta>(h_.info.warps_per_cta(), pool_);
   uint32_t warp = UINT32_MAX;
+  std::vector<bool> warps_seen(cta->num_warps());
   for (;;) {
     if (!next_nonblank(line)) fail("thread block", "truncated: end of file inside a thread block (no #END_TB)");
     std::string_view t = trim(line);
@@ -170,11 +229,13 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
         xyz[i] = need_u32(trim(s.substr(0, c)), *r_, "thread block");
         s = c == std::string_view::npos ? std::string_view{} : s.substr(c + 1);
       }
-      cta->set_id(Dim3{xyz[0], xyz[1], xyz[2]});
+      cta->set_id(check_block(Dim3{xyz[0], xyz[1], xyz[2]}));
     } else if (auto v = keyed(t, "warp")) {
       warp = need_u32(*v, *r_, "warp");
       if (warp >= cta->num_warps())
         fail("warp", "warp " + std::to_string(warp) + " but the CTA has " + std::to_string(cta->num_warps()) + " warps");
+      if (warps_seen[warp]) fail("warp", "warp " + std::to_string(warp) + " listed twice in this thread block");
+      warps_seen[warp] = true;
     } else if (auto v = keyed(t, "insts")) {
       if (warp == UINT32_MAX) fail("insts", "instruction count before any 'warp = W' line");
       read_warp(*cta, warp, need_u32(*v, *r_, "insts"));
@@ -213,9 +274,22 @@ ir::MemcpyHtoD parse_memcpy(std::string_view line, const LineReader& r) {
   return m;
 }
 
+// A copy the GPU could not hold (or one that wraps the address space) was
+// not traced from a real program: refuse it rather than simulate it.
+ir::MemcpyHtoD check_copy(const ir::MemcpyHtoD& m, const LineReader& r, uint64_t device_bytes) {
+  if (device_bytes && m.bytes > device_bytes)
+    throw InputError(r.path(), r.line_no(), "memcpy",
+                     std::to_string(m.bytes) + " bytes, more than the GPU's memory (" + std::to_string(device_bytes) +
+                         " bytes: gpu.memory_gb)");
+  if (m.bytes > ~Addr{0} - m.dst)
+    throw InputError(r.path(), r.line_no(), "memcpy", std::to_string(m.bytes) + " bytes from " + hex_addr(m.dst) +
+                                                           " run past the end of the 64-bit address space");
+  return m;
+}
+
 class TraceWorkload final : public ir::WorkloadSource {
  public:
-  explicit TraceWorkload(const std::string& path);
+  TraceWorkload(const std::string& path, uint64_t device_bytes);
   std::optional<ir::Command> next() override;
   std::optional<uint32_t> kernel_count() const override { return kernels_; }
   std::string description() const override { return "trace " + list_; }
@@ -243,7 +317,7 @@ bool is_kernel_file_name(std::string_view name) {
   return name.find(".traceg") != std::string_view::npos && name.find(',') == std::string_view::npos;
 }
 
-TraceWorkload::TraceWorkload(const std::string& path) {
+TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
   std::error_code ec;
   fs::path p = fs::is_directory(path, ec) ? fs::path(path) / "kernelslist.g" : fs::path(path);
   list_ = p.string();
@@ -259,7 +333,7 @@ TraceWorkload::TraceWorkload(const std::string& path) {
     line = trim(line);
     if (line.empty() || line.front() == '#') continue;
     if (starts_with(line, "MemcpyHtoD,")) {
-      entries_.push_back(ListEntry{ListEntry::Kind::Copy, parse_memcpy(line, *r), {}});
+      entries_.push_back(ListEntry{ListEntry::Kind::Copy, check_copy(parse_memcpy(line, *r), *r, device_bytes), {}});
     } else if (starts_with(line, "Memcpy") && line.find(',') != std::string_view::npos) {
       continue;  // another copy direction (MemcpyDtoH, ...): nothing for the L2 to warm
     } else if (line == "HostSync") {
@@ -297,8 +371,8 @@ std::optional<ir::Command> TraceWorkload::next() {
 
 }  // namespace
 
-std::unique_ptr<ir::WorkloadSource> open_trace_workload(const std::string& path) {
-  return std::make_unique<TraceWorkload>(path);
+std::unique_ptr<ir::WorkloadSource> open_trace_workload(const std::string& path, uint64_t device_bytes) {
+  return std::make_unique<TraceWorkload>(path, device_bytes);
 }
 
 std::unique_ptr<ir::KernelSource> open_trace_kernel(const std::string& path, std::shared_ptr<const IsaTable> isa) {

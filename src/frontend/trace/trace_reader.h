@@ -11,7 +11,9 @@ namespace ws::frontend {
 
 // `path` is a trace folder or its kernelslist.g. Kernel files are checked to
 // exist up front but opened (and streamed) only when next() hands them out.
-std::unique_ptr<ir::WorkloadSource> open_trace_workload(const std::string& path);
+// A copy larger than `device_bytes` (the GPU's memory; 0: unchecked) or one
+// past the end of the 64-bit address space is an error naming its line.
+std::unique_ptr<ir::WorkloadSource> open_trace_workload(const std::string& path, uint64_t device_bytes = 0);
 
 // One kernel file on its own; `isa` defaults to the table its header names.
 std::unique_ptr<ir::KernelSource> open_trace_kernel(const std::string& path,

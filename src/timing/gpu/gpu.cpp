@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "timing/core/sm.h"
 #include "timing/dram/dram_channel.h"
+#include "timing/gpu/host_memory.h"
 #include "timing/mem/l2_slice.h"
 #include "timing/noc/crossbar.h"
 
@@ -45,6 +46,7 @@ Gpu::Gpu(const config::Config& cfg)
       launch_overhead_(static_cast<Cycle>(kLaunchOverhead.get(cfg))),
       max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))),
       projector_(cfg) {
+  check_host_memory(cfg);  // before building: an OOM kill would leave no message
   core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));
   icnt_ = &engine_.add_domain("icnt", ClockPeriod::from_mhz(kIcntMhz.get(cfg)));
   l2_ = &engine_.add_domain("l2", ClockPeriod::from_mhz(kL2Mhz.get(cfg)));
@@ -79,13 +81,20 @@ bool Gpu::memory_quiescent() const {
 
 Cycle Gpu::core_now() const { return core_->cycle_at_or_after(engine_.now()); }
 
+// Bytes of a copy warmed at most, as a multiple of the L2's capacity: the
+// copy's earlier lines would be evicted by its later ones (an LRU set that
+// receives its ways' worth of later lines keeps none of them), so warming
+// only the tail keeps a huge copy's cost proportional to the L2.
+constexpr uint64_t kWarmCapacities = 4;
+
 void Gpu::memcpy_htod(const ir::MemcpyHtoD& copy) {
   // Hand each 128 B line to the slice that owns it.
   const L2AddressMap& map = slices_.front()->address_map();
-  Addr end = copy.dst + copy.bytes;
-  for (Addr a = copy.dst; a < end;) {
-    Addr next = (a & ~Addr{kLineBytes - 1}) + kLineBytes;
-    Addr stop = std::min(next, end);
+  Addr end = copy.dst + std::min(copy.bytes, ~Addr{0} - copy.dst);  // (a copy past 2^64 stops there)
+  Addr begin = end - copy.dst > kWarmCapacities * l2_bytes_ ? end - kWarmCapacities * l2_bytes_ : copy.dst;
+  for (Addr a = begin; a < end;) {
+    Addr last = a | (kLineBytes - 1);  // the line's last byte (the line past it may wrap to 0)
+    Addr stop = last < end ? last + 1 : end;
     slices_[map.slice_of(a)]->warm(a, stop - a);
     a = stop;
   }
@@ -174,6 +183,7 @@ void Gpu::stop_kernel(KernelResult& r, const std::string& why) {
 namespace ws::timing {
 
 void Gpu::build_memory(const config::Config& cfg) {
+  l2_bytes_ = static_cast<uint64_t>(cfg.get<int64_t>("l2.size_kb")) * 1024;
   stats::Scope root(stats_, "");
   L2AddressMap map(cfg);
   uint32_t n_sms = num_sms(), n_slices = map.num_slices();

@@ -108,6 +108,7 @@ class Gpu {
   bool host_synced_ = true;  // nothing queued behind a running kernel yet
   std::unordered_map<std::string, uint32_t> code_regions_;
   uint64_t max_cycles_;
+  uint64_t l2_bytes_ = 0;  // total L2 capacity
   StopCheck stop_check_;
   std::vector<std::unique_ptr<Sm>> sms_;
   std::unique_ptr<Crossbar> req_net_, reply_net_;

@@ -277,8 +277,11 @@ void L2Slice::reply(MemRequest r) {
 }
 
 void L2Slice::warm(Addr addr, uint64_t bytes) {
-  Addr end = addr + bytes;
-  for (Addr a = addr & ~Addr{kSectorBytes - 1}; a < end; a += kSectorBytes) {
+  if (bytes == 0) return;
+  // By sector index, not byte address: the byte past the top sector wraps to 0.
+  Addr first = addr / kSectorBytes, last = (addr + (bytes - 1)) / kSectorBytes;
+  for (Addr s = first; s <= last; ++s) {
+    Addr a = s * kSectorBytes;
     if (map_.slice_of(a) != id_) continue;
     CacheLine* found = tags_.find(line_of(a));
     CacheLine& line = found ? *found : line_for(a);
