@@ -1,9 +1,9 @@
 #include "timing/mem/l1d.h"
 
 #include <algorithm>
-
 #include <bit>
-#include <cassert>
+
+#include <fmt/format.h>
 
 #include "common/error.h"
 
@@ -159,7 +159,11 @@ bool L1D::can_accept() const {
 }
 
 void L1D::accept(const L1Access& access) {
-  assert(can_accept());
+  // The LD/ST unit asks can_accept() first; taking an access anyway would
+  // overwrite the stalled one and lose its sectors (a wrong answer, not a crash).
+  if (!can_accept())
+    throw Error(fmt::format("internal error: the L1D was handed an access to line {:#x} while it could not accept one",
+                            access.line_addr));
   wake();
   Cycle now = clk_.now();
   accepted_this_cycle_ = last_accept_ == now ? accepted_this_cycle_ + 1 : 1;
