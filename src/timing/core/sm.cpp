@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 
 namespace ws::timing {
@@ -399,6 +401,23 @@ void Sm::wake_ldst_waiters() {
     sc.ldst_blocked = false;
   }
   ldst_waiters_ = false;
+}
+
+// Counts the live warps by what holds them.
+std::string Sm::waiting_for() const {
+  if (live_warps_ == 0) return {};
+  uint32_t barrier = 0, loads = 0, fetch = 0, other = 0;
+  Cycle now = clock_.now();
+  for (const Warp& w : warps_) {
+    if (!w.live) continue;
+    if (w.at_barrier) ++barrier;
+    else if (w.pending_loads > 0) ++loads;
+    else if (w.fetch_ready > now) ++fetch;
+    else ++other;
+  }
+  return fmt::format("{} live warps in {} CTAs: {} at a barrier, {} for memory replies, {} for instruction lines, "
+                     "{} otherwise; LD/ST queue {}",
+                     live_warps_, live_ctas_, barrier, loads, fetch, other, ldst_.busy() ? "holds work" : "empty");
 }
 
 Tick Sm::next_event() const {
