@@ -64,18 +64,18 @@ void check_refresh(const DramTimingParams& p) {
   if (!p.per_bank_refresh) {
     if (p.tRFC == 0) throw ConfigError(kRFC.name(), "must be above 0 when refresh is on (dram.tREFI > 0)");
     if (uint64_t{p.tRFC} + p.tRP > p.tREFI / 2)
-      throw ConfigError(kREFI.name(), "= " + cycles(p.tREFI) + " is infeasible: an all-bank refresh (dram.tRFC " +
+      throw ConfigError(kREFI.name(), cycles(p.tREFI) + " cycles is infeasible: an all-bank refresh (dram.tRFC " +
                                           cycles(p.tRFC) + " + dram.tRP " + cycles(p.tRP) +
                                           " cycles) must take at most half of dram.tREFI");
     return;
   }
   if (p.tRFCpb == 0) throw ConfigError(kRFCpb.name(), "must be above 0 for per-bank refresh (dram.refresh_per_bank)");
   if (uint64_t{p.tRFCpb} + p.tRP > p.tREFI / 2)
-    throw ConfigError(kREFI.name(), "= " + cycles(p.tREFI) + " is infeasible: each bank's refresh (dram.tRFCpb " +
+    throw ConfigError(kREFI.name(), cycles(p.tREFI) + " cycles is infeasible: each bank's refresh (dram.tRFCpb " +
                                         cycles(p.tRFCpb) + " + dram.tRP " + cycles(p.tRP) +
                                         " cycles) must take at most half of dram.tREFI");
   if (p.tREFI / p.banks < std::max(p.tRRD, 1u))
-    throw ConfigError(kREFI.name(), "= " + cycles(p.tREFI) + " is infeasible: per-bank refreshes of dram.banks " +
+    throw ConfigError(kREFI.name(), cycles(p.tREFI) + " cycles is infeasible: per-bank refreshes of dram.banks " +
                                         cycles(p.banks) + " banks must be at least dram.tRRD " + cycles(p.tRRD) +
                                         " cycles apart");
 }
