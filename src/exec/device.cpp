@@ -176,15 +176,13 @@ LaunchResult Device::launch(const Launch& l) {
     ir::KernelInfo info = kernel_info(l);
     if (t.trace) t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
     EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), t.gpu != nullptr);
-    if (t.gpu) {
-      try {
-        run_timed(kernel, info);
-      } catch (const Error& e) {
-        if (kernel.result().ok) throw;  // a model error, not a fault of the program
-      }
-    } else {
-      while (kernel.next_cta()) {
-      }
+    try {
+      if (t.gpu) run_timed(kernel, info);
+      else
+        while (kernel.next_cta()) {
+        }
+    } catch (const Error& e) {
+      if (kernel.result().ok) throw;  // a model error, not a fault of the program
     }
     if (t.trace) t.trace->end_kernel();
     r = kernel.result();

@@ -236,6 +236,18 @@ struct Emulator::Impl {
   LaunchResult run_interleaved(const Launch& l);
 };
 
+namespace {
+// Instructions a warp runs before the next warp (functional runs: the next
+// resident CTA's warps) gets a turn.
+constexpr uint64_t kRoundInstructions = 256;
+
+std::string watchdog_message(const std::string& kernel, uint64_t executed, uint64_t limit) {
+  return "kernel " + kernel + ": stopped by the watchdog after " + std::to_string(executed) +
+         " warp instructions (exec.watchdog_warp_insts = " + std::to_string(limit) +
+         "; an endless loop? raise it, or 0 for no limit)";
+}
+}  // namespace
+
 // One CTA's execution state. Functional runs drive it to completion
 // (run_all); timing-driven runs step one warp at a time (step).
 class CtaExec : public CtaRun {
@@ -260,8 +272,16 @@ class CtaExec : public CtaRun {
     for (uint32_t i = 0; i < cta_.nwarps; ++i) impl.init_warp(c_, warps[i], i);
   }
 
-  LaunchResult run_all() {
-    while (run_round(~uint64_t{0})) {
+  // With a watchdog (a limit on this CTA's warp instructions), warps take
+  // turns so that an endless one is stopped; without, each runs until it blocks.
+  LaunchResult run_all(uint64_t watchdog = 0) {
+    while (run_round(watchdog ? kRoundInstructions : ~uint64_t{0})) {
+      if (watchdog && res_.warp_insts > watchdog) {
+        res_.ok = false;
+        res_.failure = LaunchFailure::Watchdog;
+        res_.error = watchdog_message(c_.launch->kernel->name, res_.warp_insts, watchdog);
+        break;
+      }
     }
     return res_;
   }
@@ -343,7 +363,7 @@ class OwnedCtaExec : public CtaRun {
 
 LaunchResult Emulator::Impl::run_one(const Launch& l, Dim3 id, WarpObserver* obs, GlobalCache& gcache) {
   CtaExec cta(*this, l, id, obs, warps, gcache);
-  LaunchResult r = cta.run_all();
+  LaunchResult r = cta.run_all(watchdog_warp_insts);
   if (r.ok) gcache = cta.gcache();
   return r;
 }
@@ -370,9 +390,6 @@ LaunchResult Emulator::run(const Launch& launch) {
 }
 
 namespace {
-// Instructions a warp runs before the next resident CTA's warps get a turn.
-constexpr uint64_t kRoundInstructions = 256;
-
 // A functional CTA in flight with its own warps (several run interleaved).
 struct ResidentCta {
   std::vector<Warp> warps;
@@ -389,9 +406,7 @@ LaunchResult stop_runaway(const Launch& l, const std::vector<std::unique_ptr<Res
   }
   total.ok = false;
   total.failure = LaunchFailure::Watchdog;
-  total.error = "kernel " + l.kernel->name + ": stopped by the watchdog after " + std::to_string(total.warp_insts) +
-                " warp instructions (exec.watchdog_warp_insts = " + std::to_string(limit) +
-                "; an endless loop? raise it, or 0 for no limit)";
+  total.error = watchdog_message(l.kernel->name, total.warp_insts, limit);
   return total;
 }
 }  // namespace

@@ -94,7 +94,7 @@ class Emulator {
   // Resident threads per SM, for run()'s interleaving (default 2048).
   void set_threads_per_sm(uint32_t threads);
   // run() stops a kernel after this many warp instructions, failing it with
-  // LaunchFailure::Watchdog (0: never).
+  // LaunchFailure::Watchdog (0: never); run_cta() applies the limit to the CTA.
   void set_watchdog(uint64_t warp_insts);
   // Runs one CTA (for timing models that pull CTAs as they dispatch them);
   // `observer` (may be null) sees every warp instruction.

@@ -92,8 +92,8 @@ TEST(ExecDeviceStop, TimedWatchdogStopsAnEndlessKernel) {
   }
 }
 
-TEST(ExecDeviceStop, FunctionalWatchdogStopsAnEndlessKernel) {
-  DeviceOptions o;
+// The endless kernel, functional, with the instruction watchdog at 10^5.
+LaunchResult spin_with_low_watchdog(DeviceOptions o) {
   o.sets = {"exec.watchdog_warp_insts=100000"};
   Device dev(o);
   const LoadedModule& m = dev.program().load(ptx::parse_module(kSpin, "spin.ptx"));
@@ -101,9 +101,22 @@ TEST(ExecDeviceStop, FunctionalWatchdogStopsAnEndlessKernel) {
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.failure, LaunchFailure::Watchdog);
   EXPECT_NE(r.error.find("exec.watchdog_warp_insts = 100000"), std::string::npos) << r.error;
+  return r;
+}
+
+TEST(ExecDeviceStop, FunctionalWatchdogStopsAnEndlessKernel) {
+  LaunchResult r = spin_with_low_watchdog(DeviceOptions{});
   // Stopped within a round (256 instructions) of the limit.
   EXPECT_GT(r.warp_insts, 100000u);
   EXPECT_LE(r.warp_insts, 100000u + 256);
+}
+
+// Functional with --trace-out: CTA by CTA, the limit applies to each CTA,
+// and the launch fails as a watchdog stop too (not as a model error).
+TEST(ExecDeviceStop, FunctionalWatchdogStopsAnEndlessKernelWhileTracing) {
+  DeviceOptions o;
+  o.trace_out = temp("watchdog-trace");
+  spin_with_low_watchdog(o);
 }
 
 // Both watchdogs are on by default (a user's endless loop must end).
