@@ -33,6 +33,18 @@ const config::Param<int64_t> kRegsPerThread{
     "exec.regs_per_thread", 32, "registers",
     "registers per thread assumed for emulated PTX kernels (PTX has no allocation; .maxnreg caps it)", {1, 255}};
 
+// Watchdogs: a kernel that loops forever must not run forever. Far above
+// any kernel a simulation can afford (see docs/exec.md for the figures).
+const config::Param<int64_t> kWatchdogInsts{
+    "exec.watchdog_warp_insts", 10'000'000'000, "warp instructions",
+    "functional exec: stop a kernel past this many warp instructions with cudaErrorLaunchTimeout (0 = no limit)",
+    {0, 1e18}};
+const config::Param<int64_t> kWatchdogCycles{
+    "exec.watchdog_cycles", 1'000'000'000, "core cycles",
+    "exec --timing: stop a kernel past this many cycles with cudaErrorLaunchTimeout, keeping it as partial "
+    "(0 = no limit; gpu.max_cycles applies too, the lower wins)",
+    {0, 1e18}};
+
 using Clock = std::chrono::steady_clock;
 
 config::Config load_config(const DeviceOptions& o) {
@@ -121,9 +133,11 @@ Device::Device(const DeviceOptions& opts)
   memory_.set_capacity(facts_.global_mem_bytes);
   emulator_.set_textures(&textures_);
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
+  emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);
   if (opts.timing) {
     t.gpu = std::make_unique<timing::Gpu>(t.cfg);
+    t.gpu->set_watchdog(static_cast<uint64_t>(kWatchdogCycles.get(t.cfg)), kWatchdogCycles.name());
     // %clock reads the simulated core cycle: warps run when the SMs issue them.
     emulator_.set_clock([gpu = t.gpu.get()] { return gpu->core_cycle(); });
     t.report.workload = "warpsim exec";
@@ -163,15 +177,13 @@ LaunchResult Device::launch(const Launch& l) {
     ir::KernelInfo info = kernel_info(l);
     if (t.trace) t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
     EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), t.gpu != nullptr);
-    if (t.gpu) {
-      try {
-        run_timed(kernel, info);
-      } catch (const Error& e) {
-        if (kernel.result().ok) throw;  // a model error, not a fault of the program
-      }
-    } else {
-      while (kernel.next_cta()) {
-      }
+    try {
+      if (t.gpu) run_timed(kernel, info);
+      else
+        while (kernel.next_cta()) {
+        }
+    } catch (const Error& e) {
+      if (kernel.result().ok) throw;  // a model error, not a fault of the program
     }
     if (t.trace) t.trace->end_kernel();
     r = kernel.result();

@@ -280,7 +280,7 @@ void EmulatedKernel::fail(const LaunchResult& r) {
   if (result_.ok) {
     result_.ok = false;
     result_.error = r.error;
-    result_.assertion = r.assertion;
+    result_.failure = r.failure;
   }
   *alive_ = false;  // CTAs still on SMs are abandoned with the run
   throw Error(r.error);  // stops the timing run; the device reports the fault

@@ -198,6 +198,7 @@ struct Emulator::Impl {
   DeviceMemory& mem;
   uint32_t num_sms;
   uint32_t threads_per_sm = 2048;  // resident threads per SM (functional interleaving)
+  uint64_t watchdog_warp_insts = 0;  // run(): stop a kernel past this many warp instructions (0 = never)
   std::map<const ptx::Function*, std::unique_ptr<DecodedKernel>> decoded;
   std::vector<Warp> warps;  // reused from CTA to CTA (functional runs)
   std::function<uint64_t()> clock;
@@ -235,6 +236,18 @@ struct Emulator::Impl {
   LaunchResult run_interleaved(const Launch& l);
 };
 
+namespace {
+// Instructions a warp runs before the next warp (functional runs: the next
+// resident CTA's warps) gets a turn.
+constexpr uint64_t kRoundInstructions = 256;
+
+std::string watchdog_message(const std::string& kernel, uint64_t executed, uint64_t limit) {
+  return "kernel " + kernel + ": stopped by the watchdog after " + std::to_string(executed) +
+         " warp instructions (exec.watchdog_warp_insts = " + std::to_string(limit) +
+         "; an endless loop? raise it, or 0 for no limit)";
+}
+}  // namespace
+
 // One CTA's execution state. Functional runs drive it to completion
 // (run_all); timing-driven runs step one warp at a time (step).
 class CtaExec : public CtaRun {
@@ -259,8 +272,16 @@ class CtaExec : public CtaRun {
     for (uint32_t i = 0; i < cta_.nwarps; ++i) impl.init_warp(c_, warps[i], i);
   }
 
-  LaunchResult run_all() {
-    while (run_round(~uint64_t{0})) {
+  // With a watchdog (a limit on this CTA's warp instructions), warps take
+  // turns so that an endless one is stopped; without, each runs until it blocks.
+  LaunchResult run_all(uint64_t watchdog = 0) {
+    while (run_round(watchdog ? kRoundInstructions : ~uint64_t{0})) {
+      if (watchdog && res_.warp_insts > watchdog) {
+        res_.ok = false;
+        res_.failure = LaunchFailure::Watchdog;
+        res_.error = watchdog_message(c_.launch->kernel->name, res_.warp_insts, watchdog);
+        break;
+      }
     }
     return res_;
   }
@@ -311,13 +332,14 @@ class CtaExec : public CtaRun {
   void take_fault() {
     res_.ok = false;
     res_.error = c_.fault;
-    res_.assertion = c_.assert_fault;
+    res_.failure = c_.assert_fault ? LaunchFailure::Assertion : LaunchFailure::Fault;
   }
   void deadlock() {
     const Dim3& id = cta_.id;
     res_.ok = false;
+    res_.failure = LaunchFailure::BarrierDeadlock;
     res_.error = "kernel " + c_.launch->kernel->name + ": block " + dim_text(id.x, id.y, id.z) +
-                 ": deadlock: warps wait at a barrier that the other warps never reach";
+                 ": barrier deadlock: warps wait at a barrier that the other warps never reach";
   }
 
   WarpObserver* obs_;
@@ -341,7 +363,7 @@ class OwnedCtaExec : public CtaRun {
 
 LaunchResult Emulator::Impl::run_one(const Launch& l, Dim3 id, WarpObserver* obs, GlobalCache& gcache) {
   CtaExec cta(*this, l, id, obs, warps, gcache);
-  LaunchResult r = cta.run_all();
+  LaunchResult r = cta.run_all(watchdog_warp_insts);
   if (r.ok) gcache = cta.gcache();
   return r;
 }
@@ -368,14 +390,25 @@ LaunchResult Emulator::run(const Launch& launch) {
 }
 
 namespace {
-// Instructions a warp runs before the next resident CTA's warps get a turn.
-constexpr uint64_t kRoundInstructions = 256;
-
 // A functional CTA in flight with its own warps (several run interleaved).
 struct ResidentCta {
   std::vector<Warp> warps;
   std::unique_ptr<CtaExec> exec;
 };
+
+// The watchdog stops a kernel that runs on and on (an endless loop): the
+// instructions of the CTAs still in flight count too.
+LaunchResult stop_runaway(const Launch& l, const std::vector<std::unique_ptr<ResidentCta>>& live, LaunchResult total,
+                          uint64_t limit) {
+  for (const auto& cta : live) {
+    total.warp_insts += cta->exec->result().warp_insts;
+    total.thread_insts += cta->exec->result().thread_insts;
+  }
+  total.ok = false;
+  total.failure = LaunchFailure::Watchdog;
+  total.error = watchdog_message(l.kernel->name, total.warp_insts, limit);
+  return total;
+}
 }  // namespace
 
 // The CTAs a GPU would hold at once (every SM full of this kernel's CTAs, by
@@ -389,7 +422,7 @@ LaunchResult Emulator::Impl::run_interleaved(const Launch& l) {
   const uint64_t per_sm = std::max<uint64_t>(1, threads_per_sm / std::max<uint64_t>(1, l.block.count()));
   const uint64_t window = std::min<uint64_t>(ctas, per_sm * num_sms);
   std::vector<std::unique_ptr<ResidentCta>> live;
-  uint64_t next = 0;
+  uint64_t next = 0, executed = 0;
   while (next < ctas || !live.empty()) {
     while (live.size() < window && next < ctas) {
       uint64_t x = next % l.grid.x, yz = next / l.grid.x;
@@ -400,14 +433,19 @@ LaunchResult Emulator::Impl::run_interleaved(const Launch& l) {
       ++next;
     }
     for (size_t i = 0; i < live.size();) {
-      if (live[i]->exec->run_round(kRoundInstructions)) {
+      uint64_t before = live[i]->exec->result().warp_insts;
+      bool more = live[i]->exec->run_round(kRoundInstructions);
+      executed += live[i]->exec->result().warp_insts - before;
+      if (watchdog_warp_insts && executed > watchdog_warp_insts)
+        return stop_runaway(l, live, total, watchdog_warp_insts);
+      if (more) {
         ++i;
         continue;
       }
       const LaunchResult& r = live[i]->exec->result();
       total.warp_insts += r.warp_insts;
       total.thread_insts += r.thread_insts;
-      if (!r.ok) return total.ok = false, total.error = r.error, total.assertion = r.assertion, total;
+      if (!r.ok) return total.ok = false, total.error = r.error, total.failure = r.failure, total;
       live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
@@ -416,6 +454,7 @@ LaunchResult Emulator::Impl::run_interleaved(const Launch& l) {
 
 void Emulator::set_print_sink(PrintSink sink) { impl_->print = std::move(sink); }
 void Emulator::set_threads_per_sm(uint32_t threads) { impl_->threads_per_sm = threads ? threads : 1; }
+void Emulator::set_watchdog(uint64_t warp_insts) { impl_->watchdog_warp_insts = warp_insts; }
 void Emulator::set_textures(const TextureTable* textures) { impl_->textures = textures; }
 
 LaunchResult Emulator::run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer) {

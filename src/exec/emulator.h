@@ -28,12 +28,20 @@ struct Launch {
   std::vector<uint8_t> params;  // the parameter buffer, laid out per kernel->params
 };
 
+// Why a launch stopped early: the runtime reports each as a different CUDA error.
+enum class LaunchFailure : uint8_t {
+  Fault,            // a bad access or an unsupported operation
+  Assertion,        // a failed device assert()
+  BarrierDeadlock,  // warps wait at a barrier that the others never reach
+  Watchdog,         // ran past the instruction watchdog (exec.watchdog_warp_insts)
+};
+
 // What a launch did. On a fault the kernel stops; `error` says where:
 // kernel, block, thread, PTX line, address.
 struct LaunchResult {
   bool ok = true;
   std::string error;
-  bool assertion = false;  // the kernel stopped at a failed device assert(), not a bad access
+  LaunchFailure failure = LaunchFailure::Fault;  // when !ok
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;
 };
@@ -85,6 +93,9 @@ class Emulator {
   LaunchResult run(const Launch& launch);
   // Resident threads per SM, for run()'s interleaving (default 2048).
   void set_threads_per_sm(uint32_t threads);
+  // run() stops a kernel after this many warp instructions, failing it with
+  // LaunchFailure::Watchdog (0: never); run_cta() applies the limit to the CTA.
+  void set_watchdog(uint64_t warp_insts);
   // Runs one CTA (for timing models that pull CTAs as they dispatch them);
   // `observer` (may be null) sees every warp instruction.
   LaunchResult run_cta(const Launch& launch, Dim3 cta, WarpObserver* observer);

@@ -111,6 +111,36 @@ TEST(CoreSm, BarrierHoldsEarlyWarpsUntilTheLastArrives) {
   EXPECT_LT(nb.run({slow_no_bar, fast_no_bar}), 10 * 20u + 10);  // overlapped without it: ~201
 }
 
+// Exited warps count as arrived (PTX ISA, bar.sync): the last warp of a CTA
+// to exit opens the barrier its other warps wait at. Warp 0 (sub-core 0)
+// waits; warp 1 (sub-core 1) retires in a tick in which nothing issues, after
+// sub-core 0 was scanned (issue 17 item 4: the SM then never ticked again).
+TEST(CoreSm, ExitingWarpOpensTheBarrierOthersWaitAt) {
+  SmBench b;
+  std::vector<ir::WarpInst> waits, exits;
+  waits.push_back(barrier());
+  for (int k = 0; k < 3; ++k) waits.push_back(alu(0, 1, 1));  // 3 dependent SP ops after the barrier
+  for (int k = 0; k < 5; ++k) exits.push_back(alu(1, 1, 1));  // 5 dependent SFU ops, then the warp exits
+  Cycle cycles = b.run({waits, exits});
+  // Warp 1 retires at ~5 x 20 = 100; warp 0's three SP ops take ~12 more.
+  EXPECT_NEAR(double(cycles), 5 * 20 + 3 * 4, 6);
+  EXPECT_EQ(b.reg.sum("sm.0.warp_insts"), 9u);
+}
+
+// The same with both warps on one sub-core (slots 0 and 4 of four
+// sub-cores): the retiring warp's scan must not leave the woken one asleep.
+TEST(CoreSm, ExitingWarpOpensTheBarrierOfItsOwnSubcore) {
+  SmBench b;
+  std::vector<ir::WarpInst> waits, exits;
+  waits.push_back(barrier());
+  for (int k = 0; k < 3; ++k) waits.push_back(alu(0, 1, 1));
+  for (int k = 0; k < 5; ++k) exits.push_back(alu(1, 1, 1));
+  std::vector<ir::WarpInst> none;  // warps 1-3 (sub-cores 1-3) exit at once
+  Cycle cycles = b.run({waits, none, none, none, exits});
+  EXPECT_NEAR(double(cycles), 5 * 20 + 3 * 4, 6);
+  EXPECT_EQ(b.reg.sum("sm.0.warp_insts"), 9u);
+}
+
 TEST(CoreSm, WarpsOnDifferentSubcoresIssueInParallel) {
   SmBench b;
   std::vector<std::vector<ir::WarpInst>> warps(4);

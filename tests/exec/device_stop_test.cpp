@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/param.h"
 #include "exec/device.h"
 #include "exec/emu_test_util.h"
 #include "frontend/ptx/parser.h"
@@ -74,6 +75,87 @@ TEST(ExecDeviceStop, MaxCyclesKeepsThePartialKernel) {
   EXPECT_GT(s["kernels"][0]["cycles"].get<uint64_t>(), 3000u);
   // The loop is two instructions; over 3000 cycles one warp issues hundreds.
   EXPECT_GT(s["kernels"][0]["warp_insts"].get<uint64_t>(), 100u);
+}
+
+// Issue 17 item 9: exec's own watchdogs stop an endless kernel, timed (in
+// cycles, kept as partial) and functional (in warp instructions).
+TEST(ExecDeviceStop, TimedWatchdogStopsAnEndlessKernel) {
+  std::string out = temp("watchdog");
+  Device dev(timed(out, {"gpu.sms=2", "exec.watchdog_cycles=3000"}));
+  const LoadedModule& m = dev.program().load(ptx::parse_module(kSpin, "spin.ptx"));
+  try {
+    dev.launch(one_warp(m, "spin"));
+    FAIL() << "the endless kernel ended";
+  } catch (const timing::KernelStopped& e) {
+    EXPECT_NE(std::string(e.what()).find("exceeded exec.watchdog_cycles = 3000"), std::string::npos) << e.what();
+    EXPECT_FALSE(e.partial.complete);
+  }
+}
+
+// The endless kernel, functional, with the instruction watchdog at 10^5.
+LaunchResult spin_with_low_watchdog(DeviceOptions o) {
+  o.sets = {"exec.watchdog_warp_insts=100000"};
+  Device dev(o);
+  const LoadedModule& m = dev.program().load(ptx::parse_module(kSpin, "spin.ptx"));
+  LaunchResult r = dev.launch(one_warp(m, "spin"));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.failure, LaunchFailure::Watchdog);
+  EXPECT_NE(r.error.find("exec.watchdog_warp_insts = 100000"), std::string::npos) << r.error;
+  return r;
+}
+
+TEST(ExecDeviceStop, FunctionalWatchdogStopsAnEndlessKernel) {
+  LaunchResult r = spin_with_low_watchdog(DeviceOptions{});
+  // Stopped within a round (256 instructions) of the limit.
+  EXPECT_GT(r.warp_insts, 100000u);
+  EXPECT_LE(r.warp_insts, 100000u + 256);
+}
+
+// Functional with --trace-out: CTA by CTA, the limit applies to each CTA,
+// and the launch fails as a watchdog stop too (not as a model error).
+TEST(ExecDeviceStop, FunctionalWatchdogStopsAnEndlessKernelWhileTracing) {
+  DeviceOptions o;
+  o.trace_out = temp("watchdog-trace");
+  spin_with_low_watchdog(o);
+}
+
+// Both watchdogs are on by default (a user's endless loop must end).
+TEST(ExecDeviceStop, WatchdogsAreOnByDefault) {
+  for (const char* key : {"exec.watchdog_warp_insts", "exec.watchdog_cycles"}) {
+    const config::ParamInfo* p = config::ParamRegistry::instance().find(key);
+    ASSERT_NE(p, nullptr) << key;
+    EXPECT_GT(std::get<int64_t>(p->def), 0) << key;
+  }
+}
+
+// Issue 17 item 5: a busy engine that moves nothing (every component ticks,
+// the one read waits thousands of cycles for a 1 MHz DRAM) is stopped after
+// gpu.progress_timeout_cycles with what each component waits for.
+TEST(ExecDeviceStop, NoProgressNamesTheStuckComponents) {
+  const std::string kLoad = test::kernel_ptx("load", ".param .u64 p", R"(
+    ld.param.u64 %rd1, [p];
+    ld.global.u32 %r1, [%rd1];
+    st.global.u32 [%rd1], %r1;
+)");
+  Device dev(timed("", {"gpu.sms=2", "gpu.activity_gating=false", "clock.dram_mhz=1", "dram.tRCD=1000",
+                        "dram.CL=1000", "gpu.progress_timeout_cycles=100000"}));
+  const LoadedModule& m = dev.program().load(ptx::parse_module(kLoad, "load.ptx"));
+  Launch l = one_warp(m, "load");
+  Addr a = *dev.memory().allocate(128);
+  std::memcpy(l.params.data(), &a, sizeof a);
+  try {
+    dev.launch(l);
+    FAIL() << "the kernel ended";
+  } catch (const timing::KernelStopped&) {
+    FAIL() << "stopped as by a cycle limit, not for lack of progress";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("no progress in kernel 'load'"), std::string::npos) << what;
+    EXPECT_NE(what.find("gpu.progress_timeout_cycles = 100000"), std::string::npos) << what;
+    EXPECT_NE(what.find("dram channel"), std::string::npos) << what;
+    EXPECT_NE(what.find(" reads and 0 writes queued"), std::string::npos) << what;
+    EXPECT_NE(what.find("sm 0: 1 live warps"), std::string::npos) << what;
+  }
 }
 
 // Written after each kernel while the program still runs: not complete

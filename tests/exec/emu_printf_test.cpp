@@ -184,7 +184,7 @@ TEST(EmuPrintf, DeviceAssertPrintsAndStopsTheLaunch) {
   EXPECT_EQ(out, "");
   LaunchResult bad = h.launch("_Z11check_belowPii", Dim3{2, 1, 1}, Dim3{32, 1, 1}, a, 20);
   EXPECT_FALSE(bad.ok);
-  EXPECT_TRUE(bad.assertion);
+  EXPECT_EQ(bad.failure, LaunchFailure::Assertion);
   EXPECT_NE(bad.error.find("assertion `i < limit` failed (assert.cu:7)"), std::string::npos) << bad.error;
   std::string want;
   for (int t = 20; t < 32; ++t)

@@ -146,6 +146,29 @@ TEST(EmuSimt, BarrierIgnoresExitedWarpsAndReduces) {
   for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(v[t], 16u) << t;
 }
 
+// Warp 0 waits at barrier 0 for 64 threads, warp 1 at barrier 1: neither
+// opens. The launch fails as a barrier deadlock, which the runtime reports
+// as a launch timeout (issue 17 item 15), not as a bad access.
+TEST(EmuSimt, WarpsAtDifferentBarriersDeadlock) {
+  std::string ptx = kernel_ptx("k", ".param .u64 out", R"(
+    mov.u32 %r1, %tid.x;
+    setp.ge.u32 %p1, %r1, 32;
+    @%p1 bra OTHER;
+    bar.sync 0, 64;
+    ret;
+  OTHER:
+    bar.sync 1, 64;
+    ret;
+  )");
+  Harness h;
+  h.load(ptx);
+  Addr out = h.buffer(std::vector<uint32_t>(64, 0));
+  LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{64, 1, 1}, out);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.failure, LaunchFailure::BarrierDeadlock);
+  EXPECT_NE(r.error.find("barrier deadlock"), std::string::npos) << r.error;
+}
+
 // Three one-argument functions and a table of their addresses.
 const char* kFunctionTable = R"(
 .func (.param .b32 r) twice(.param .b32 x) { .reg .b32 %a<2>; ld.param.b32 %a0, [x]; add.s32 %a1, %a0, %a0; st.param.b32 [r], %a1; ret; }

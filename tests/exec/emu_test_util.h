@@ -89,7 +89,7 @@ struct Harness {
   template <class... Args>
   LaunchResult launch(const std::string& kernel, Dim3 grid, Dim3 block, Args... args) {
     Launch l = make_launch(kernel, grid, block);
-    if (!l.kernel) return LaunchResult{false, "no kernel", 0, 0};
+    if (!l.kernel) return LaunchResult{false, "no kernel", LaunchFailure::Fault, 0, 0};
     EXPECT_EQ(l.kernel->params.size(), sizeof...(Args));
     size_t i = 0;
     auto put = [&](const auto& v) {

@@ -78,6 +78,31 @@ TEST(L1D, MshrExhaustionStalls) {
   EXPECT_EQ(b.l1->mshrs_in_use(), 2u);   // ...for one of the two MSHRs
 }
 
+// Release builds compile assert() out: an access handed over while the L1
+// cannot take one must still be refused, not overwrite the stalled access.
+TEST(L1D, AccessWhileStalledIsRefused) {
+  L1Bench b({"l1d.mshr_entries=1"});
+  b.mem.out = nullptr;  // L2 never answers
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x0, 0x1, 1);
+  b.to_cycle(2);
+  b.access(AccessType::Read, 0x80, 0x1, 2);  // waits for the only MSHR
+  b.to_cycle(10);
+  ASSERT_FALSE(b.l1->can_accept());
+  L1Access a;
+  a.line_addr = 0x100;
+  a.sector_mask = 0x1;
+  a.type = AccessType::Read;
+  a.token = 3;
+  try {
+    b.l1->accept(a);
+    FAIL() << "accept() took an access while stalled";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("could not accept"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(b.mem.seen.size(), 1u);  // the stalled access is still the one waiting
+}
+
 TEST(L1D, MergeLimitStalls) {
   L1Bench b({"l1d.mshr_max_merge=2"});
   b.mem.out = nullptr;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 
 namespace ws::timing {
@@ -207,6 +209,9 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
   ReadyProbe probe(*this, s, now);
   uint64_t ended = awake & sc.ended;  // (retiring clears their bits)
   if (ended) retire_ended(s, ended, now, probe.sub_wake);
+  // A retiring warp may have opened a barrier that warps of this sub-core
+  // wait at: they are not among this scan's candidates, so scan again next cycle.
+  if (sc.live & ~sc.sleeping & ~awake) probe.sub_wake = std::min(probe.sub_wake, now + 1);
   uint64_t candidates = awake & ~ended;
   // A full LD/ST queue holds every memory instruction: those warps are not
   // tested, and the sub-core rescans once the queue has room.
@@ -357,6 +362,11 @@ void Sm::tick() {
   bool issued = false;
   Cycle wake = kPending;
   for (uint32_t s = 0; s < subcores_.size(); ++s) issued |= issue_subcore(s, now, wake);
+  // A sub-core woken after its own scan in this tick (a warp of a later
+  // sub-core retired and so opened a barrier its warps wait at) scans next
+  // cycle; nothing else would tick the SM for it.
+  for (const SubCore& sc : subcores_)
+    if (sc.next_scan == 0 && (sc.live & ~sc.sleeping)) wake = std::min(wake, now + 1);
   if (issued) {
     next_tick_ = clock_.tick_of(now + 1);
   } else if (live_ctas_ == 0 || wake == kPending) {
@@ -391,6 +401,23 @@ void Sm::wake_ldst_waiters() {
     sc.ldst_blocked = false;
   }
   ldst_waiters_ = false;
+}
+
+// Counts the live warps by what holds them.
+std::string Sm::waiting_for() const {
+  if (live_warps_ == 0) return {};
+  uint32_t barrier = 0, loads = 0, fetch = 0, other = 0;
+  Cycle now = clock_.now();
+  for (const Warp& w : warps_) {
+    if (!w.live) continue;
+    if (w.at_barrier) ++barrier;
+    else if (w.pending_loads > 0) ++loads;
+    else if (w.fetch_ready > now) ++fetch;
+    else ++other;
+  }
+  return fmt::format("{} live warps in {} CTAs: {} at a barrier, {} for memory replies, {} for instruction lines, "
+                     "{} otherwise; LD/ST queue {}",
+                     live_warps_, live_ctas_, barrier, loads, fetch, other, ldst_.busy() ? "holds work" : "empty");
 }
 
 Tick Sm::next_event() const {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 #include "timing/mem/index_hash.h"
 
@@ -399,6 +401,19 @@ Tick DramChannel::next_event() const {
   if (queued_ > 0 && timing_.tREFI > 0) t = std::min(t, clk_.tick_of(std::max(next_ref_, next_issue_)));
   t = std::min(t, replies_.next_ready());
   return t;
+}
+
+// Queued requests, and the refresh that may hold them.
+std::string DramChannel::waiting_for() const {
+  if (queued_ == 0 && from_l2_.empty() && replies_.empty()) return {};
+  Cycle now = clk_.now();
+  std::string refresh;
+  if (timing_.tREFI > 0 && timing_.per_bank_refresh && ref_bank_ >= 0)
+    refresh = fmt::format("; bank {} is held for its refresh ({} banks owe one)", ref_bank_, ref_owed_count_);
+  else if (timing_.tREFI > 0 && (ref_until_ > now || ref_blocked_))
+    refresh = "; an all-bank refresh holds every bank";
+  return fmt::format("{} reads and {} writes queued{}, {} arriving, {} read replies on their way{}", queued_ - queued_writes_,
+                     queued_writes_, draining_ ? " (draining writes)" : "", from_l2_.size(), replies_.size(), refresh);
 }
 
 }  // namespace ws::timing

@@ -53,6 +53,7 @@ class DramChannel : public Clocked {
 
   void tick() override;
   Tick next_event() const override;
+  std::string waiting_for() const override;
 
  private:
   // What the scheduler and the command issue need of a queued request, kept

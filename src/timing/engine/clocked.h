@@ -38,6 +38,9 @@ class Clocked {
   // input from others: a time <= now if it has work this cycle, kNever if idle.
   // Must include messages waiting in its input ports.
   virtual Tick next_event() const = 0;
+  // For a stuck run's report: in a few words, the work this component holds
+  // and what it waits for ("" when it holds none).
+  virtual std::string waiting_for() const { return {}; }
 
   // Marks the engine's copy of next_event() out of date (tracked components).
   void wake() {

@@ -34,6 +34,11 @@ constexpr unsigned kCodeRegionShift = 30;  // 1 GiB per kernel: PCs of exec kern
 const config::Param<int64_t> kMaxCycles{"gpu.max_cycles", 0, "core cycles",
                                         "stop a kernel that runs longer than this, keeping it as partial (0 = no limit)",
                                         {0, 1e15}};
+const config::Param<int64_t> kProgressTimeout{
+    "gpu.progress_timeout_cycles", 10'000'000, "core cycles",
+    "stop a kernel with an error naming the stuck components when no instruction issues and no message crosses "
+    "the interconnect for this long (0 = never)",
+    {0, 1e15}};
 const config::Param<bool> kGating{"gpu.activity_gating", true, "",
                                   "tick only components with work (false: every component on every edge; "
                                   "same results, much slower: a validation mode)"};
@@ -45,6 +50,7 @@ Gpu::Gpu(const config::Config& cfg)
       launch_latency_(static_cast<Cycle>(kLaunchLatency.get(cfg))),
       launch_overhead_(static_cast<Cycle>(kLaunchOverhead.get(cfg))),
       max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))),
+      progress_timeout_(static_cast<uint64_t>(kProgressTimeout.get(cfg))),
       projector_(cfg) {
   check_host_memory(cfg);  // before building: an OOM kill would leave no message
   core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));
@@ -77,6 +83,12 @@ bool Gpu::memory_quiescent() const {
   for (const auto& s : slices_)
     if (s->busy()) return false;
   return true;
+}
+
+void Gpu::set_watchdog(uint64_t cycles, const std::string& param) {
+  if (cycles == 0 || (max_cycles_ != 0 && max_cycles_ <= cycles)) return;
+  max_cycles_ = cycles;
+  max_cycles_param_ = param;
 }
 
 Cycle Gpu::core_now() const { return core_->cycle_at_or_after(engine_.now()); }
@@ -127,7 +139,8 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
   dispatcher_->start(kernel, r.start_cycle);
   begin_projection(r, info);
   engine_.wake_all();
-  uint64_t steps = 0;
+  uint64_t steps = 0, moved = progress_count();
+  Cycle moved_at = r.start_cycle;  // when `moved` last changed
   // A kernel ends when its CTAs are done and its stores have reached the L2
   // (stores are not acknowledged in v1, so the LD/ST queues, L1s, crossbars
   // and L2 slices must be idle); DRAM write-backs of dirty L2 lines may still
@@ -135,14 +148,15 @@ KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progres
   while (!dispatcher_->kernel_done() || !memory_quiescent()) {
     if (!engine_.step())
       throw Error("simulation deadlock in kernel '" + info.name + "': nothing can make progress at core cycle " +
-                  std::to_string(core_now()));
+                  std::to_string(core_now()) + stuck_report());
     Cycle now = core_now();
     if (projector_.stable(now, dispatcher_->ctas_dispatched())) dispatcher_->stop_dispatch();
     Cycle elapsed = now > r.start_cycle ? now - r.start_cycle : 0;
     if (max_cycles_ && elapsed > max_cycles_)
-      stop_kernel(r, "kernel '" + info.name + "' exceeded gpu.max_cycles = " + std::to_string(max_cycles_) +
-                         " (its partial results are kept)");
+      stop_kernel(r, "kernel '" + info.name + "' exceeded " + max_cycles_param_ + " = " +
+                         std::to_string(max_cycles_) + " (its partial results are kept)");
     if ((++steps & 0x3fff) == 0) {
+      check_progress(info.name, moved, moved_at);
       if (progress) progress(elapsed);
       if (stop_check_)
         if (std::string why = stop_check_(); !why.empty()) stop_kernel(r, why + " in kernel '" + info.name + "'");
@@ -161,6 +175,53 @@ void Gpu::begin_projection(const KernelResult& r, const ir::KernelInfo& info) {
   std::vector<Sm*> sms;
   for (auto& sm : sms_) sms.push_back(sm.get());
   projector_.begin(r.start_cycle, info.grid.count(), uint64_t{r.occupancy.ctas_per_sm} * sms_.size(), sms);
+}
+
+// Progress: warp instructions issued and messages moved by the crossbars
+// (requests reaching the L2, replies reaching the SMs).
+uint64_t Gpu::progress_count() const {
+  uint64_t n = req_net_->packets() + reply_net_->packets();
+  for (const auto& sm : sms_) n += sm->warp_insts();
+  return n;
+}
+
+// A run whose engine stays busy but moves nothing (refresh starving every
+// read, a component spinning) would otherwise run forever: the deadlock
+// check only sees an engine with no work at all.
+void Gpu::check_progress(const std::string& kernel, uint64_t& moved, Cycle& moved_at) const {
+  Cycle now = core_now();
+  if (uint64_t n = progress_count(); n != moved || now < moved_at) {
+    moved = n;
+    moved_at = std::max(moved_at, now);
+    return;
+  }
+  if (progress_timeout_ == 0 || now - moved_at <= progress_timeout_) return;
+  throw Error("no progress in kernel '" + kernel + "': no instruction issued and no message crossed the "
+              "interconnect from core cycle " + std::to_string(moved_at) + " to " + std::to_string(now) +
+              " (gpu.progress_timeout_cycles = " + std::to_string(progress_timeout_) +
+              "; infeasible timing parameters?)" + stuck_report());
+}
+
+// What each component holding work waits for, a few of each kind.
+std::string Gpu::stuck_report() const {
+  std::string out;
+  auto list = [&](const std::string& kind, auto& parts, auto describe) {
+    size_t shown = 0, more = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      std::string what = describe(*parts[i]);
+      if (what.empty()) continue;
+      if (shown++ < 3) out += "\n  " + kind + " " + std::to_string(i) + ": " + what;
+      else ++more;
+    }
+    if (more) out += "\n  ... and " + std::to_string(more) + " more " + kind + "s like these";
+  };
+  list("sm", sms_, [](const Sm& sm) { return sm.waiting_for(); });
+  list("l1d", sms_, [](Sm& sm) { return sm.l1().waiting_for(); });
+  if (std::string w = req_net_->waiting_for(); !w.empty()) out += "\n  icnt.req: " + w;
+  if (std::string w = reply_net_->waiting_for(); !w.empty()) out += "\n  icnt.reply: " + w;
+  list("l2 slice", slices_, [](const L2Slice& s) { return s.waiting_for(); });
+  list("dram channel", channels_, [](const DramChannel& c) { return c.waiting_for(); });
+  return out.empty() ? out : "; waiting:" + out;
 }
 
 void Gpu::finish_result(KernelResult& r) const {

@@ -90,6 +90,9 @@ class Gpu {
   // KernelStopped past gpu.max_cycles or when the stop check says so.
   KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {});
   void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
+  // A second cycle limit for kernels, named after the parameter that set it
+  // (exec's watchdog); the lower of it and gpu.max_cycles applies.
+  void set_watchdog(uint64_t cycles, const std::string& param);
 
  private:
   void build_memory(const config::Config& cfg);
@@ -97,6 +100,9 @@ class Gpu {
   bool memory_quiescent() const;
   void finish_result(KernelResult& r) const;
   void begin_projection(const KernelResult& r, const ir::KernelInfo& info);
+  uint64_t progress_count() const;
+  void check_progress(const std::string& kernel, uint64_t& moved, Cycle& moved_at) const;
+  std::string stuck_report() const;
   [[noreturn]] void stop_kernel(KernelResult& r, const std::string& why);
 
   stats::Registry stats_;
@@ -109,6 +115,8 @@ class Gpu {
   std::unordered_map<std::string, uint32_t> code_regions_;
   uint64_t max_cycles_;
   uint64_t l2_bytes_ = 0;  // total L2 capacity
+  uint64_t progress_timeout_;  // gpu.progress_timeout_cycles
+  std::string max_cycles_param_ = "gpu.max_cycles";  // what set max_cycles_
   StopCheck stop_check_;
   std::vector<std::unique_ptr<Sm>> sms_;
   std::unique_ptr<Crossbar> req_net_, reply_net_;

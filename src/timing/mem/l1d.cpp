@@ -1,9 +1,9 @@
 #include "timing/mem/l1d.h"
 
 #include <algorithm>
-
 #include <bit>
-#include <cassert>
+
+#include <fmt/format.h>
 
 #include "common/error.h"
 
@@ -145,6 +145,17 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
     throw ConfigError(kSectored.name(), "a non-sectored L1 needs l1d.miss_queue and l1d.mshr_entries of at least 4");
 }
 
+std::string L1D::waiting_for() const {
+  static const char* kWhy[] = {"miss queue room", "a free MSHR", "the MSHR merge limit", "write buffer room"};
+  std::string s;
+  if (mshrs_in_use() > 0) s = fmt::format("{} MSHRs wait for L2 replies", mshrs_in_use());
+  if (stalled_)
+    s += fmt::format("{}an access to line {:#x} waits for {}", s.empty() ? "" : "; ", stalled_->line_addr,
+                     kWhy[static_cast<size_t>(waiting_for_)]);
+  if (!completions_.empty()) s += fmt::format("{}{} completions due", s.empty() ? "" : "; ", completions_.size());
+  return s;
+}
+
 void L1D::set_capacity_bytes(uint64_t bytes) {
   bytes = std::min(bytes, max_bytes_);
   uint64_t per_way = uint64_t{tags_.sets()} * kLineBytes;
@@ -162,7 +173,11 @@ bool L1D::can_accept() const {
 }
 
 void L1D::accept(const L1Access& access) {
-  assert(can_accept());
+  // The LD/ST unit asks can_accept() first; taking an access anyway would
+  // overwrite the stalled one and lose its sectors (a wrong answer, not a crash).
+  if (!can_accept())
+    throw Error(fmt::format("internal error: the L1D was handed an access to line {:#x} while it could not accept one",
+                            access.line_addr));
   wake();
   Cycle now = clk_.now();
   accepted_this_cycle_ = last_accept_ == now ? accepted_this_cycle_ + 1 : 1;

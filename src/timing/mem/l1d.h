@@ -86,6 +86,7 @@ class L1D : public Clocked {
 
   void tick() override;
   Tick next_event() const override;
+  std::string waiting_for() const override;
 
  private:
   struct Mshr {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 
 namespace ws::timing {
@@ -292,6 +294,15 @@ void L2Slice::warm(Addr addr, uint64_t bytes) {
 bool L2Slice::busy() const {
   return (!reply_q_.empty() && to_reply_) || (!dram_q_.empty() && to_dram_) || !from_icnt_.empty() ||
          !from_dram_.empty() || !pipeline_.empty();
+}
+
+std::string L2Slice::waiting_for() const {
+  size_t mshrs = mshr_pool_.size() - free_mshrs_.size();
+  if (!busy() && mshrs == 0) return {};
+  return fmt::format("{} requests arriving, {} in the pipeline{}, {} MSHRs wait for DRAM, {} queued for DRAM, "
+                     "{} replies queued",
+                     from_icnt_.size(), pipeline_.size(), stalled_ ? " (its head waits for an MSHR or DRAM queue room)" : "",
+                     mshrs, dram_q_.size(), reply_q_.size());
 }
 
 // Work blocked on a full output port waits for the consumer's pop, which

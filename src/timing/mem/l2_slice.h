@@ -69,6 +69,7 @@ class L2Slice : public Clocked {
   Tick next_event() const override;
   // Holds requests or replies not yet passed on (the kernel is not over).
   bool busy() const;
+  std::string waiting_for() const override;
 
  private:
   struct Mshr {

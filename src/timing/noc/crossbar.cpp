@@ -1,5 +1,7 @@
 #include "timing/noc/crossbar.h"
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 
 namespace ws::timing {
@@ -109,6 +111,19 @@ Tick Crossbar::next_event() const {
   Tick t = kNever;
   for_each_nonempty([&](uint32_t i) { t = std::min(t, std::max(inputs_[i]->next_ready(), clk_.tick_of(in_free_[i]))); });
   return t;
+}
+
+// Messages still in the input buffers, and whether the head of one waits
+// for a full output port.
+std::string Crossbar::waiting_for() const {
+  size_t held = 0, inputs = 0;
+  for_each_nonempty([&](uint32_t i) {
+    held += inputs_[i]->size();
+    ++inputs;
+  });
+  if (held == 0) return {};
+  return fmt::format("{} messages in {} input buffers{}", held, inputs,
+                     stalled_ ? "; some wait for a full output port" : "");
 }
 
 }  // namespace ws::timing

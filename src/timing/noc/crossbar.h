@@ -36,6 +36,8 @@ class Crossbar : public Clocked {
 
   void tick() override;
   Tick next_event() const override;
+  std::string waiting_for() const override;
+  uint64_t packets() const { return packets_.value(); }
 
  private:
   bool grant(uint32_t in, uint32_t out);
