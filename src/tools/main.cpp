@@ -72,9 +72,11 @@ int main(int argc, char** argv) {
   tune_cmd->prefix_command();
 
   app.add_subcommand("presets", "list the GPU presets");
-  bool markdown = false;
+  bool markdown = false, params_json = false;
   CLI::App* params_cmd = app.add_subcommand("params", "list every parameter with type, default, unit, description");
-  params_cmd->add_flag("--markdown", markdown, "print a Markdown table (docs/params.md)");
+  auto* md_flag = params_cmd->add_flag("--markdown", markdown, "print a Markdown table (docs/params.md)");
+  params_cmd->add_flag("--json", params_json, "print JSON (name, type, default, unit, min, max, description)")
+      ->excludes(md_flag);
 
   ws::frontend::SynthSpec synth;
   std::string synth_out;
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
     if (*correlate_cmd) return ws::tools::python_tool_command("correlate", correlate_cmd->remaining());
     if (*tune_cmd) return ws::tools::python_tool_command("tune", tune_cmd->remaining());
     if (app.got_subcommand("presets")) return ws::tools::presets_command();
-    if (*params_cmd) return ws::tools::params_command(markdown);
+    if (*params_cmd) return ws::tools::params_command(params_json ? "json" : markdown ? "markdown" : "text");
     if (*synth_cmd) {
       ws::frontend::write_synthetic(synth, synth_out);
       std::cout << "wrote " << ws::frontend::synth_instruction_count(synth) << " warp instructions to " << synth_out
