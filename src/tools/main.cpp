@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
   exec_cmd->add_option("command", exec.command, "the program and its arguments (after --)")->required();
 
-  // Everything after `correlate` or `tune` goes to the Python package untouched, --help included.
+  // Everything after `correlate`, `tune` or `sweep` goes to the Python package untouched, --help included.
   CLI::App* correlate_cmd = app.add_subcommand(
       "correlate", "compare simulated runs with ncu/nvprof CSV: warpsim correlate --sim runs/ --hw hw.csv");
   correlate_cmd->set_help_flag();
@@ -70,6 +70,11 @@ int main(int argc, char** argv) {
   tune_cmd->set_help_flag();
   tune_cmd->allow_extras();
   tune_cmd->prefix_command();
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep", "design-space sweeps: warpsim sweep run study.toml --out study/; sweep status|report study/ (docs/dse.md)");
+  sweep_cmd->set_help_flag();
+  sweep_cmd->allow_extras();
+  sweep_cmd->prefix_command();
 
   app.add_subcommand("presets", "list the GPU presets");
   bool markdown = false, params_json = false;
@@ -106,6 +111,7 @@ int main(int argc, char** argv) {
     if (*exec_cmd) return ws::tools::exec_command(exec);
     if (*correlate_cmd) return ws::tools::python_tool_command("correlate", correlate_cmd->remaining());
     if (*tune_cmd) return ws::tools::python_tool_command("tune", tune_cmd->remaining());
+    if (*sweep_cmd) return ws::tools::python_tool_command("sweep", sweep_cmd->remaining());
     if (app.got_subcommand("presets")) return ws::tools::presets_command();
     if (*params_cmd) return ws::tools::params_command(params_json ? "json" : markdown ? "markdown" : "text");
     if (*synth_cmd) {
