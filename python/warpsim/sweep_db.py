@@ -55,6 +55,10 @@ def plan(db: sqlite3.Connection, spec_hash: str, spec_text: str, points) -> None
                        [("spec_hash", spec_hash), ("spec_text", spec_text)])
 
 
+def set_study(db: sqlite3.Connection, **values: str) -> None:
+    db.executemany("INSERT OR REPLACE INTO study VALUES (?, ?)", list(values.items()))
+
+
 def finished_keys(db: sqlite3.Connection, retry_failed: bool) -> set[str]:
     """Points a rerun skips: done ones, and failed ones unless retried."""
     wanted = (DONE,) if retry_failed else (DONE, FAILED)

@@ -174,7 +174,7 @@ class LocalRunner:
         final = self.study / "runs" / a.point.key
         shutil.rmtree(final, ignore_errors=True)
         a.tmp.rename(final)
-        row, metrics = assess(a.point, final, a.proc.returncode, self.spec)
+        row, metrics = assess(point_identity(a.point), final, a.proc.returncode, [x.name for x in self.spec.axes])
         row.update(spec_hash=self.spec.hash, wall_seconds=wall, host=self.host, started=a.started,
                    finished=now(), out_dir=str(final.relative_to(self.study)), command=json.dumps(a.command))
         sdb.record(db, row, metrics)
@@ -187,15 +187,20 @@ class LocalRunner:
             a.proc.wait()
 
 
-def assess(p: Point, folder: Path, rc: int, spec: Spec) -> tuple[dict, dict]:
+def point_identity(p: Point) -> dict:
+    """What a run row says about its point (also what a Slurm chunk file carries)."""
+    return {"key": p.key, "workload": p.workload.name, "gpu": p.gpu, "rep": p.rep,
+            "set_json": json.dumps(p.values, sort_keys=True)}
+
+
+def assess(identity: dict, folder: Path, rc: int, axis_names: list[str]) -> tuple[dict, dict]:
     """The run row and figures of a point whose process exited with `rc`."""
     stats = _read_json(folder / "stats.json")
-    row = {"key": p.key, "workload": p.workload.name, "gpu": p.gpu, "rep": p.rep, "exit_code": rc,
-           "set_json": json.dumps(p.values, sort_keys=True), "stats_json": json.dumps(stats) if stats else None}
+    row = {**identity, "exit_code": rc, "stats_json": json.dumps(stats) if stats else None}
     config_path = folder / "config.toml"
     if config_path.is_file():
         row["config_hash"] = hashlib.sha256(config_path.read_bytes()).hexdigest()[:16]
-        row["params_json"] = json.dumps(effective_values(config_path, [a.name for a in spec.axes]))
+        row["params_json"] = json.dumps(effective_values(config_path, axis_names))
     outside = (rc < 0 and -rc in OUTSIDE_SIGNALS) or (rc > 128 and rc - 128 in OUTSIDE_SIGNALS) or \
         bool(stats and stats.get("signal"))
     if outside:

@@ -17,6 +17,7 @@ MODELS = ("detailed",)                       # the only timing model warpsim has
 DESIGNS = ("grid", "one-at-a-time", "random", "lhs")
 SYNTH_OPTIONS = ("ctas", "threads", "iterations", "footprint", "stride", "chains", "binary-version")
 SYNTH_KINDS = ("stream", "chase", "compute")
+SLURM_KEYS = ("chunk", "time", "mem", "partition", "sbatch_args")
 
 
 class SpecError(InputError):
@@ -108,6 +109,7 @@ def load_spec(path: str | Path, catalogue, presets: list[str]) -> Spec:
                 axes=_axes(doc.get("axes", {}), catalogue, problems),
                 baseline=bool(doc.get("baseline", True)), slurm=dict(doc.get("slurm", {})))
     _design(doc.get("design", {}), spec, problems)
+    problems += _slurm(spec.slurm)
     if problems:
         raise SpecError(path, problems)
     return spec
@@ -247,3 +249,13 @@ def _design(table, spec: Spec, problems: list[str]) -> None:
                                 "number of points")
         return
     spec.samples = _positive(table.get("samples", 0), "design.samples", problems)
+
+
+def _slurm(table: dict) -> list[str]:
+    problems = [f"slurm: unknown key '{k}' (known: {', '.join(SLURM_KEYS)})" for k in table if k not in SLURM_KEYS]
+    chunk = table.get("chunk", 10)
+    if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
+        problems.append(f"slurm.chunk: expected a whole number >= 1, got {chunk!r}")
+    if not isinstance(table.get("sbatch_args", []), list):
+        problems.append("slurm.sbatch_args: expected a list of sbatch options")
+    return problems

@@ -45,4 +45,33 @@ def print_status(study: Path) -> int:
                             WHERE r.status = ?""", (sdb.INTERRUPTED,)).fetchone()[0]
     if stopped:
         print(f"  ({stopped} of the pending points were stopped from outside and run again next time)")
+    if spec.get("slurm_job") or spec.get("slurm_error"):
+        print_slurm(study, db, spec)
     return 0
+
+
+def print_slurm(study: Path, db, study_row: dict) -> None:
+    """The study's array, a refused submission, and the tasks that ended without results."""
+    if study_row.get("slurm_error"):
+        print(f"slurm: {study_row['slurm_error']}")
+    job = study_row.get("slurm_job")
+    if not job:
+        return
+    from .sweep_slurm import array_active
+    active = array_active(job)
+    print(f"slurm: array {job} {'in the queue' if active else 'finished'}"
+          + ("" if active else "; `sweep gather` has recorded what it wrote"))
+    if active:
+        return
+    recorded = {k for (k,) in db.execute("SELECT key FROM runs WHERE status IN ('done', 'failed')")}
+    for chunk in sorted((study / "slurm" / "chunks").glob("*.json"), key=lambda p: int(p.stem)):
+        try:
+            keys = [e["identity"]["key"] for e in json.loads(chunk.read_text(encoding="utf-8"))["points"]]
+            missing = f"{len([k for k in keys if k not in recorded])} of its points"
+        except (OSError, ValueError, KeyError, TypeError):
+            keys, missing = None, "its points (its chunk file is unreadable)"
+        if keys is None or any(k not in recorded for k in keys):
+            log = study / "slurm" / "logs" / f"{job}_{chunk.stem}.txt"
+            tail = log.read_text(errors="replace").strip().splitlines()[-2:] if log.exists() else ["(no log)"]
+            print(f"  task {chunk.stem} ended with {missing} unrecorded (they run again on the next "
+                  f"`sweep run --backend slurm`): {' | '.join(tail)}  [{log}]")
