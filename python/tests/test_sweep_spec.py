@@ -134,3 +134,13 @@ def test_sampled_designs_repeat_with_their_seed():
         assert a == design_points(axes, kind, 8, seed=1)
         assert a != design_points(axes, kind, 8, seed=2)
         assert all(7 <= p["gpu.sms"] <= 56 and isinstance(p["gpu.sms"], int) for p in a)
+
+
+def test_slurm_table_is_checked(tmp_path):
+    path = spec_file(tmp_path, 'slurm = 3\n' + WORKLOAD)
+    with pytest.raises(SpecError, match="slurm: expected a table, got 3"):
+        load_spec(path, CATALOGUE, PRESETS)
+    path = spec_file(tmp_path, WORKLOAD + '[slurm]\nchunk = 0\nqueue = "x"\n', "b.toml")
+    with pytest.raises(SpecError) as e:
+        load_spec(path, CATALOGUE, PRESETS)
+    assert "slurm: unknown key 'queue'" in str(e.value) and "slurm.chunk: expected a whole number" in str(e.value)

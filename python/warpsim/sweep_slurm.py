@@ -119,7 +119,11 @@ def gather(study: Path) -> int:
 
 
 def array_active(job: str) -> bool:
-    done = subprocess.run(["squeue", "-h", "-j", job, "-o", "%i"], capture_output=True, text=True)
+    """Whether the array still has tasks in the queue (False where squeue cannot be run)."""
+    try:
+        done = subprocess.run(["squeue", "-h", "-j", job, "-o", "%i"], capture_output=True, text=True)
+    except OSError:
+        return False
     return done.returncode == 0 and bool(done.stdout.strip())
 
 

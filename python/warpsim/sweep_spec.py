@@ -107,12 +107,22 @@ def load_spec(path: str | Path, catalogue, presets: list[str]) -> Spec:
                 base_set=_base_set(doc.get("set", {}), catalogue, problems),
                 workloads=_workloads(doc.get("workload", []), base, problems),
                 axes=_axes(doc.get("axes", {}), catalogue, problems),
-                baseline=bool(doc.get("baseline", True)), slurm=dict(doc.get("slurm", {})))
+                baseline=bool(doc.get("baseline", True)), slurm=_table(doc, "slurm", problems))
     _design(doc.get("design", {}), spec, problems)
     problems += _slurm(spec.slurm)
+    if not spec.axes and not spec.baseline and not problems:
+        problems.append("nothing to run: no axes, and baseline = false")
     if problems:
         raise SpecError(path, problems)
     return spec
+
+
+def _table(doc: dict, key: str, problems: list[str]) -> dict:
+    value = doc.get(key, {})
+    if not isinstance(value, dict):
+        problems.append(f"{key}: expected a table, got {value!r}")
+        return {}
+    return value
 
 
 def _positive(v, where: str, problems: list[str]) -> int:
