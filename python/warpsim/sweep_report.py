@@ -93,17 +93,22 @@ def _section(workload: str, gpu: str, label: str, images: list[Path], root: Path
             f"<p>Speedup = baseline / this point; baseline: {html.escape(label)}.</p>{imgs}")
 
 
+def _number(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.3f}"
+
+
 def _page(df, swept, units, metric, sections, out_csv, root) -> str:
     counts = df.status.value_counts().to_dict()
     params = "".join(f"<li><code>{html.escape(p)}</code> {html.escape(units[p]) or '(no unit)'}</li>" for p in swept)
-    best = best_table(df, swept, metric).to_html(index=False, float_format=lambda x: f"{x:,.3f}")
+    best = best_table(df, swept, metric).to_html(index=False, float_format=_number)
     failed = df[df.status != "done"][["workload", "gpu", "status", "error"]]
     failed_html = failed.to_html(index=False) if len(failed) else "<p>none</p>"
+    csv_link = str(out_csv.relative_to(root)) if out_csv.is_relative_to(root) else str(out_csv)
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>warpsim sweep report</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:auto}} img{{max-width:48%;margin:4px}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 6px}}</style></head><body>
 <h1>warpsim sweep report: {html.escape(df.attrs['study'])}</h1>
-<p>Runs: {', '.join(f'{v} {k}' for k, v in counts.items())}. Every run: <a href="{html.escape(str(out_csv.relative_to(root)) if out_csv.is_relative_to(root) else str(out_csv))}">CSV</a>.
+<p>Runs: {', '.join(f'{v} {k}' for k, v in counts.items())}. Every run: <a href="{html.escape(csv_link)}">CSV</a>.
 The figure is <code>{html.escape(metric)}</code> summed over the workload's kernels
 (<code>cycles</code>: core clock cycles from each kernel's first CTA to its end, launch gaps excluded;
 docs/stats.md); lower is better, so speedup above 1 means faster than the baseline.</p>
