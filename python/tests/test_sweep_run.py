@@ -19,10 +19,10 @@ import warpsim.api
 PYTHON_DIR = Path(__file__).resolve().parents[1]
 
 
-def sweep(warpsim_bin, *args, check=True):
+def sweep(warpsim_bin, *args, check=True, cwd=None):
     env = {**os.environ, "WARPSIM_BIN": warpsim_bin, "PYTHONPATH": str(PYTHON_DIR)}
     done = subprocess.run([sys.executable, "-m", "warpsim", "sweep", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
     if check and done.returncode != 0:
         raise AssertionError(f"exit {done.returncode}\n{done.stdout}\n{done.stderr}")
     return done
@@ -50,7 +50,9 @@ def rows(study):
 def test_small_sweep_records_loads_and_reports(tmp_path, warpsim_bin):
     spec = write_spec(tmp_path, '"gpu.sms" = [1, 4]\n"l1d.replacement" = ["lru", "fifo"]\n')
     study = tmp_path / "study"
-    out = sweep(warpsim_bin, "run", spec, "--out", study, "-j", "2")
+    # a relative study folder: the points run in the spec's folder, so their paths must not be relative
+    (tmp_path / "elsewhere").mkdir()
+    out = sweep(warpsim_bin, "run", spec, "--out", "../study", "-j", "2", cwd=tmp_path / "elsewhere")
     assert "5 done, 0 failed, 0 pending of 5 points" in out.stdout
     df = warpsim.load(study)
     assert len(df) == 5 and set(df.status) == {"done"}

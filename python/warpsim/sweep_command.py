@@ -95,7 +95,7 @@ def run_sweep(args) -> int:
             print(f"{p.key}  {p.workload.name:<16} {Path(p.gpu).name:<8} rep {p.rep}  {p.values or 'baseline'}")
         print(f"{args.spec}: {len(points)} points")
         return 0
-    study = Path(args.out)
+    study = Path(args.out).resolve()        # workers run in the spec's folder: their paths must be absolute
     study.mkdir(parents=True, exist_ok=True)
     if not StudyLock(study).acquire():
         raise InputError(study, "another `warpsim sweep run` is driving this study")
