@@ -37,7 +37,8 @@ ubench: build
 # The bundled design-space study (docs/dse.md) into $(BUILD)/fermi-dse/, with
 # its report; rerunning resumes it.
 study: build
-	$(BUILD)/bin/warpsim sweep run examples/studies/fermi-dse.toml --out $(BUILD)/fermi-dse -j $(JOBS)
+	WARPSIM_BUILD=$(abspath $(BUILD)) $(BUILD)/bin/warpsim sweep run examples/studies/fermi-dse.toml \
+	  --out $(BUILD)/fermi-dse -j $(JOBS)
 	$(BUILD)/bin/warpsim sweep report $(BUILD)/fermi-dse --html $(BUILD)/fermi-dse/report.html
 
 # The unit and end-to-end tests under AddressSanitizer and UBSan (slow build;

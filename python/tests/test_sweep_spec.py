@@ -144,3 +144,13 @@ def test_slurm_table_is_checked(tmp_path):
     with pytest.raises(SpecError) as e:
         load_spec(path, CATALOGUE, PRESETS)
     assert "slurm: unknown key 'queue'" in str(e.value) and "slurm.chunk: expected a whole number" in str(e.value)
+
+
+def test_paths_may_name_environment_variables(tmp_path, monkeypatch):
+    body = '[[workload]]\nname = "t"\ntrace = "${STUDY_TRACES}/trace"\n'
+    monkeypatch.delenv("STUDY_TRACES", raising=False)
+    with pytest.raises(SpecError, match="names an environment variable that is not set"):
+        load_spec(spec_file(tmp_path, body), CATALOGUE, PRESETS)
+    monkeypatch.setenv("STUDY_TRACES", str(tmp_path))
+    spec = load_spec(spec_file(tmp_path, body, "b.toml"), CATALOGUE, PRESETS)
+    assert spec.workloads[0].path == str(tmp_path / "trace")

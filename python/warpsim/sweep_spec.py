@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,9 +195,13 @@ def _workload(e: dict, base: Path, where: str, problems: list[str]) -> Workload 
         return None
     if kind == "synth":
         return _synth(e["synth"], name, where, problems)
-    target = (base / str(e[kind])).resolve()
+    written = os.path.expandvars(str(e[kind]))          # "${WARPSIM_BUILD}/examples/cuda/reduction"
+    if "$" in written:
+        problems.append(f"{where}: {kind} '{e[kind]}' names an environment variable that is not set")
+        return None
+    target = (base / written).resolve()
     if not target.exists():
-        problems.append(f"{where}: {kind} '{e[kind]}' does not exist (paths are relative to the spec's folder)")
+        problems.append(f"{where}: {kind} '{written}' does not exist (paths are relative to the spec's folder)")
     args = e.get("args", [])
     if kind == "trace" and args:
         problems.append(f"{where}: args apply only to a program")
