@@ -154,3 +154,11 @@ def test_paths_may_name_environment_variables(tmp_path, monkeypatch):
     monkeypatch.setenv("STUDY_TRACES", str(tmp_path))
     spec = load_spec(spec_file(tmp_path, body, "b.toml"), CATALOGUE, PRESETS)
     assert spec.workloads[0].path == str(tmp_path / "trace")
+
+
+def test_a_relative_simulator_path_is_made_absolute(monkeypatch, tmp_path):
+    # points run in the spec's folder: a relative WARPSIM_BIN would name nothing there
+    from warpsim.sweep_params import warpsim_binary
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WARPSIM_BIN", "build/bin/warpsim")
+    assert warpsim_binary() == str(tmp_path / "build/bin/warpsim")

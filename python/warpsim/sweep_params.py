@@ -16,7 +16,8 @@ def warpsim_binary() -> str:
     path = os.environ.get("WARPSIM_BIN") or shutil.which("warpsim")
     if not path:
         raise RuntimeError("no warpsim binary: set WARPSIM_BIN or put warpsim on PATH")
-    return path
+    # Absolute: sweep points run in the spec's folder, not in ours.
+    return os.path.abspath(path) if os.sep in path else path
 
 
 @dataclass(frozen=True)
