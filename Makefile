@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo docs test bench ubench sanitize clean
+.PHONY: all deps build demo docs test bench ubench study sanitize clean
 
 all: build
 
@@ -38,6 +38,13 @@ bench: build
 # scripts/ubench-run.sh (docs/validation.md).
 ubench: build
 	cmake --build $(BUILD) --target ubench -j $(JOBS)
+
+# The bundled design-space study (docs/dse.md) into $(BUILD)/fermi-dse/, with
+# its report; rerunning resumes it.
+study: build
+	WARPSIM_BUILD=$(abspath $(BUILD)) $(BUILD)/bin/warpsim sweep run examples/studies/fermi-dse.toml \
+	  --out $(BUILD)/fermi-dse -j $(JOBS)
+	$(BUILD)/bin/warpsim sweep report $(BUILD)/fermi-dse --html $(BUILD)/fermi-dse/report.html
 
 # The unit and end-to-end tests under AddressSanitizer and UBSan (slow build;
 # not part of `make test`).

@@ -6,7 +6,11 @@ PKGS=(cmake ninja-build g++ clang pkg-config make python3
       libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev liblzma-dev xz-utils
       libzstd-dev liblz4-dev
       libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev
-      python3-pandas python3-numpy python3-matplotlib python3-pytest ccache)
+      python3-pandas python3-numpy python3-matplotlib python3-pytest ccache
+      slurm-wlm munge)
+# slurm-wlm and munge: the sweep's Slurm test (python/tests/test_sweep_slurm.py)
+# starts its own munged, slurmctld and slurmd on free ports from a temporary
+# folder; the system services the packages install are not used.
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,5 @@
-"""python3 -m warpsim correlate|mapping|sample|tune ... (also `warpsim correlate ...`, `warpsim tune ...`)."""
+"""python3 -m warpsim correlate|mapping|sample|tune|sweep ... (also `warpsim correlate ...`, `warpsim tune ...`,
+`warpsim sample ...`, `warpsim sweep ...`)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sample", help="kernel sampling: choose representative kernels (docs/sampling.md)")
     from .sample_command import add_arguments as add_sample_arguments
     add_sample_arguments(s)
+    sw = sub.add_parser("sweep", help="design-space sweeps: run, status, report",
+                        description="Design-space sweeps from a TOML spec into a study folder (docs/dse.md).")
+    from .sweep_command import add_arguments as add_sweep_arguments
+    add_sweep_arguments(sw)
     m = sub.add_parser("mapping", help="print the metric mapping")
     m.add_argument("--markdown", action="store_true", help="as the Markdown page docs/metric-mapping.md")
     m.add_argument("--mapping", help="metric mapping TOML (default: the package's)")
@@ -63,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "tune":
             from .tune_command import run as tune_run
             return tune_run(args)
+        if args.command == "sweep":
+            from .sweep_command import run as sweep_run
+            return sweep_run(args)
         from .correlate import correlate
         from .report import text_summary, write_report
         result = correlate(args.sim, args.hw, args.hw_format, args.mapping, args.allow_unknown,

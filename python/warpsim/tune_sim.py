@@ -13,15 +13,10 @@ import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .cli_args import set_argument
 from .tune import Result, Run, TuneError
 
 _FIGURE = re.compile(r"([a-z0-9_]+)=(\S+)")
-
-
-def set_argument(param: str, value) -> str:
-    if isinstance(value, bool):
-        return f"{param}={'true' if value else 'false'}"
-    return f"{param}={value}"
 
 
 def parse_figures(stdout: str) -> dict[str, float]:

@@ -46,7 +46,8 @@ std::string python_package_dir();
 // has the modules (the correlator's by default); "" if none has.
 std::string choose_python(const std::vector<std::string>& modules = {"pandas", "numpy", "matplotlib"});
 int presets_command();
-int params_command(bool markdown);
+// format: "text", "markdown" (docs/params.md) or "json" (for scripts).
+int params_command(const std::string& format);
 // Every counter a GPU built from `preset` registers, one row per family
 // (indices as N), with its description: docs/counters.md.
 int counters_command(const std::string& preset, bool markdown);

@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
   exec_cmd->add_option("command", exec.command, "the program and its arguments (after --)")->required();
 
-  // Everything after `correlate` or `tune` goes to the Python package untouched, --help included.
+  // Everything after `correlate`, `tune` or `sweep` goes to the Python package untouched, --help included.
   CLI::App* correlate_cmd = app.add_subcommand(
       "correlate", "compare simulated runs with ncu/nvprof CSV: warpsim correlate --sim runs/ --hw hw.csv");
   correlate_cmd->set_help_flag();
@@ -76,6 +76,11 @@ int main(int argc, char** argv) {
   tune_cmd->set_help_flag();
   tune_cmd->allow_extras();
   tune_cmd->prefix_command();
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep", "design-space sweeps: warpsim sweep run study.toml --out study/; sweep status|report study/ (docs/dse.md)");
+  sweep_cmd->set_help_flag();
+  sweep_cmd->allow_extras();
+  sweep_cmd->prefix_command();
 
   ws::tools::ProfileOptions profile;
   CLI::App* profile_cmd = app.add_subcommand(
@@ -92,9 +97,11 @@ int main(int argc, char** argv) {
   sample_cmd->prefix_command();
 
   app.add_subcommand("presets", "list the GPU presets");
-  bool markdown = false;
+  bool markdown = false, params_json = false;
   CLI::App* params_cmd = app.add_subcommand("params", "list every parameter with type, default, unit, description");
-  params_cmd->add_flag("--markdown", markdown, "print a Markdown table (docs/params.md)");
+  auto* md_flag = params_cmd->add_flag("--markdown", markdown, "print a Markdown table (docs/params.md)");
+  params_cmd->add_flag("--json", params_json, "print JSON (name, type, default, unit, min, max, description)")
+      ->excludes(md_flag);
   std::string counters_gpu = "qv100";
   CLI::App* counters_cmd =
       app.add_subcommand("counters", "list the statistics counters (stats.json `counters`) with their meaning");
@@ -131,12 +138,13 @@ int main(int argc, char** argv) {
     if (*correlate_cmd) return ws::tools::python_tool_command("correlate", correlate_cmd->remaining());
     if (*tune_cmd) return ws::tools::python_tool_command("tune", tune_cmd->remaining());
     if (*sample_cmd) return ws::tools::python_tool_command("sample", sample_cmd->remaining());
+    if (*sweep_cmd) return ws::tools::python_tool_command("sweep", sweep_cmd->remaining());
     if (*profile_cmd) {
       profile.progress = !profile_quiet && isatty(2);
       return ws::tools::profile_command(profile);
     }
     if (app.got_subcommand("presets")) return ws::tools::presets_command();
-    if (*params_cmd) return ws::tools::params_command(markdown);
+    if (*params_cmd) return ws::tools::params_command(params_json ? "json" : markdown ? "markdown" : "text");
     if (*counters_cmd) return ws::tools::counters_command(counters_gpu, markdown);
     if (*synth_cmd) {
       ws::frontend::write_synthetic(synth, synth_out);

@@ -1,4 +1,4 @@
-// `warpsim correlate ...` and `warpsim tune ...`: hand their arguments to the
+// `warpsim correlate ...`, `warpsim tune ...` and `warpsim sweep ...`: hand their arguments to the
 // Python package (python/warpsim, `python3 -m warpsim TOOL`), so that one CLI
 // holds every tool while tables, plots and fitting stay in Python.
 #include <fcntl.h>
@@ -36,6 +36,8 @@ struct ToolNeeds {
 ToolNeeds needs_of(const std::string& tool) {
   if (tool == "tune") return {{"tomllib"}, "python3 (3.11 or newer, for tomllib)"};
   if (tool == "sample") return {{"numpy"}, "python3 python3-numpy"};
+  // `sweep run` needs only the standard library; `sweep report` checks for pandas and matplotlib itself.
+  if (tool == "sweep") return {{"tomllib", "sqlite3"}, "python3 (3.11 or newer, for tomllib)"};
   return {{"pandas", "numpy", "matplotlib"}, "python3 python3-pandas python3-numpy python3-matplotlib"};
 }
 

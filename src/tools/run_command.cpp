@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include <cmath>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common/demangle.h"
 #include "common/error.h"
@@ -148,9 +150,37 @@ int presets_command() {
   return 0;
 }
 
-int params_command(bool markdown) {
+namespace {
+
+nlohmann::ordered_json value_json(const config::Value& v) {
+  return std::visit([](const auto& x) { return nlohmann::ordered_json(x); }, v);
+}
+
+// For scripts (the sweep validator): an unbounded side of a range is null,
+// since JSON has no infinity.
+nlohmann::ordered_json param_json(const config::ParamInfo& p) {
+  auto bound = [](double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr); };
+  return nlohmann::ordered_json{{"name", p.name},
+                                {"type", config::type_name(p.type)},
+                                {"default", value_json(p.def)},
+                                {"unit", p.unit},
+                                {"min", bound(p.range.min)},
+                                {"max", bound(p.range.max)},
+                                {"part_dir", p.part_dir},
+                                {"description", p.desc}};
+}
+
+}  // namespace
+
+int params_command(const std::string& format) {
   auto params = config::ParamRegistry::instance().all();
-  if (markdown) {
+  if (format == "json") {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto* p : params) list.push_back(param_json(*p));
+    std::cout << nlohmann::ordered_json{{"schema", "warpsim-params/1"}, {"params", list}}.dump(1) << "\n";
+    return 0;
+  }
+  if (format == "markdown") {
     std::cout << "| parameter | type | default | unit | range | description |\n|---|---|---|---|---|---|\n";
     for (const auto* p : params)
       std::cout << fmt::format("| `{}` | {} | `{}` | {} | {} | {} |\n", p->name, config::type_name(p->type),

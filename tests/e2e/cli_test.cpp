@@ -207,4 +207,27 @@ TEST(CliInfo, PresetsAndParamsList) {
   EXPECT_NE(r.out.find("cycles"), std::string::npos);
 }
 
+// The sweep validator reads this form: every declared parameter, ranges with
+// an unbounded side as null.
+TEST(CliInfo, ParamsJson) {
+  Result r = run("params --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "warpsim-params/1");
+  bool seen = false;
+  for (const auto& p : j["params"]) {
+    if (p["name"] != "l1d.replacement") continue;
+    seen = true;
+    EXPECT_EQ(p["type"], "string");
+    EXPECT_EQ(p["default"], "lru");
+    EXPECT_TRUE(p["min"].is_null() && p["max"].is_null());
+  }
+  EXPECT_TRUE(seen);
+  for (const auto& p : j["params"]) {
+    if (p["name"] != "core.subcores") continue;
+    EXPECT_EQ(p["min"], 1.0);
+    EXPECT_EQ(p["max"], 16.0);
+  }
+}
+
 }  // namespace

@@ -75,4 +75,15 @@ TEST(TuneCli, ArgumentsReachPythonUntouched) {
   EXPECT_FALSE(fs::exists("/tmp/never-tuned.toml"));
 }
 
+// `warpsim sweep` is handed over the same way, with the simulator's own path in WARPSIM_BIN.
+TEST(SweepCli, ArgumentsReachPythonUntouched) {
+  if (ws::tools::choose_python({"tomllib", "sqlite3"}).empty()) GTEST_SKIP() << "no python3 with tomllib and sqlite3";
+  auto r = ws::test::run_cli("sweep run --help");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("--retry-failed"), std::string::npos) << r.out;
+  r = ws::test::run_cli("sweep status /nonexistent-study");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("warpsim sweep: error: /nonexistent-study: not a sweep study"), std::string::npos) << r.out;
+}
+
 }  // namespace
