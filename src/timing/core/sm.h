@@ -48,7 +48,6 @@ class Sm : public Clocked {
   void tick() override;
   Tick next_event() const override;
   std::string waiting_for() const override;
-  uint64_t warp_insts() const { return warp_insts_.value(); }
 
  private:
   static constexpr int16_t kLdstUnit = -1;
