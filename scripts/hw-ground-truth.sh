@@ -5,6 +5,8 @@
 # Compute, one CSV per program in the form `warpsim correlate --hw DIR` reads.
 #   scripts/hw-ground-truth.sh OUT_DIR [program ...]   (programs: tests/cuda/NAME.cu)
 # Writes OUT_DIR/gpu.txt, OUT_DIR/ubench-results.txt, OUT_DIR/ncu/NAME.csv (+ .err).
+# Environment: NCU_FLAGS (extra ncu options, e.g. "--cache-control none --clock-control none"),
+# HW_SKIP_UBENCH=1 (profile only), HW_ARCH (nvcc -arch, default native).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out=${1:?usage: scripts/hw-ground-truth.sh OUT_DIR [program ...]}
@@ -24,13 +26,15 @@ for p in "${progs[@]}"; do
   nvcc -O2 -std=c++17 -arch="$arch" -I "$root/tests/cuda" -o "$out/bin/cuda/$p" "$root/tests/cuda/$p.cu" > "$out/bin/cuda/$p.log" 2>&1 &
 done
 wait
-UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
+[[ -n ${HW_SKIP_UBENCH:-} ]] || UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
   timeout 240 bash "$root/scripts/ubench-run.sh" --native --bin "$out/bin/ubench" --out "$out/ubench-results.txt" \
   > "$out/ubench-run.log" 2>&1
 # The metrics the correlator maps (python/warpsim/data/metrics.toml).
 metrics=$(grep -o '^ncu = "[^"]*"' "$root/python/warpsim/data/metrics.toml" | cut -d'"' -f2 | sort -u | paste -sd, -)
 for p in "${progs[@]}"; do
   [[ -x "$out/bin/cuda/$p" ]] || { echo "not built: $p" >> "$out/ncu/missing.txt"; continue; }
-  timeout 120 ncu --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" 2> "$out/ncu/$p.err"
+  # shellcheck disable=SC2086
+  timeout 120 ncu ${NCU_FLAGS:-} --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" \
+    2> "$out/ncu/$p.err"
 done
 echo "done: $(ls "$out/ncu"/*.csv 2>/dev/null | wc -l) profiles, $(grep -c = "$out/ubench-results.txt" 2>/dev/null) ubench figures"
