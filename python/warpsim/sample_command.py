@@ -8,7 +8,6 @@ import os
 import tempfile
 
 from .errors import InputError
-from .sampling import choose, parse_error, plan_json, read_cycles, read_profile
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,6 +36,8 @@ def _write_atomic(path: str, text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # numpy only here: `warpsim tune` and the others parse their arguments without it.
+    from .sampling import choose, parse_error, plan_json, read_cycles, read_profile
     try:
         target = parse_error(args.target_error)
     except ValueError:

@@ -31,8 +31,9 @@ struct KernelResult {
   uint32_t id = 0;
   Dim3 grid, block;
   uint32_t binary_version = 0;
-  // Core cycles. `cycles` runs from the first CTA dispatch to the kernel's
-  // end: what a profiler counts as the kernel's time (gpc__cycles_elapsed.max).
+  // Core cycles. `cycles` runs from the kernel's start in the GPU (its fixed
+  // work, gpu.kernel_fixed_cycles, then the first CTA dispatch) to its end:
+  // what a profiler counts as the kernel's time (gpc__cycles_elapsed.max).
   // `launch_gap` is the idle time before it, since the previous kernel ended
   // (or, after a host synchronisation, since the launch call).
   Cycle start_cycle = 0, cycles = 0;
@@ -111,6 +112,7 @@ class Gpu {
   SmLimits limits_;
   double core_mhz_;
   Cycle launch_latency_, launch_overhead_;
+  Cycle fixed_cycles_;  // gpu.kernel_fixed_cycles: inside each kernel's cycles, before its first CTA
   bool host_synced_ = true;  // nothing queued behind a running kernel yet
   std::unordered_map<std::string, uint32_t> code_regions_;
   uint64_t max_cycles_;
