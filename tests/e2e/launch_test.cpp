@@ -64,3 +64,24 @@ TEST(E2eLaunch, RelaunchedKernelFindsItsCodeCached) {
 
 }  // namespace
 }  // namespace ws::test
+
+namespace ws::test {
+namespace {
+
+// gpu.kernel_fixed_cycles is work inside each kernel before its first CTA:
+// every kernel's cycles grow by exactly that much (the CTAs start later and
+// run as before: a perfect instruction cache and clocks of one frequency keep
+// everything else equal), and the launch gaps do not change.
+TEST(E2eLaunch, FixedKernelCyclesAreInsideEachKernel) {
+  std::string dir = repeated_kernel("launch-fixed", 4, true);
+  std::vector<std::string> sets = {"l1i.perfect=true", "clock.dram_mhz=1132"};
+  SimTotals base = simulate(dir, preset("qv100", sets));
+  sets.push_back("gpu.kernel_fixed_cycles=3000");
+  SimTotals fixed = simulate(dir, preset("qv100", sets));
+  EXPECT_EQ(fixed.cycles, base.cycles + 4 * 3000);
+  EXPECT_EQ(fixed.elapsed_cycles - fixed.cycles, base.elapsed_cycles - base.cycles);  // same gaps
+  EXPECT_EQ(fixed.warp_insts, base.warp_insts);
+}
+
+}  // namespace
+}  // namespace ws::test
