@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -120,7 +121,16 @@ struct Device::Timing {
   PtxOpNames names = PtxOpNames::load();
   uint32_t launches = 0;  // kernel ids count from 1, as in trace folders
   tools::ProgressLine progress{true};  // long timed kernels, on a terminal only
-  double wall_seconds = 0;
+  double wall_seconds = 0;  // host time of the finished launches
+  std::optional<std::chrono::steady_clock::time_point> running_since;  // the launch under way
+  // Host time so far, the launch under way included (a kernel stopped by a
+  // limit or a signal is written out before its launch returns).
+  double wall_now() const {
+    double w = wall_seconds;
+    if (running_since)
+      w += std::chrono::duration<double>(std::chrono::steady_clock::now() - *running_since).count();
+    return w;
+  }
 };
 
 Device::Device(const DeviceOptions& opts)
@@ -170,7 +180,15 @@ ir::KernelInfo Device::kernel_info(const Launch& l) {
 
 LaunchResult Device::launch(const Launch& l) {
   Timing& t = *timing_;
-  auto start = Clock::now();
+  t.running_since = Clock::now();
+  // Folds the launch's host time in on every way out, an exception too.
+  struct Fold {
+    Timing& t;
+    ~Fold() {
+      t.wall_seconds = t.wall_now();
+      t.running_since.reset();
+    }
+  } fold{t};
   LaunchResult r;
   if (t.gpu || t.trace) {
     StepTranslator tr(t.names, t.isa, l);
@@ -191,7 +209,6 @@ LaunchResult Device::launch(const Launch& l) {
     r = emulator_.run(l);
   }
   if (!t.gpu) now_ns_ += estimated_ns(r);
-  t.wall_seconds += std::chrono::duration<double>(Clock::now() - start).count();
   if (!r.ok && t.gpu) t.report.error = r.error;
   if (t.gpu && !opts_.out_dir.empty()) write_stats();
   return r;
@@ -213,7 +230,7 @@ void Device::run_timed(EmulatedKernel& kernel, const ir::KernelInfo& info) {
     t.report.kernels.push_back(std::move(stop.partial));
     t.report.error = stop.what();
     t.report.signal = pending_interrupt();
-    t.report.wall_seconds = t.wall_seconds;
+    t.report.wall_seconds = t.wall_now();
     if (!opts_.out_dir.empty()) write_stats();
     if (t.report.signal) {
       std::fprintf(stderr, "warpsim: %s; results so far are in %s\n", stop.what(),
@@ -276,7 +293,7 @@ void Device::set(Addr dst, uint8_t value, uint64_t bytes) {
 
 void Device::write_stats() {
   Timing& t = *timing_;
-  t.report.wall_seconds = t.wall_seconds;
+  t.report.wall_seconds = t.wall_now();
   t.report.in_progress = !finished_;
   tools::write_file_atomic(opts_.out_dir + "/stats.json", tools::stats_json(t.report, t.gpu->stats()));
 }
