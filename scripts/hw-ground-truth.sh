@@ -3,7 +3,8 @@
 # and CUDA test programs natively with nvcc, runs the microbenchmarks
 # (scripts/ubench-run.sh --native) and profiles each program with Nsight
 # Compute, one CSV per program in the form `warpsim correlate --hw DIR` reads.
-#   scripts/hw-ground-truth.sh OUT_DIR [program ...]   (programs: tests/cuda/NAME.cu)
+#   scripts/hw-ground-truth.sh OUT_DIR [program ...]   (programs: tests/cuda/NAME.cu, or a path
+#   from the source root without .cu, e.g. examples/cuda/conv2d; profiles are named by the file's base name)
 # Writes OUT_DIR/gpu.txt, OUT_DIR/ubench-results.txt, OUT_DIR/ncu/NAME.csv (+ .err).
 # Environment: NCU_FLAGS (extra ncu options, e.g. "--cache-control none --clock-control none"),
 # HW_SKIP_UBENCH=1 (profile only), HW_ARCH (nvcc -arch, default native).
@@ -22,8 +23,10 @@ arch=${HW_ARCH:-native}
 for f in "$root"/ubench/*.cu; do
   nvcc -O2 -std=c++17 -arch="$arch" -o "$out/bin/ubench/$(basename "$f" .cu)" "$f" > "$out/bin/ubench/$(basename "$f" .cu).log" 2>&1 &
 done
+src_of() { if [[ $1 == */* ]]; then echo "$root/$1.cu"; else echo "$root/tests/cuda/$1.cu"; fi; }
 for p in "${progs[@]}"; do
-  nvcc -O2 -std=c++17 -arch="$arch" -I "$root/tests/cuda" -o "$out/bin/cuda/$p" "$root/tests/cuda/$p.cu" > "$out/bin/cuda/$p.log" 2>&1 &
+  b=$(basename "$p")
+  nvcc -O2 -std=c++17 -arch="$arch" -I "$root/tests/cuda" -o "$out/bin/cuda/$b" "$(src_of "$p")" > "$out/bin/cuda/$b.log" 2>&1 &
 done
 wait
 [[ -n ${HW_SKIP_UBENCH:-} ]] || UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
@@ -32,6 +35,7 @@ wait
 # The metrics the correlator maps (python/warpsim/data/metrics.toml).
 metrics=$(grep -o '^ncu = "[^"]*"' "$root/python/warpsim/data/metrics.toml" | cut -d'"' -f2 | sort -u | paste -sd, -)
 for p in "${progs[@]}"; do
+  p=$(basename "$p")
   [[ -x "$out/bin/cuda/$p" ]] || { echo "not built: $p" >> "$out/ncu/missing.txt"; continue; }
   # shellcheck disable=SC2086
   timeout 120 ncu ${NCU_FLAGS:-} --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" \
