@@ -178,6 +178,23 @@ TEST(ConfigHostile, MalformedPresetsAreErrorsWithLineAndColumn) {
   }
 }
 
+// The preset fuzzer found that toml++ 3.3 reaches __builtin_unreachable on
+// some non-ASCII characters in a bare key (U+0492 here): undefined behaviour.
+// They are refused before toml++ sees them; in comments and strings, where
+// TOML allows them, they still load.
+TEST(ConfigHostile, NonAsciiOutsideStringsAndCommentsIsAnError) {
+  auto dir = scratch_dir();
+  std::ofstream(dir / "key.toml") << "[test]\n[core.units\xd2\x92p]\nx = 1\n";
+  std::string msg = error_of([&] { Config().load_file((dir / "key.toml").string()); });
+  EXPECT_NE(msg.find("key.toml:2:12: a non-ASCII character outside a string or comment"), std::string::npos) << msg;
+  std::ofstream(dir / "fine.toml") << "# caf\xc3\xa9 \xc2\xb5s\n[gpu]\ndescription = \"\xc3\xa9t\xc3\xa9 \\\"q\\\" #\"\n"
+                                      "[clock] # \xc3\x97 2\ncore_mhz = 1000.0\n";
+  Config c;
+  c.load_file((dir / "fine.toml").string());
+  EXPECT_EQ(c.get<std::string>("gpu.description"), "\xc3\xa9t\xc3\xa9 \"q\" #");
+  EXPECT_EQ(c.get<double>("clock.core_mhz"), 1000.0);
+}
+
 TEST(ConfigHostile, MissingPresetFileSaysSo) {
   std::string msg = error_of([] { find_preset("./nope-does-not-exist.toml"); });
   EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
