@@ -28,10 +28,16 @@ for p in "${progs[@]}"; do
   b=$(basename "$p")
   nvcc -O2 -std=c++17 -arch="$arch" -I "$root/tests/cuda" -o "$out/bin/cuda/$b" "$(src_of "$p")" > "$out/bin/cuda/$b.log" 2>&1 &
 done
+for f in "$root"/ubench/native/*.cu; do  # native-only benchmarks (not run under warpsim)
+  nvcc -O2 -std=c++17 -arch="$arch" -o "$out/bin/ubench/native_$(basename "$f" .cu)" "$f" > /dev/null 2>&1 &
+done
 wait
 [[ -n ${HW_SKIP_UBENCH:-} ]] || UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
   timeout 240 bash "$root/scripts/ubench-run.sh" --native --bin "$out/bin/ubench" --out "$out/ubench-results.txt" \
   > "$out/ubench-run.log" 2>&1
+[[ -n ${HW_SKIP_UBENCH:-} ]] || for b in "$out"/bin/ubench/native_*; do
+  [[ -x $b ]] && timeout 60 "$b" >> "$out/ubench-native.txt" 2>&1
+done
 # The metrics the correlator maps (python/warpsim/data/metrics.toml).
 metrics=$(grep -o '^ncu = "[^"]*"' "$root/python/warpsim/data/metrics.toml" | cut -d'"' -f2 | sort -u | paste -sd, -)
 for p in "${progs[@]}"; do
