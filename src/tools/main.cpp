@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/huge_pages.h"
@@ -140,7 +139,7 @@ int main(int argc, char** argv) {
     if (*sample_cmd) return ws::tools::python_tool_command("sample", sample_cmd->remaining());
     if (*sweep_cmd) return ws::tools::python_tool_command("sweep", sweep_cmd->remaining());
     if (*profile_cmd) {
-      profile.progress = !profile_quiet && isatty(2);
+      profile.progress = !profile_quiet;
       return ws::tools::profile_command(profile);
     }
     if (app.got_subcommand("presets")) return ws::tools::presets_command();

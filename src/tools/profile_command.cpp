@@ -1,15 +1,16 @@
 // `warpsim profile`: per-kernel features of a workload, no timing (sampling).
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "common/demangle.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "frontend/trace/trace_reader.h"
 #include "sampling/kernel_features.h"
 #include "tools/commands.h"
+#include "tools/progress_line.h"
 #include "tools/report.h"
 
 namespace ws::tools {
@@ -46,6 +47,7 @@ int profile_command(const ProfileOptions& opt) {
   std::ostringstream csv;
   write_header(csv);
   InterruptGuard on_signal;
+  ProgressLine progress(opt.progress);
   uint32_t index = 0;
   auto total = work->kernel_count();
   while (!pending_interrupt()) {
@@ -54,13 +56,11 @@ int profile_command(const ProfileOptions& opt) {
     auto* kernel = std::get_if<std::unique_ptr<ir::KernelSource>>(&*cmd);
     if (!kernel) continue;  // copies and host synchronisations carry no features
     ++index;
-    if (opt.progress)
-      std::cerr << fmt::format("\r[profile {}/{}] {:<40.40}", index, total ? std::to_string(*total) : "?",
-                               (*kernel)->info().name)
-                << std::flush;
+    progress.show(fmt::format("[profile {}/{}] {}", index, total ? std::to_string(*total) : "?",
+                              demangle_fit((*kernel)->info().name, 48)));
     write_row(csv, sampling::profile_kernel(**kernel, index));
   }
-  if (opt.progress) std::cerr << "\n";
+  progress.clear();
   if (int signo = pending_interrupt()) {
     std::cerr << "warpsim: " << interrupt_reason() << ": nothing written\n";
     return 128 + signo;

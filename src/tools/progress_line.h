@@ -19,15 +19,14 @@ class ProgressLine {
   explicit ProgressLine(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)), start_(Clock::now()) {}
   ~ProgressLine() { clear(); }
   void update(const std::string& kernel_tag, uint64_t cycles, uint64_t warp_insts) {
-    if (!enabled_) return;
-    auto now = Clock::now();
-    if (now - last_ < std::chrono::milliseconds(500)) return;
-    last_ = now;
-    double secs = std::chrono::duration<double>(now - start_).count();
-    std::string line = fmt::format("{}  {} cycles  {:.2f} M warp insts/s", kernel_tag, cycles,
-                                   secs > 0 ? warp_insts / secs / 1e6 : 0.0);
-    std::cerr << "\r" << line << "\033[K" << std::flush;
-    shown_ = true;
+    if (!due()) return;
+    double secs = std::chrono::duration<double>(last_ - start_).count();
+    draw(fmt::format("{}  {} cycles  {:.2f} M warp insts/s", kernel_tag, cycles,
+                     secs > 0 ? warp_insts / secs / 1e6 : 0.0));
+  }
+  // Any other text, at the same pace (e.g. `warpsim profile`).
+  void show(const std::string& text) {
+    if (due()) draw(text);
   }
   void clear() {
     if (shown_) std::cerr << "\r\033[K" << std::flush;
@@ -35,6 +34,18 @@ class ProgressLine {
   }
 
  private:
+  bool due() {
+    if (!enabled_) return false;
+    auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(500)) return false;
+    last_ = now;
+    return true;
+  }
+  void draw(const std::string& line) {
+    std::cerr << "\r" << line << "\033[K" << std::flush;
+    shown_ = true;
+  }
+
   bool enabled_;
   bool shown_ = false;
   Clock::time_point start_, last_{};

@@ -1,4 +1,5 @@
 #include "tools/report.h"
+#include "tools/sampling_report.h"
 
 #include <unistd.h>
 
@@ -157,7 +158,7 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   for (size_t i = 0; i < reg.size(); ++i)
     if (now[i]) counters[reg.name(i)] = now[i];
   j["counters"] = counters;
-  if (run.sampling) j["sampling"] = ordered_json::parse(sampling_json_text(run, reg));
+  if (run.sampling) j["sampling"] = sampling_json(run, reg);
   // Kernel names and error messages come from input files and may hold any
   // bytes: invalid UTF-8 becomes U+FFFD rather than losing the whole result.
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";

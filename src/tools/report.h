@@ -65,8 +65,8 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg);
 void print_accelsim(std::ostream& os, const RunReport& run, const stats::Registry& reg);
 // A short human-readable table.
 void print_summary(std::ostream& os, const RunReport& run, const stats::Registry& reg);
-// stats.json's "sampling" section and the summary's group table (sampling_report.cpp).
-std::string sampling_json_text(const RunReport& run, const stats::Registry& reg);
+// The summary's group table for a run under a plan (sampling_report.cpp;
+// stats.json's "sampling" section: sampling_report.h).
 void print_sampling(std::ostream& os, const RunReport& run, const stats::Registry& reg);
 
 // Writes `text` to `path` through a temporary file and a rename, so that a

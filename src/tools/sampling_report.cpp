@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "tools/report.h"
+#include "tools/sampling_report.h"
 
 namespace ws::tools {
 namespace {
@@ -33,7 +33,7 @@ Projection project(const RunReport& run, const stats::Registry& reg) {
 
 }  // namespace
 
-std::string sampling_json_text(const RunReport& run, const stats::Registry& reg) {
+ordered_json sampling_json(const RunReport& run, const stats::Registry& reg) {
   const SamplingReport& s = *run.sampling;
   Projection p = project(run, reg);
   ordered_json groups = ordered_json::array();
@@ -64,7 +64,7 @@ std::string sampling_json_text(const RunReport& run, const stats::Registry& reg)
                    {"thread_insts", p.thread_insts},
                    {"ipc", p.cycles > 0 ? p.thread_insts / p.cycles : 0.0}}},
                  {"fraction_simulated", p.warp_insts > 0 ? static_cast<double>(p.sim_warp_insts) / p.warp_insts : 0.0}};
-  return j.dump();
+  return j;
 }
 
 void print_sampling(std::ostream& os, const RunReport& run, const stats::Registry& reg) {
