@@ -332,6 +332,12 @@ void decode_cp(Decoder& dc, DecodedInst& out) {
     out.fn = run_nothing;
     return;
   }
+  if (m.take("bulk")) return decode_cp_async_bulk(dc, out);
+  if (m.take("mbarrier")) {
+    if (!m.take("arrive")) dc.fail("unsupported cp.async.mbarrier form");
+    decode_cp_async_mbarrier_arrive(dc, out);
+    return;
+  }
   m.take("global");
   if (dc.nops() < 3) dc.fail("cp.async needs destination, source and size");
   dc.address(0, out, 0);
