@@ -205,6 +205,33 @@ TEST(EmuMbarrier, BulkCopyCompletesTransactions) {
   }
 }
 
+// CUDA's driver ABI hands a cooperative launch's grid workspace to
+// cg::this_grid() as %envreg1 (high half) and %envreg2 (low half); other
+// environment registers, and both outside a cooperative launch, read 0.
+TEST(EmuEnvRegs, GridWorkspaceAddress) {
+  Harness h;
+  h.load(kernel_ptx("k", ".param .u64 out", R"(
+    ld.param.u64 %rd0, [out];
+    mov.u32 %r1, %envreg1;  st.global.u32 [%rd0], %r1;
+    mov.u32 %r2, %envreg2;  st.global.u32 [%rd0+4], %r2;
+    mov.u32 %r3, %envreg0;  st.global.u32 [%rd0+8], %r3;
+    mov.u32 %r4, %envreg31; st.global.u32 [%rd0+12], %r4;
+  )"));
+  for (Addr ws : {Addr{0x7f0012345678}, Addr{0}}) {
+    Addr out = h.buffer(std::vector<uint32_t>(4, 0xdeadbeefu));
+    Launch l = h.make_launch("k", Dim3{1, 1, 1}, Dim3{1, 1, 1});
+    std::memcpy(l.params.data(), &out, 8);
+    l.grid_workspace = ws;
+    LaunchResult r = h.emu.run(l);
+    ASSERT_TRUE(r.ok) << r.error;
+    auto v = h.read<uint32_t>(out, 4);
+    EXPECT_EQ(v[0], uint32_t(ws >> 32));
+    EXPECT_EQ(v[1], uint32_t(ws));
+    EXPECT_EQ(v[2], 0u);
+    EXPECT_EQ(v[3], 0u);
+  }
+}
+
 TEST(EmuMbarrier, MisuseFaults) {
   LaunchResult r;
   run("mbarrier.init.shared.b64 [bar], 1;\nmbarrier.arrive.shared.b64 %rd1, [bar], 2;", 1, 1, nullptr, &r);
