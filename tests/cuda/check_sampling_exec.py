@@ -5,7 +5,7 @@ made for another program refused.
 
 usage: check_sampling_exec.py WARPSIM_BIN WORK_DIR PROGRAM_DIR
 
-mlp_train launches 8 kernels per training step for 20 steps (160 launches
+mlp_train launches 8 kernels per training step for 40 steps (320 launches
 of 6 names); the loss it checks is computed by every launch, so it is right
 under a plan only if the launches that are not timed still run.
 """
@@ -37,8 +37,9 @@ r = run("profile", "--no-progress", "--out", prof, "--", mlp)
 check(r.returncode == 0 and "mlp_train: correct" in r.stdout, "profile run of mlp_train", r)
 with open(prof, newline="") as f:
     rows = list(csv.DictReader(f))
-check(len(rows) == 160, f"profile has {len(rows)} rows, not 160")
-check([int(x["ID"]) for x in rows] == list(range(1, 161)), "profile IDs are not 1..160")
+LAUNCHES = 8 * 40
+check(len(rows) == LAUNCHES, f"profile has {len(rows)} rows, not {LAUNCHES}")
+check([int(x["ID"]) for x in rows] == list(range(1, LAUNCHES + 1)), "profile IDs are not 1..N")
 names = [x["Kernel Name"] for x in rows]
 # Names as the runtime sees them (mangled), as a trace's are.
 check(names[0] == names[1] and "dense_forward" in names[0] and "softmax_grad" in names[2], f"names {names[:3]}")
@@ -61,12 +62,12 @@ r = run("exec", "--timing", "--plan", plan, "--out", out, "--", mlp)
 check(r.returncode == 0 and "mlp_train: correct" in r.stdout, "exec --timing --plan: the program's result", r)
 stats = json.load(open(os.path.join(out, "stats.json")))
 s = stats["sampling"]
-check(s["launches"] == 160 and s["complete"] and stats["complete"], "sampling section complete", r)
+check(s["launches"] == LAUNCHES and s["complete"] and stats["complete"], "sampling section complete", r)
 reps = sorted(g["representative"] for g in doc["groups"])
 check([k["id"] for k in stats["kernels"]] == reps, f"timed launches {[k['id'] for k in stats['kernels']]} != {reps}")
 projected = sum(g["cycles"] * g["weight"] for g in s["groups"])
 check(abs(s["projected"]["cycles"] - projected) < 0.5, "projected cycles = sum of representative x weight")
-check(sum(g["weight"] for g in s["groups"]) == 160, "weights cover the launches")
+check(sum(g["weight"] for g in s["groups"]) == LAUNCHES, "weights cover the launches")
 
 # 3. Plans of another program: refused, naming the file and the field.
 r = run("exec", "--timing", "--plan", plan, "--out", os.path.join(work, "other"), "--", jacobi)
@@ -76,14 +77,15 @@ check(f"{os.path.abspath(plan)}: field 'names': launch 1 is '{names[0]}' in the 
 other = json.load(open(os.path.join(work, "other", "stats.json")))
 check(not other["complete"] and "field 'names'" in other["error"], "stats.json records the refusal")
 # A plan with launches the program never makes: known only at exit.
-longer = dict(doc, names=doc["names"] + [names[0]], launches=161)
+longer = dict(doc, names=doc["names"] + [names[0]], launches=LAUNCHES + 1)
 longer["groups"] = [dict(g) for g in doc["groups"]]
 longer["groups"][-1]["weight"] += 1
 with open(os.path.join(work, "longer.json"), "w") as f:
     json.dump(longer, f)
 r = run("exec", "--timing", "--plan", os.path.join(work, "longer.json"), "--out", os.path.join(work, "longer"),
         "--", mlp)
-check(r.returncode != 0 and "field 'launches': the plan has 161 launches, the workload 160" in r.stderr,
+check(r.returncode != 0 and f"field 'launches': the plan has {LAUNCHES + 1} launches, the workload {LAUNCHES}"
+      in r.stderr,
       "a plan longer than the program is refused at exit", r)
 check("field 'launches'" in json.load(open(os.path.join(work, "longer", "stats.json")))["error"],
       "stats.json records the short program")
