@@ -350,7 +350,8 @@ void Device::write_stats() {
   tools::write_file_atomic(opts_.out_dir + "/stats.json", tools::stats_json(t.report, t.gpu->stats()));
 }
 
-// A program that ends before its plan's last launch ran under another plan.
+// At exit: the profile CSV (when profiling), and under a plan the check that
+// the program made all the plan's launches (else it was another program's).
 void Device::finish_sampling() {
   Timing& t = *timing_;
   if (!opts_.profile_out.empty() && t.launches > 0)
