@@ -9,6 +9,7 @@
 #include "cudart/properties.h"
 #include "cudart/runtime.h"
 #include "exec/runtime/kernel_params.h"
+#include "sampling/plan.h"
 #include "timing/gpu/gpu.h"
 
 using ws::cudart::api_call;
@@ -113,6 +114,10 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
     ws::exec::LaunchResult r;
     try {
       r = rt.device().launch(l);
+    } catch (const ws::sampling::PlanMismatch&) {
+      // A plan made for another program: stop it. At exit the device writes
+      // stats.json with the error and the runtime prints it.
+      std::exit(1);
     } catch (const ws::timing::KernelStopped& e) {
       // gpu.max_cycles is the simulator's watchdog: a real GPU's watchdog
       // reports a launch timeout, and the context is unusable afterwards.

@@ -15,8 +15,12 @@
 #include "config/config.h"
 #include "exec/emulated_kernel.h"
 #include "frontend/trace/trace_writer.h"
+#include "sampling/kernel_features.h"
+#include "sampling/plan.h"
+#include "sampling/profile_csv.h"
 #include "tools/progress_line.h"
 #include "tools/report.h"
+#include "tools/sampling_report.h"
 
 namespace ws::exec {
 
@@ -120,6 +124,9 @@ struct Device::Timing {
   std::shared_ptr<const frontend::IsaTable> isa;
   PtxOpNames names = PtxOpNames::load();
   uint32_t launches = 0;  // kernel ids count from 1, as in trace folders
+  std::optional<sampling::KernelPlan> plan;  // timing under a sampling plan
+  std::string profile_rows;                  // profile CSV rows so far
+  bool plan_mismatch = false;                // the plan is another program's: report.error says how
   tools::ProgressLine progress{true};  // long timed kernels, on a terminal only
   double wall_seconds = 0;  // host time of the finished launches
   std::optional<std::chrono::steady_clock::time_point> running_since;  // the launch under way
@@ -156,11 +163,18 @@ Device::Device(const DeviceOptions& opts)
     t.report.core_mhz = t.gpu->core_mhz();
     t.report.max_warps_per_sm = t.gpu->max_warps_per_sm();
     t.gpu->set_stop_check(interrupt_reason);
+    if (!opts.plan.empty()) {
+      t.plan = sampling::KernelPlan::load(opts.plan);
+      t.report.sampling = tools::sampling_report(*t.plan);
+    }
     if (!opts.out_dir.empty()) {
       tools::prepare_out_dir(opts.out_dir);
       tools::write_file_atomic(opts.out_dir + "/config.toml", t.cfg.to_toml());
     }
   }
+  if (!opts.plan.empty() && !opts.timing) throw InputError("plan " + opts.plan + ": needs timing (WARPSIM_TIMING=1)");
+  if (!opts.profile_out.empty() && opts.timing)
+    throw InputError("profile " + opts.profile_out + ": a profile is a functional run (no WARPSIM_TIMING)");
   if (!opts.trace_out.empty()) t.trace = std::make_unique<frontend::TraceWriter>(opts.trace_out);
 }
 
@@ -190,28 +204,66 @@ LaunchResult Device::launch(const Launch& l) {
     }
   } fold{t};
   LaunchResult r;
-  if (t.gpu || t.trace) {
-    StepTranslator tr(t.names, t.isa, l);
+  bool timed = false;
+  if (t.gpu || t.trace || !opts_.profile_out.empty()) {
     ir::KernelInfo info = kernel_info(l);
-    if (t.trace) t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
-    EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), t.gpu != nullptr);
-    try {
-      if (t.gpu) run_timed(kernel, info);
-      else
-        while (kernel.next_cta()) {
-        }
-    } catch (const Error& e) {
-      if (kernel.result().ok) throw;  // a model error, not a fault of the program
-    }
-    if (t.trace) t.trace->end_kernel();
-    r = kernel.result();
+    timed = t.gpu && timed_under_plan(info);
+    // A launch the plan does not time, or a two-level profile leaves to its
+    // cheap features, runs in the plain emulator (fastest).
+    bool profiled = full_profile(info.id);
+    if (!opts_.profile_out.empty() && !profiled)
+      t.profile_rows += sampling::profile_csv_cheap_row(info.id, info.name, info.grid, info.block);
+    r = timed || t.trace || profiled ? run_emulated(l, info, timed) : emulator_.run(l);
   } else {
     r = emulator_.run(l);
   }
-  if (!t.gpu) now_ns_ += estimated_ns(r);
+  if (!timed) now_ns_ += estimated_ns(r);
   if (!r.ok && t.gpu) t.report.error = r.error;
   if (t.gpu && !opts_.out_dir.empty()) write_stats();
   return r;
+}
+
+// Profiling, and this launch gets all its features (not only the cheap ones
+// two-level profiling gives the launches after the first N).
+bool Device::full_profile(uint32_t launch) const {
+  return !opts_.profile_out.empty() && (!opts_.profile_full || launch <= opts_.profile_full);
+}
+
+// Without a plan every launch is timed. Under one, only the representatives
+// are; a launch that is not the plan's (another program) is recorded as the
+// run's error and thrown (the runtime ends the program: nothing is projected).
+bool Device::timed_under_plan(const ir::KernelInfo& info) {
+  Timing& t = *timing_;
+  if (!t.plan) return true;
+  try {
+    return !tools::skip_launch(*t.plan, t.report, info.id, info.name);
+  } catch (const sampling::PlanMismatch& e) {
+    t.report.error = e.what();
+    t.plan_mismatch = true;
+    throw;
+  }
+}
+
+// The launch as an ir::KernelSource: timed, or read through for a profile
+// or a trace.
+LaunchResult Device::run_emulated(const Launch& l, const ir::KernelInfo& info, bool timed) {
+  Timing& t = *timing_;
+  StepTranslator tr(t.names, t.isa, l);
+  if (t.trace) t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
+  EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), timed);
+  try {
+    if (timed)
+      run_timed(kernel, info);
+    else if (full_profile(info.id))
+      t.profile_rows += sampling::profile_csv_row(sampling::profile_kernel(kernel, info.id));
+    else
+      while (kernel.next_cta()) {
+      }
+  } catch (const Error& e) {
+    if (kernel.result().ok) throw;  // a model error, not a fault of the program
+  }
+  if (t.trace) t.trace->end_kernel();
+  return kernel.result();
 }
 
 // The kernel through the timing model. While it runs, Ctrl-C or SIGTERM
@@ -298,9 +350,25 @@ void Device::write_stats() {
   tools::write_file_atomic(opts_.out_dir + "/stats.json", tools::stats_json(t.report, t.gpu->stats()));
 }
 
+// At exit: the profile CSV (when profiling), and under a plan the check that
+// the program made all the plan's launches (else it was another program's).
+void Device::finish_sampling() {
+  Timing& t = *timing_;
+  if (!opts_.profile_out.empty() && t.launches > 0)
+    tools::write_file_atomic(opts_.profile_out, sampling::profile_csv_header() + t.profile_rows);
+  if (!t.plan || t.report.error) return;
+  try {
+    t.plan->check_count(t.launches);
+  } catch (const sampling::PlanMismatch& e) {
+    t.report.error = e.what();
+    t.plan_mismatch = true;
+  }
+}
+
 void Device::finish() {
   Timing& t = *timing_;
   finished_ = true;
+  finish_sampling();
   if (t.gpu) {
     t.report.wall_seconds = t.wall_seconds;
     if (!opts_.out_dir.empty()) write_stats();
@@ -310,6 +378,7 @@ void Device::finish() {
     }
   }
   if (t.trace) t.trace->close();
+  if (t.plan_mismatch) throw sampling::PlanMismatch(*t.report.error);
 }
 
 }  // namespace ws::exec

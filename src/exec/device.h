@@ -56,6 +56,9 @@ struct DeviceOptions {
   std::string out_dir;              // stats.json/config.toml when timing ("" = none)
   std::string trace_out;            // Accel-Sim trace folder to write ("" = none)
   bool print_summary = true;        // timing: a summary table on stderr at finish()
+  std::string plan;                 // timing: sampling plan; only its representatives are timed
+  std::string profile_out;          // functional: per-launch features CSV (warpsim profile)
+  uint32_t profile_full = 0;        // profile: features of the first N launches only (0: all), the rest cheaply
 };
 
 class Device {
@@ -84,7 +87,9 @@ class Device {
   // mode: from simulated cycles; functional mode: an estimate from
   // instruction counts, documented in docs/exec.md).
   double now_ns() const { return now_ns_; }
-  // Writes the results (stats.json, trace kernelslist) so far; called at exit.
+  // Writes the results (stats.json, trace kernelslist, profile CSV) so far;
+  // called at exit. Throws sampling::PlanMismatch (after writing stats.json)
+  // when the program launched fewer kernels than its plan says.
   void finish();
 
  private:
@@ -92,7 +97,11 @@ class Device {
   ir::KernelInfo kernel_info(const Launch& l);  // numbers the launch
   double estimated_ns(const LaunchResult& r) const;
   void record_copy(Addr dst, uint64_t bytes);
+  bool timed_under_plan(const ir::KernelInfo& info);
+  bool full_profile(uint32_t launch) const;
+  LaunchResult run_emulated(const Launch& l, const ir::KernelInfo& info, bool timed);
   void run_timed(EmulatedKernel& kernel, const ir::KernelInfo& info);
+  void finish_sampling();
   void write_stats();
 
   DeviceOptions opts_;

@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--out", exec.out, "output folder for stats.json and config.toml");
   exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
   exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
+  exec_cmd->add_option("--plan", exec.plan,
+                       "sampling plan (warpsim sample plan; needs --timing): time its representatives, run the other "
+                       "launches functionally, project the totals");
   exec_cmd->add_option("command", exec.command, "the program and its arguments (after --)")->required();
 
   // Everything after `correlate`, `tune` or `sweep` goes to the Python package untouched, --help included.
@@ -83,9 +86,19 @@ int main(int argc, char** argv) {
 
   ws::tools::ProfileOptions profile;
   CLI::App* profile_cmd = app.add_subcommand(
-      "profile", "per-kernel features for kernel sampling, no timing: warpsim profile --out prof.csv TRACES");
-  profile_cmd->add_option("workload", profile.workload, "trace folder or kernelslist.g")->required();
+      "profile", "per-kernel features for kernel sampling, no timing: warpsim profile --out prof.csv TRACES, "
+                 "or warpsim profile --out prof.csv -- ./app args...");
+  std::vector<std::string> profile_args;
+  profile_cmd->add_option("workload", profile_args, "trace folder or kernelslist.g; or, after --, a CUDA program "
+                                                    "and its arguments (run functionally)")
+      ->required();
   profile_cmd->add_option("--out", profile.out, "CSV file to write (Nsight Compute metric names)")->required();
+  profile_cmd->add_option("--full-launches", profile.full_launches,
+                          "two-level profiling: features of the first N launches only, the others just name, grid "
+                          "and block (sample plan classifies them); 0: all")
+      ->capture_default_str();
+  profile_cmd->add_option("--gpu", profile.gpu, "a program's GPU preset (the device it sees)")->capture_default_str();
+  profile_cmd->add_option("--set", profile.sets, "a program's parameter override: key=value (repeatable)");
   bool profile_quiet = false;
   profile_cmd->add_flag("--no-progress", profile_quiet, "no progress line");
   // Everything after `sample` goes to the Python package (warpsim sample plan ...).
@@ -140,6 +153,13 @@ int main(int argc, char** argv) {
     if (*sweep_cmd) return ws::tools::python_tool_command("sweep", sweep_cmd->remaining());
     if (*profile_cmd) {
       profile.progress = !profile_quiet;
+      // After `--` the arguments are a program's command line, else one trace folder.
+      if (std::find_if(argv, argv + argc, [](const char* a) { return std::string(a) == "--"; }) != argv + argc)
+        profile.command = profile_args;
+      else if (profile_args.size() == 1)
+        profile.workload = profile_args[0];
+      else
+        throw ws::InputError("profile: one trace folder, or a program after -- (warpsim profile --out p.csv -- ./app)");
       return ws::tools::profile_command(profile);
     }
     if (app.got_subcommand("presets")) return ws::tools::presets_command();

@@ -17,6 +17,7 @@
 #include "tools/commands.h"
 #include "tools/progress_line.h"
 #include "tools/report.h"
+#include "tools/sampling_report.h"
 
 namespace ws::tools {
 
@@ -29,17 +30,6 @@ config::Config load_config(const RunOptions& opt) {
   cfg.load_file(config::find_preset(opt.gpu));
   for (const std::string& s : opt.sets) cfg.set_assignment(s);
   return cfg;
-}
-
-// Under a plan, a launch that represents no group is not simulated (its
-// memcpys still fill the L2); the plan must describe this very workload.
-bool skip_launch(const sampling::KernelPlan* plan, RunReport& report, uint32_t index, const std::string& name) {
-  if (!plan) return false;
-  plan->check_launch(index, name);
-  int g = plan->group_of_representative(index);
-  if (g < 0) return true;
-  report.sampling->groups[static_cast<size_t>(g)].result = static_cast<int>(report.kernels.size());
-  return false;
 }
 
 void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, bool progress_on,
@@ -65,7 +55,7 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
     }
     auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
     ++index;
-    if (skip_launch(plan, report, index, kernel->info().name)) continue;
+    if (plan && skip_launch(*plan, report, index, kernel->info().name)) continue;
     std::string tag = fmt::format("[kernel {}/{}] {}", index, total ? std::to_string(*total) : "?",
                                   demangle_fit(kernel->info().name, 48));
     auto before = gpu.stats().snapshot();
@@ -88,11 +78,7 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
 std::optional<sampling::KernelPlan> load_plan(const RunOptions& opt, RunReport& report) {
   if (opt.plan.empty()) return std::nullopt;
   sampling::KernelPlan plan = sampling::KernelPlan::load(opt.plan);
-  SamplingReport s;
-  s.plan = opt.plan;
-  s.launches = plan.launches();
-  for (const sampling::PlanGroup& g : plan.groups()) s.groups.push_back(SampledGroup{g, -1});
-  report.sampling = std::move(s);
+  report.sampling = sampling_report(plan);
   return plan;
 }
 
