@@ -70,6 +70,21 @@ ir::WarpInst barrier() {
   return i;
 }
 
+// A warp-wide 4-byte load of one 128 B line (four sectors) at `base`.
+ir::WarpInst load(uint16_t dst, Addr base) {
+  ir::WarpInst i;
+  i.active_mask = 0xffffffff;
+  i.kind = ir::OpKind::Load;
+  i.space = ir::MemSpace::Global;
+  i.access_bytes = 4;
+  i.strided = true;
+  i.stride = 4;
+  i.base = base;
+  i.n_dst = 1;
+  i.dst[0] = dst;
+  return i;
+}
+
 // A dependent chain r1 = f(r0), r2 = f(r1), ...
 std::vector<ir::WarpInst> chain(int n) {
   std::vector<ir::WarpInst> v;
@@ -155,6 +170,21 @@ TEST(AbstractModel, LaunchLatencyIsOutsideTheKernelCycles) {
   EXPECT_EQ(rb.launch_gap, 30u);   // queued behind the first
   EXPECT_EQ(ra.cycles, 45u);       // the fixed cycles, then the chain
   EXPECT_EQ(rb.start_cycle, ra.start_cycle + ra.cycles + 30);
+}
+
+TEST(AbstractModel, L1KeepsLinesWithinAKernelNotAcrossKernels) {
+  // Load the line, wait for it (r2 uses r1), load it again: the second load
+  // hits all four sectors. The next kernel starts with an empty L1 (as the
+  // detailed L1 does): its two loads hit only the second time.
+  constexpr Addr kLine = 0x10000;
+  AbstractGpu gpu(one_sm());
+  auto reads = [&](const KernelResult& r, const char* what) { return gpu.stats().sum(what, r.before, r.after); };
+  for (int kernel = 0; kernel < 2; ++kernel) {
+    FakeKernel k({{load(1, kLine), sp(2, 1), load(3, kLine)}}, 1);
+    KernelResult r = gpu.run_kernel(k);
+    EXPECT_EQ(reads(r, "sm.*.l1d.reads"), 8u) << "kernel " << kernel;
+    EXPECT_EQ(reads(r, "sm.*.l1d.read_hits"), 4u) << "kernel " << kernel;
+  }
 }
 
 TEST(AbstractModel, FactoryPicksTheModelByParameter) {

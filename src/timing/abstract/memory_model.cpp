@@ -134,9 +134,9 @@ void MemoryModel::set_l1_bytes(uint64_t bytes) {
   if (bytes % per_way != 0)
     throw ConfigError("l1d.size_kb", "L1 size " + std::to_string(bytes) + " B is not a multiple of " +
                                          std::to_string(per_way) + " B (sets x 128 B)");
-  auto ways = static_cast<uint32_t>(bytes / per_way);
-  for (auto& l1 : l1_)
-    if (l1->tags().ways() != ways) l1->resize_ways(ways);
+  // Resizing drops every line, as the detailed L1 does at each kernel: the
+  // L1s are not coherent, so a kernel never finds the one before's lines.
+  for (auto& l1 : l1_) l1->resize_ways(static_cast<uint32_t>(bytes / per_way));
 }
 
 void MemoryModel::warm(Addr begin, Addr end) {

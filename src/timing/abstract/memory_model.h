@@ -51,7 +51,7 @@ class MemoryModel {
   MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32_t n_sms);
   ~MemoryModel();
 
-  // A kernel's L1 capacity (the occupancy calculation's carve-out).
+  // A kernel's L1 capacity (the occupancy calculation's carve-out); empties the L1s.
   void set_l1_bytes(uint64_t bytes);
   // A load, store or atomic of SM `sm` taken by its LD/ST unit at `now`.
   MemTiming access(uint32_t sm, const ir::WarpInst& in, Cycle now);
