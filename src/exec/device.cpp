@@ -118,7 +118,7 @@ uint32_t regs_per_thread(const DeviceFacts& f, const ptx::Function& k) {
 struct Device::Timing {
   explicit Timing(config::Config c) : cfg(std::move(c)) {}
   config::Config cfg;
-  std::unique_ptr<timing::Gpu> gpu;
+  std::unique_ptr<timing::TimingModel> gpu;
   tools::RunReport report;
   std::unique_ptr<frontend::TraceWriter> trace;
   std::shared_ptr<const frontend::IsaTable> isa;
@@ -153,7 +153,7 @@ Device::Device(const DeviceOptions& opts)
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);
   if (opts.timing) {
-    t.gpu = std::make_unique<timing::Gpu>(t.cfg);
+    t.gpu = timing::make_timing_model(t.cfg);
     t.gpu->set_watchdog(static_cast<uint64_t>(kWatchdogCycles.get(t.cfg)), kWatchdogCycles.name());
     // %clock reads the simulated core cycle: warps run when the SMs issue them.
     emulator_.set_clock([gpu = t.gpu.get()] { return gpu->core_cycle(); });

@@ -13,6 +13,7 @@ struct RunOptions {
   std::string format = "summary";    // summary | accelsim | json | none
   bool progress = true;              // progress line when stderr is a terminal
   std::string plan;                  // sampling plan: simulate its representatives only
+  std::string compare;               // a second timing model to run and compare with (--compare)
 };
 
 struct ExecOptions {

@@ -49,6 +49,12 @@ int main(int argc, char** argv) {
   bool project_kernels = false;
   run_cmd->add_flag("--project-kernels", project_kernels,
                     "stop each kernel once its IPC is stable and project the rest (sampling.project_kernels)");
+  std::string run_model;
+  run_cmd->add_option("--model", run_model, "timing model: detailed or abstract (gpu.model)")
+      ->check(CLI::IsMember({"detailed", "abstract"}));
+  run_cmd->add_option("--compare", run.compare,
+                      "also run this model and print per-kernel cycles of both, the error and the host speedup")
+      ->check(CLI::IsMember({"detailed", "abstract"}));
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "never show the progress line");
 
@@ -58,6 +64,9 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--gpu", exec.gpu, "GPU preset name or a TOML file")->capture_default_str();
   exec_cmd->add_option("--set", exec.sets, "override a parameter: key=value (repeatable)");
   exec_cmd->add_flag("--timing", exec.timing, "run kernels through the cycle-level model (default: functional)");
+  std::string exec_model;
+  exec_cmd->add_option("--model", exec_model, "timing model under --timing: detailed or abstract (gpu.model)")
+      ->check(CLI::IsMember({"detailed", "abstract"}));
   exec_cmd->add_option("--out", exec.out, "output folder for stats.json and config.toml");
   exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
   exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
@@ -144,9 +153,13 @@ int main(int argc, char** argv) {
       ws::reexec_with_huge_pages(argv);  // returns unless it could not help
       run.progress = !no_progress;
       if (project_kernels) run.sets.push_back("sampling.project_kernels=true");
+      if (!run_model.empty()) run.sets.push_back("gpu.model=" + run_model);
       return ws::tools::run_command(run);
     }
-    if (*exec_cmd) return ws::tools::exec_command(exec);
+    if (*exec_cmd) {
+      if (!exec_model.empty()) exec.sets.push_back("gpu.model=" + exec_model);
+      return ws::tools::exec_command(exec);
+    }
     if (*correlate_cmd) return ws::tools::python_tool_command("correlate", correlate_cmd->remaining());
     if (*tune_cmd) return ws::tools::python_tool_command("tune", tune_cmd->remaining());
     if (*sample_cmd) return ws::tools::python_tool_command("sample", sample_cmd->remaining());

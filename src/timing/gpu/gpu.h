@@ -18,6 +18,7 @@
 #include "timing/engine/engine.h"
 #include "timing/gpu/dispatcher.h"
 #include "timing/gpu/occupancy.h"
+#include "timing/model.h"
 
 namespace ws::timing {
 
@@ -26,74 +27,36 @@ class Crossbar;
 class L2Slice;
 class DramChannel;
 
-struct KernelResult {
-  std::string name;
-  uint32_t id = 0;
-  Dim3 grid, block;
-  uint32_t binary_version = 0;
-  // Core cycles. `cycles` runs from the kernel's start in the GPU (its fixed
-  // work, gpu.kernel_fixed_cycles, then the first CTA dispatch) to its end:
-  // what a profiler counts as the kernel's time (gpc__cycles_elapsed.max).
-  // `launch_gap` is the idle time before it, since the previous kernel ended
-  // (or, after a host synchronisation, since the launch call).
-  Cycle start_cycle = 0, cycles = 0;
-  Cycle launch_gap = 0;
-  Cycle elapsed_cycles() const { return launch_gap + cycles; }
-  Occupancy occupancy;
-  stats::Snapshot before, after;      // counters around the kernel
-  // False for a kernel stopped before its end (gpu.max_cycles, an interrupt):
-  // its cycles and counters cover what ran until then.
-  bool complete = true;
-  // Set when sampling.project_kernels stopped dispatch early: cycles and
-  // counters above cover the CTAs simulated, this the projected whole.
-  KernelProjection projection;
-};
-
-// A kernel stopped before its end; `partial` is what it ran so far. The GPU
-// is left in the middle of that kernel: run nothing more on it.
-class KernelStopped : public Error {
- public:
-  KernelStopped(const std::string& what, KernelResult partial) : Error(what), partial(std::move(partial)) {}
-  KernelResult partial;
-};
-
-// Polled now and then during a kernel: a non-empty reason stops it
-// (KernelStopped carrying that reason).
-using StopCheck = std::function<std::string()>;
-
-// Called now and then during a kernel with its elapsed core cycles.
-using ProgressFn = std::function<void(Cycle kernel_cycles)>;
-
-class Gpu {
+class Gpu final : public TimingModel {
  public:
   explicit Gpu(const config::Config& cfg);
-  ~Gpu();
+  ~Gpu() override;
 
-  stats::Registry& stats() { return stats_; }
-  const stats::Registry& stats() const { return stats_; }
-  uint32_t num_sms() const { return static_cast<uint32_t>(sms_.size()); }
-  uint32_t max_warps_per_sm() const { return limits_.max_warps; }
-  double core_mhz() const { return core_mhz_; }
+  stats::Registry& stats() override { return stats_; }
+  const stats::Registry& stats() const override { return stats_; }
+  uint32_t num_sms() const override { return static_cast<uint32_t>(sms_.size()); }
+  uint32_t max_warps_per_sm() const override { return limits_.max_warps; }
+  double core_mhz() const override { return core_mhz_; }
   // The current core-clock cycle (simulated time since the GPU was built).
-  Cycle core_cycle() const { return core_now(); }  // as configured (the period is rounded to 1 ps)
+  Cycle core_cycle() const override { return core_now(); }  // as configured (the period is rounded to 1 ps)
 
   // The copy engine writes through the L2, warming it (functional in v1).
   // A copy is synchronous: it also counts as a host synchronisation.
-  void memcpy_htod(const ir::MemcpyHtoD& copy);
+  void memcpy_htod(const ir::MemcpyHtoD& copy) override;
   // The host waited for the GPU (cudaDeviceSynchronize, a synchronous copy):
   // the next launch pays the full launch latency instead of overlapping its
   // launch work with the kernel before it.
-  void host_sync() { host_synced_ = true; }
+  void host_sync() override { host_synced_ = true; }
   // Where a kernel's code lives: instruction addresses are this plus the PC.
   // One region per kernel name, in order of first launch.
-  Addr code_base(const std::string& kernel_name);
+  Addr code_base(const std::string& kernel_name) override;
   // Runs one kernel to completion (kernels run in order). Throws
   // KernelStopped past gpu.max_cycles or when the stop check says so.
-  KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {});
-  void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
+  KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {}) override;
+  void set_stop_check(StopCheck check) override { stop_check_ = std::move(check); }
   // A second cycle limit for kernels, named after the parameter that set it
   // (exec's watchdog); the lower of it and gpu.max_cycles applies.
-  void set_watchdog(uint64_t cycles, const std::string& param);
+  void set_watchdog(uint64_t cycles, const std::string& param) override;
 
  private:
   void build_memory(const config::Config& cfg);
