@@ -309,3 +309,31 @@ def test_base_reference(tmp_path):
     other = tmp_path / "sub"
     other.mkdir()
     assert base_reference(str(tmp_path / "small.toml"), str(other / "mine.toml")) == str(tmp_path / "small")
+
+
+def test_native_results_lose_the_simulator_only_keys(tmp_path):
+    """The H100's native results hold `shared_banks=0` (ptxas spreads the
+    benchmark's conflicting accesses): tuned as measured it set 1 bank. A
+    native file loses such keys with a message naming the line; the same
+    file from a simulator keeps them."""
+    from warpsim.tune_command import drop_simulator_only
+    tmap = load_tune_map()
+    assert "shared_banks" in tmap.simulator_only and "l1_hit_latency_cycles" not in tmap.simulator_only
+    body = "l1_hit_latency_cycles=32\nshared_banks=0\n"
+    native = tmp_path / "native.txt"
+    native.write_text("# gpu: NVIDIA H100 80GB HBM3 (native)\n" + body)
+    said = []
+    m = drop_simulator_only(parse_measured(native, tmap.known_keys()), tmap, said.append)
+    assert m.values == {"l1_hit_latency_cycles": 32.0}
+    assert len(said) == 1 and "shared_banks" in said[0] and "native.txt:3" in said[0]
+    simulated = tmp_path / "sim.txt"
+    simulated.write_text("# gpu: qv100 (warpsim)\n" + body)
+    kept = drop_simulator_only(parse_measured(simulated, tmap.known_keys()), tmap, said.append)
+    assert kept.values == {"l1_hit_latency_cycles": 32.0, "shared_banks": 0.0}
+
+
+def test_map_refuses_an_unknown_simulator_only_key(tmp_path):
+    p = tmp_path / "map.toml"
+    p.write_text('simulator_only = ["no_such_key"]\n' + MAP)
+    with pytest.raises(InputError, match="no_such_key"):
+        load_tune_map(p)

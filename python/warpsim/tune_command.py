@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from .errors import InputError
-from .measured import parse_measured
+from .measured import Measured, parse_measured
 from .tune import Tuner, TuneError
-from .tune_map import load_tune_map
+from .tune_map import TuneMap, load_tune_map
 from .tune_output import preset_text, report_text, write_atomically
 from .tune_sim import WarpsimSimulator, default_jobs
 
@@ -43,9 +44,24 @@ def base_reference(base: str, out: str) -> str:
     return str(path.with_suffix(""))
 
 
+def drop_simulator_only(measured: Measured, tmap: TuneMap, log) -> Measured:
+    """Results of a native run (`# gpu: ... (native)`, scripts/ubench-run.sh
+    --native) lose the keys that are no measurement on real hardware."""
+    if not measured.gpu.endswith("(native)"):
+        return measured
+    dropped = [k for k in measured.values if k in tmap.simulator_only]
+    for key in dropped:
+        log(f"tune: {key} ignored: {measured.path}:{measured.lines[key]} comes from a native run, and on real "
+            f"hardware this benchmark does not measure what the key names (docs/validation.md)")
+    keep = {k: v for k, v in measured.values.items() if k not in tmap.simulator_only}
+    return replace(measured, values=keep, lines={k: measured.lines[k] for k in keep})
+
+
 def run(args) -> int:
     tmap = load_tune_map(args.map)
     measured = parse_measured(args.measured, tmap.known_keys())
+    log = (lambda s: None) if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
+    measured = drop_simulator_only(measured, tmap, log)
     out_dir = Path(args.out).resolve().parent
     if not out_dir.is_dir():
         raise InputError(args.out, f"folder {out_dir} does not exist")
@@ -53,7 +69,6 @@ def run(args) -> int:
         if not Path(args.base).is_file():
             raise InputError(args.base, "no such preset file")
     bench_dir = args.bench_dir or str(Path(args.warpsim).resolve().parent.parent / "ubench")
-    log = (lambda s: None) if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
     sim = WarpsimSimulator(args.warpsim, args.base, bench_dir, args.jobs, log)
     tuner = Tuner(tmap, measured, sim, log)
     try:

@@ -62,6 +62,10 @@ class TuneMap:
     indirect: tuple[Indirect, ...]
     path: str
     bench_of: dict[str, Bench] = field(default_factory=dict)
+    # Keys whose figure on a real GPU is not a measurement of what the key
+    # names (ptxas allocates registers, hoists or reorders the benchmark's
+    # code): ignored when the results come from a native run.
+    simulator_only: frozenset[str] = frozenset()
 
     def known_keys(self) -> set[str]:
         return set(self.bench_of)
@@ -113,8 +117,9 @@ def load_tune_map(path=None) -> TuneMap:
     path = str(path or DEFAULT_PATH)
     data = read_toml(path)
     for name in data:
-        if name not in ("bench", "direct", "indirect"):
-            raise InputError(path, "unknown table (expected [[bench]], [[direct]], [[indirect]])", column=name)
+        if name not in ("bench", "direct", "indirect", "simulator_only"):
+            raise InputError(path, "unknown table (expected [[bench]], [[direct]], [[indirect]], simulator_only)",
+                             column=name)
     benches, bench_of = [], {}
     for index, t in enumerate(data.get("bench", [])):
         _check_fields(path, t, "bench", index, _BENCH_FIELDS, ("program", "keys"))
@@ -139,4 +144,7 @@ def load_tune_map(path=None) -> TuneMap:
             raise InputError(path, f"parameter '{d.param}' is set by both '{seen[d.param]}' and '{d.key}'",
                              column="param")
         seen[d.param] = d.key
-    return TuneMap(tuple(benches), direct, indirect, path, bench_of)
+    simulator_only = frozenset(data.get("simulator_only", ()))
+    for key in sorted(simulator_only - set(bench_of)):
+        raise InputError(path, f"simulator_only: no [[bench]] lists '{key}'", column="simulator_only")
+    return TuneMap(tuple(benches), direct, indirect, path, bench_of, simulator_only)
