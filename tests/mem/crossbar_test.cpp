@@ -76,7 +76,9 @@ size_t delivered_past_a_full_output(const std::string& arbiter) {
   b.outs[0]->pop();  // room again: the second message follows the first
   b.drv.run_until(b.clk.tick_of(100));
   EXPECT_EQ(b.outs[0]->size(), 1u);
-  if (!b.outs[0]->empty()) EXPECT_EQ(b.outs[0]->front().tag, 2u);
+  if (!b.outs[0]->empty()) {
+    EXPECT_EQ(b.outs[0]->front().tag, 2u);
+  }
   return b.outs[1]->size();
 }
 
