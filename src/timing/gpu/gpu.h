@@ -5,9 +5,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -18,6 +21,7 @@
 #include "timing/engine/engine.h"
 #include "timing/gpu/dispatcher.h"
 #include "timing/gpu/occupancy.h"
+#include "timing/gpu/stream_queue.h"
 
 namespace ws::timing {
 
@@ -47,6 +51,21 @@ struct KernelResult {
   // Set when sampling.project_kernels stopped dispatch early: cycles and
   // counters above cover the CTAs simulated, this the projected whole.
   KernelProjection projection;
+  // The kernel's own work, counted per issued instruction and per CTA
+  // (`attributed`: set by the GPU). `before`/`after` cover every kernel
+  // that ran during its time; `shared_gpu` says some other kernel did.
+  struct Own {
+    uint64_t warp_insts = 0, thread_insts = 0, ctas = 0;
+  } own;
+  bool attributed = false;
+  bool shared_gpu = false;
+  int64_t stream = 0;
+};
+
+// Where synchronize() stops: all work, one stream's, or an event's record.
+struct SyncPoint {
+  enum class Kind : uint8_t { Device, Stream, Event } kind = Kind::Device;
+  int64_t id = 0;  // the stream or the event
 };
 
 // A kernel stopped before its end; `partial` is what it ran so far. The GPU
@@ -88,8 +107,30 @@ class Gpu {
   // One region per kernel name, in order of first launch.
   Addr code_base(const std::string& kernel_name);
   // Runs one kernel to completion (kernels run in order). Throws
-  // KernelStopped past gpu.max_cycles or when the stop check says so.
+  // KernelStopped past gpu.max_cycles or when the stop check says so. Not
+  // while work queued on streams is unfinished.
   KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {});
+
+  // Streams (docs/exec.md, "Streams and concurrent kernels"). Work queued
+  // here starts when stream order allows (StreamQueue); kernels whose turn
+  // has come run together, up to gpu.max_concurrent_kernels, their CTAs
+  // sharing SMs where resources allow (Dispatcher). Simulated time passes
+  // only in synchronize(). A source stays alive until its result is returned.
+  // `blocking_stream`: false for a cudaStreamNonBlocking stream.
+  void launch(ir::KernelSource& kernel, StreamId stream, bool blocking_stream = true);
+  void record_event(uint64_t event, StreamId stream, bool blocking_stream = true);
+  void wait_event(StreamId stream, uint64_t event, bool blocking_stream = true);
+  // Runs until the sync point's work has ended; returns the kernels that
+  // ended meanwhile, in the order they ended. Throws KernelStopped (for the
+  // oldest running kernel; the GPU is then unusable) or Error as run_kernel.
+  std::vector<KernelResult> synchronize(SyncPoint until = {}, const ProgressFn& progress = {});
+  // After synchronize() threw: the kernels that had ended before (in order).
+  std::vector<KernelResult> take_ended() { return std::exchange(ended_, {}); }
+  // The core cycle at which the event's last record completed (nullopt: not
+  // yet, or never recorded).
+  std::optional<Cycle> event_cycle(uint64_t event) const;
+  // Nothing queued or running on any stream.
+  bool streams_idle() const { return streams_.done(); }
   void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
   // A second cycle limit for kernels, named after the parameter that set it
   // (exec's watchdog); the lower of it and gpu.max_cycles applies.
@@ -99,13 +140,27 @@ class Gpu {
   void build_memory(const config::Config& cfg);
   Cycle core_now() const;
   bool memory_quiescent() const;
-  void finish_result(KernelResult& r) const;
+  struct Running;  // a kernel between its start and its end (gpu_streams.cpp)
+  void finish_result(Running& k) const;
   void begin_projection(const KernelResult& r, const ir::KernelInfo& info);
   uint64_t progress_count() const;
   void check_progress(const std::string& kernel, uint64_t& moved, Cycle& moved_at) const;
   std::string stuck_report() const;
-  [[noreturn]] void stop_kernel(KernelResult& r, const std::string& why);
+  [[noreturn]] void stop_kernel(Running& k, const std::string& why);
 
+  struct Watch {   // progress bookkeeping of a run loop
+    uint64_t steps = 0, moved = 0;
+    Cycle moved_at = 0;
+  };
+  std::unique_ptr<Running> begin(ir::KernelSource& kernel, Cycle gap, Cycle start, bool alone);
+  KernelResult end(Running& k);
+  void step(Running& oldest, Watch& watch, const ProgressFn& progress);
+  bool sync_reached(const SyncPoint& until) const;
+  void start_ready_kernels();
+  struct Queued {  // a launch waiting for its turn
+    ir::KernelSource* source;
+    bool after_host_sync;
+  };
   stats::Registry stats_;
   Engine engine_;
   ClockDomain *core_, *icnt_, *l2_, *dram_;
@@ -126,6 +181,19 @@ class Gpu {
   std::vector<std::unique_ptr<DramChannel>> channels_;
   std::unique_ptr<Dispatcher> dispatcher_;
   KernelProjector projector_;
+  uint32_t max_concurrent_;  // gpu.max_concurrent_kernels
+  StreamQueue streams_;
+  std::map<StreamQueue::Seq, Queued> queued_;
+  std::vector<std::unique_ptr<Running>> running_;  // in start order
+  Cycle last_start_ = 0;  // of the kernel started last
+  std::vector<KernelResult> ended_;  // by the synchronize() under way
+};
+
+struct Gpu::Running {
+  ir::KernelSource* source = nullptr;
+  StreamQueue::Seq seq = 0;  // 0: run_kernel's
+  SmKernel ctx;
+  KernelResult result;
 };
 
 }  // namespace ws::timing
