@@ -30,22 +30,6 @@ cudaError_t check_launch(Runtime& rt, const void* stub, const KernelRef& k, dim3
   return cudaSuccess;
 }
 
-// A GPU does not detect a barrier deadlock or a runaway kernel: the kernel
-// hangs until a watchdog ends it, which the runtime reports as a launch
-// timeout (sticky). Bad accesses and failed asserts have their own codes.
-cudaError_t launch_error(ws::exec::LaunchFailure why) {
-  switch (why) {
-    case ws::exec::LaunchFailure::Assertion:
-      return cudaErrorAssert;
-    case ws::exec::LaunchFailure::BarrierDeadlock:
-    case ws::exec::LaunchFailure::Watchdog:
-      return cudaErrorLaunchTimeout;
-    case ws::exec::LaunchFailure::Fault:
-      break;
-  }
-  return cudaErrorIllegalAddress;
-}
-
 cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, void** args, size_t shmem,
                    cudaStream_t stream) {
   return api_call(name, [&](Runtime& rt) {
@@ -68,7 +52,7 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
            grid.z, block.x, block.y, block.z, shmem);
     ws::exec::LaunchResult r;
     try {
-      r = rt.device().launch(l);
+      r = rt.device().launch(l, rt.stream_ref(stream));
     } catch (const ws::timing::KernelStopped& e) {
       // gpu.max_cycles is the simulator's watchdog: a real GPU's watchdog
       // reports a launch timeout, and the context is unusable afterwards.
@@ -81,7 +65,7 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
       return cudaErrorLaunchFailure;
     }
     if (!r.ok) {
-      cudaError_t code = launch_error(r.failure);
+      cudaError_t code = ws::cudart::launch_error(r.failure);
       rt.kernel_fault(r.error, code);
       return code;
     }
