@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,7 @@
 #include "config/config.h"
 #include "frontend/trace/synth.h"
 #include "frontend/trace/trace_reader.h"
-#include "timing/gpu/gpu.h"
+#include "timing/model.h"
 
 namespace {
 
@@ -59,7 +60,8 @@ void simulate(benchmark::State& state, const SynthSpec& spec, const std::string&
   for (const std::string& o : overrides) cfg.set_assignment(o);
   uint64_t warp_insts = 0, cycles = 0;
   for (auto _ : state) {
-    ws::timing::Gpu gpu(cfg);
+    std::unique_ptr<ws::timing::TimingModel> model = ws::timing::make_timing_model(cfg);
+    ws::timing::TimingModel& gpu = *model;
     auto work = ws::frontend::open_trace_workload(dir);
     while (auto cmd = work->next()) {
       if (auto* k = std::get_if<std::unique_ptr<ws::ir::KernelSource>>(&*cmd)) {
@@ -78,6 +80,12 @@ void simulate(benchmark::State& state, const SynthSpec& spec, const std::string&
 
 void BM_StreamQv100(benchmark::State& s) { simulate(s, stream_spec(), "stream"); }
 void BM_ComputeQv100(benchmark::State& s) { simulate(s, compute_spec(), "compute"); }
+// The abstract model (docs/abstract-model.md) on the same workloads: its
+// speedup is the ratio of the rates side by side in one run.
+void BM_StreamQv100Abstract(benchmark::State& s) { simulate(s, stream_spec(), "stream-abs", {"gpu.model=abstract"}); }
+void BM_ComputeQv100Abstract(benchmark::State& s) {
+  simulate(s, compute_spec(), "compute-abs", {"gpu.model=abstract"});
+}
 // A diagnostic beside BM_StreamQv100: a tenth of QV100 (8 SMs, 4 channels,
 // the L2 scaled to 768 KB so that the 1 MB stream still misses to DRAM) runs
 // the same per-SM work, and every sector takes the same path through the
@@ -92,6 +100,8 @@ void BM_StreamQv100Slice(benchmark::State& s) {
 BENCHMARK(BM_StreamQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_ComputeQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_StreamQv100Slice)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_StreamQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_ComputeQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 
 }  // namespace
 

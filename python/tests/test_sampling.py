@@ -135,3 +135,72 @@ def test_profile_of_the_cli_has_the_features_the_plan_reads(warpsim_bin, tmp_pat
     assert profile.names == ["warpsim_synth_stream"]
     header = next(csv.reader(open(tmp_path / "p.csv")))
     assert header[4:] == FEATURES
+
+
+def test_split_warmup_gives_each_groups_first_launches_their_own_groups():
+    from warpsim.sampling import split_warmup
+    labels = np.array([0, 1, 0, 1, 0, 1, 0, 2])
+    # warmup 1: launch 0 (A), 1 (B), 7 (the only C) alone; A's and B's later launches stay together.
+    assert list(split_warmup(labels, 1)) == [0, 1, 2, 3, 2, 3, 2, 4]
+    # warmup 2: the first two of each alone; the third of A and of B represent the rest.
+    assert list(split_warmup(labels, 2)) == [0, 1, 2, 3, 4, 5, 4, 6]
+    assert list(split_warmup(labels, 0)) == list(labels)
+
+
+def test_warmup_plan_counts_the_cold_first_launch_once(tmp_path):
+    # A kernel whose first launch is slow (cold) and the rest steady: with the
+    # first launch as representative the projection is far off; with one
+    # warm-up launch it is exact.
+    rows = [("k", KINDS["compute"])] * 10
+    cycles = [3000] + [1000] * 9
+    prof = read_profile(write_profile(tmp_path / "p.csv", rows, cycles))
+    cold, _ = choose(prof, 0.01)
+    assert cold.weights == [10] and cold.projected == 30000 and cold.known == 12000
+    warm, _ = choose(prof, 0.01, warmup=1)
+    assert warm.representatives == [0, 1] and warm.weights == [1, 9]
+    assert warm.projected == 12000 and warm.error == 0
+
+
+def test_sample_plan_rejects_a_negative_warmup(tmp_path, capsys):
+    prof = write_profile(tmp_path / "p.csv", [("k", KINDS["compute"])] * 3)
+    rc = cli.main(["sample", "plan", prof, "--warmup", "-1", "--out", str(tmp_path / "plan.json")])
+    assert rc != 0
+    assert "--warmup" in capsys.readouterr().err
+    assert not (tmp_path / "plan.json").exists()
+
+
+def write_two_level(path, full_rows, cheap_rows):
+    """full_rows: (name, grid CTAs, features); cheap_rows: (name, grid CTAs): features left empty."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)
+        w.writerow(["ID", "Kernel Name", "Grid Size", "Block Size", *FEATURES])
+        for i, (name, grid, values) in enumerate(full_rows):
+            w.writerow([i + 1, name, f"({grid}, 1, 1)", "(128, 1, 1)", *[values.get(k, 0) for k in FEATURES]])
+        for i, (name, grid) in enumerate(cheap_rows, start=len(full_rows)):
+            w.writerow([i + 1, name, f"({grid}, 1, 1)", "(128, 1, 1)", *[""] * len(FEATURES)])
+    return str(path)
+
+
+def test_two_level_profile_classifies_cheap_launches_into_the_groups_of_the_first(tmp_path):
+    small = {**KINDS["stream"], "launch__grid_size": 16}
+    big = {**KINDS["stream"], FEATURES[0]: 4352 * 64, FEATURES[1]: 139264 * 64, "launch__grid_size": 1024}
+    full = [("k", 16, small), ("k", 1024, big), ("m", 4, KINDS["chase"]), ("k", 16, small)]
+    # Later launches: k near 16 CTAs, k near 1024, m, and a name never seen among the first four.
+    cheap = [("k", 20), ("k", 900), ("m", 4), ("n", 64), ("k", 1024), ("n", 64)]
+    prof = read_profile(write_two_level(tmp_path / "p.csv", full, cheap))
+    assert list(prof.full) == [True] * 4 + [False] * 6
+    plan, _ = choose(prof, 0.05)
+    # Groups by first launch: k-small (0), k-big (1), m (2), n (7, a group of its own).
+    assert list(plan.labels) == [0, 1, 2, 0, 0, 1, 2, 3, 1, 3]
+    assert plan.representatives == [0, 1, 2, 7] and plan.weights == [3, 3, 2, 2]
+
+
+def test_two_level_rows_need_a_grid_and_a_block_and_some_full_rows(tmp_path):
+    p = tmp_path / "bad.csv"
+    path = write_two_level(p, [("k", 16, KINDS["stream"])], [("k", 16)])
+    p.write_text(p.read_text().replace('"(16, 1, 1)","(128, 1, 1)",""', '"16 CTAs","(128, 1, 1)",""'))
+    with pytest.raises(InputError, match="bad.csv:3: column 'Grid Size': '16 CTAs' is not a size"):
+        read_profile(path)
+    only_cheap = write_two_level(tmp_path / "cheap.csv", [], [("k", 16)])
+    with pytest.raises(InputError, match="no launch has its features"):
+        read_profile(only_cheap)

@@ -23,6 +23,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     plan.add_argument("--cycles", help="per-launch cycles to check projections against: a warpsim stats.json "
                                        "(all or the first launches); default: the profile's "
                                        "gpc__cycles_elapsed.max column if it has one")
+    plan.add_argument("--warmup", type=int, default=0,
+                      help="launches of each group simulated on their own (weight 1) before the one that stands "
+                           "for the rest: the first launches of a kernel run with cold code and data "
+                           "(default: %(default)s, the first launch represents its group)")
     plan.add_argument("--variance", type=float, default=0.95,
                       help="share of the feature variance the principal components keep (default: %(default)s)")
 
@@ -44,10 +48,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--target-error", f"'{args.target_error}' is not an error between 0 and 100%") from None
     if not 0 < args.variance <= 1:
         raise InputError("--variance", f"{args.variance} is not a share in (0, 1]")
+    if not 0 <= args.warmup <= 100:
+        raise InputError("--warmup", f"{args.warmup} is not a number of launches in [0, 100]")
     profile = read_profile(args.profile)
     cycles = read_cycles(args.cycles, profile.names) if args.cycles else None
-    plan, tried = choose(profile, target, args.variance, cycles)
-    doc = plan_json(profile, plan, target, tried)
+    plan, tried = choose(profile, target, args.variance, cycles, args.warmup)
+    doc = plan_json(profile, plan, target, tried, args.warmup)
     _write_atomic(args.out, json.dumps(doc, indent=1) + "\n")
     launches = len(profile.names)
     print(f"{len(plan.weights)} groups for {launches} launches: {len(plan.weights)} to simulate "

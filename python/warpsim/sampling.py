@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .csvfile import parse_dims
 from .errors import InputError
 
 # The features `warpsim profile` writes (Nsight Compute names); a profile of a
@@ -45,8 +46,25 @@ MAX_GROUPS = 20
 class Profile:
     path: str
     names: list[str]
-    features: np.ndarray                      # launches x FEATURES
+    features: np.ndarray                      # launches x FEATURES (NaN rows: launches profiled cheaply)
     cycles: dict[int, float] = field(default_factory=dict)  # launch index (0-based) -> cycles, where known
+    # Two-level profiles (`warpsim profile --full-launches J`): which launches
+    # have their features, and every launch's (grid, block) sizes in threads
+    # and CTAs, the cheap features the others are classified by.
+    full: np.ndarray | None = None
+    shapes: np.ndarray | None = None         # launches x 2: CTAs, threads per CTA
+
+
+def _shape(path, line, values) -> list[float]:
+    """(CTAs, threads per CTA) of a row, from its Grid Size and Block Size."""
+    shape = []
+    for column in ("Grid Size", "Block Size"):
+        dims = parse_dims(values.get(column, ""))
+        if dims is None:
+            raise InputError(path, f"'{values.get(column, '')}' is not a size like (16, 1, 1) (a launch without "
+                             "features is classified by its grid and block)", line, column)
+        shape.append(float(dims[0] * dims[1] * dims[2]))
+    return shape
 
 
 def _number(path, line, column, text) -> float:
@@ -73,23 +91,63 @@ def read_profile(path: str) -> Profile:
     if missing:
         raise InputError(path, "missing columns: " + ", ".join(missing) +
                          " (write the profile with `warpsim profile`, or ncu with these metrics)", 1)
-    names, rows, cycles = [], [], {}
+    names, rows, cycles, full, shapes = [], [], {}, [], []
     for number, text in enumerate(lines[1:], start=2):
         values = dict(zip(header, next(csv.reader([text]))))
         if not values.get("ID", "x").strip():
             continue  # ncu's units row
         names.append(values["Kernel Name"])
-        rows.append([_number(path, number, c, values.get(c, "")) for c in FEATURES])
+        # A row with every feature empty was profiled cheaply (two-level profile).
+        cheap = all(not values.get(c, "").strip() for c in FEATURES)
+        full.append(not cheap)
+        shapes.append(_shape(path, number, values) if cheap or "Grid Size" in values else [math.nan, math.nan])
+        rows.append([math.nan] * len(FEATURES) if cheap else
+                    [_number(path, number, c, values.get(c, "")) for c in FEATURES])
+        if not cheap:
+            bad = [c for c, v in zip(FEATURES, rows[-1]) if math.isnan(v)]
+            if bad:
+                raise InputError(path, "empty value", number, bad[0])
         if CYCLES in values and values[CYCLES].strip():
             cycles[len(names) - 1] = _number(path, number, CYCLES, values[CYCLES])
     if not rows:
         raise InputError(path, "no kernel launches listed")
-    features = np.array(rows, dtype=float)
-    bad = np.argwhere(np.isnan(features))
-    if len(bad):
-        r, c = bad[0]
-        raise InputError(path, "empty value", int(r) + 2, FEATURES[c])
-    return Profile(path, names, features, cycles)
+    if not any(full):
+        raise InputError(path, "no launch has its features (a two-level profile gives them for the first launches)")
+    return Profile(path, names, np.array(rows, dtype=float), cycles, np.array(full), np.array(shapes, dtype=float))
+
+
+def classify(profile: Profile, labels_full: np.ndarray) -> np.ndarray:
+    """Labels for every launch, given those of the launches with features.
+
+    A launch profiled cheaply joins the group of the nearest centroid, in
+    log CTAs and log threads per CTA, among the groups holding launches of
+    its kernel name; a name no such group holds makes a group of its own.
+    Groups are numbered again by their first launch.
+    """
+    full = profile.full if profile.full is not None else np.ones(len(profile.names), dtype=bool)
+    if full.all():
+        return labels_full
+    labels = np.full(len(profile.names), -1, dtype=int)
+    labels[np.flatnonzero(full)] = labels_full
+    cheap = np.log1p(profile.shapes)
+    centroids: dict[str, list[tuple[int, np.ndarray]]] = {}
+    for g in range(int(labels_full.max()) + 1):
+        members = np.flatnonzero(labels == g)
+        for name in dict.fromkeys(profile.names[i] for i in members):
+            same = [i for i in members if profile.names[i] == name]
+            centroids.setdefault(name, []).append((g, cheap[same].mean(axis=0)))
+    unseen: dict[str, int] = {}
+    for i in np.flatnonzero(~full):
+        options = centroids.get(profile.names[i])
+        if not options:
+            labels[i] = unseen.setdefault(profile.names[i], int(labels_full.max()) + 1 + len(unseen))
+            continue
+        distances = [float(np.sum((cheap[i] - c) ** 2)) for _, c in options]
+        labels[i] = options[int(np.argmin(distances))][0]  # ties: the earlier group
+    order: dict[int, int] = {}
+    for label in labels:
+        order.setdefault(int(label), len(order))
+    return np.array([order[int(label)] for label in labels])
 
 
 def read_cycles(path: str, names: list[str]) -> dict[int, float]:
@@ -167,6 +225,30 @@ def kmeans(points: np.ndarray, k: int, iterations: int = 100) -> np.ndarray:
     return np.array([order[int(label)] for label in labels])
 
 
+def split_warmup(labels: np.ndarray, warmup: int) -> np.ndarray:
+    """The first `warmup` launches of each group become groups of their own.
+
+    A kernel's first launches run with its code and data cold; a representative
+    chosen among them would carry that cost to every launch it stands for.
+    Simulated on their own (weight 1) they count once, as they do in the
+    program, and the next launch of the group stands for the rest.
+    Groups are numbered again by their first launch.
+    """
+    if warmup <= 0:
+        return labels
+    seen: dict[int, int] = {}
+    split = np.empty(len(labels), dtype=int)
+    for i, label in enumerate(labels):
+        n = seen.get(int(label), 0)
+        seen[int(label)] = n + 1
+        # Warm-up launch n of group g: its own key; the rest share the group's.
+        split[i] = -(int(label) * (warmup + 1) + n + 1) if n < warmup else int(label)
+    order: dict[int, int] = {}
+    for key in split:
+        order.setdefault(int(key), len(order))
+    return np.array([order[int(key)] for key in split])
+
+
 @dataclass
 class Plan:
     labels: np.ndarray
@@ -196,15 +278,21 @@ def plan_for(labels: np.ndarray, cycles: dict[int, float]) -> Plan:
 
 
 def choose(profile: Profile, target_error: float, variance: float = 0.95,
-           cycles: dict[int, float] | None = None) -> tuple[Plan, list[Plan]]:
-    """The plan with the fewest groups within the target error, and every plan tried."""
+           cycles: dict[int, float] | None = None, warmup: int = 0) -> tuple[Plan, list[Plan]]:
+    """The plan with the fewest groups within the target error, and every plan tried.
+
+    `warmup`: launches of each group simulated on their own before its
+    representative (split_warmup)."""
     known = cycles if cycles is not None else profile.cycles
-    scores = principal_components(profile.features, variance)
-    tried = []
+    full = profile.full if profile.full is not None else np.ones(len(profile.names), dtype=bool)
+    scores = principal_components(profile.features[full], variance)
+    tried, clusters = [], 0
     for k in range(1, min(MAX_GROUPS, len(scores)) + 1):
-        plan = plan_for(kmeans(scores, k), known)
-        if tried and int(plan.labels.max()) + 1 <= int(tried[-1].labels.max()) + 1:
+        labels = kmeans(scores, k)
+        if int(labels.max()) + 1 <= clusters:
             break  # no more distinct groups to find
+        clusters = int(labels.max()) + 1
+        plan = plan_for(split_warmup(classify(profile, labels), warmup), known)
         tried.append(plan)
         if plan.error is not None and plan.error <= target_error:
             return plan, tried
@@ -214,7 +302,7 @@ def choose(profile: Profile, target_error: float, variance: float = 0.95,
     return tried[-1], tried
 
 
-def plan_json(profile: Profile, plan: Plan, target_error: float, tried: list[Plan]) -> dict:
+def plan_json(profile: Profile, plan: Plan, target_error: float, tried: list[Plan], warmup: int = 0) -> dict:
     groups = []
     for g, (rep, weight) in enumerate(zip(plan.representatives, plan.weights)):
         members = [int(i) + 1 for i in np.flatnonzero(plan.labels == g)]
@@ -226,6 +314,7 @@ def plan_json(profile: Profile, plan: Plan, target_error: float, tried: list[Pla
         "launches": len(profile.names),
         "names": profile.names,
         "target_error": target_error,
+        "warmup": warmup,
         "projected_error": plan.error,
         "groups": groups,
         "tried": [{"groups": len(p.weights), "error": p.error} for p in tried],

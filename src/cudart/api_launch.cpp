@@ -2,11 +2,15 @@
 // attributes and occupancy.
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <new>
+#include <optional>
 #include <string>
 
 #include "cudart/properties.h"
 #include "cudart/runtime.h"
 #include "exec/runtime/kernel_params.h"
+#include "sampling/plan.h"
 #include "timing/gpu/gpu.h"
 
 using ws::cudart::api_call;
@@ -30,8 +34,46 @@ cudaError_t check_launch(Runtime& rt, const void* stub, const KernelRef& k, dim3
   return cudaSuccess;
 }
 
+// A cooperative launch must fit on the GPU at once, or grid.sync() would
+// wait for CTAs that cannot start: the runtime refuses a grid larger than the
+// SMs times the occupancy cudaOccupancyMaxActiveBlocksPerMultiprocessor reports.
+cudaError_t check_cooperative(Runtime& rt, const KernelRef& k, dim3 grid, dim3 block, size_t shmem) {
+  const ws::exec::DeviceFacts& f = rt.device().facts();
+  int threads = static_cast<int>(block.x * block.y * block.z);
+  int per_sm = ws::cudart::occupancy(f, threads, ws::exec::regs_per_thread(f, *k.function), k.static_shmem() + shmem);
+  uint64_t ctas = uint64_t{grid.x} * grid.y * grid.z;
+  if (ctas <= uint64_t(per_sm) * uint64_t(f.sms)) return cudaSuccess;
+  rt.log("cooperative launch of {} refused: {} CTAs, at most {} per SM x {} SMs fit at once", k.function->name, ctas,
+         per_sm, f.sms);
+  return cudaErrorCooperativeLaunchTooLarge;
+}
+
+// The grid workspace of CUDA's driver ABI ({u32 size, u32 barrier counter},
+// read by cg::this_grid() through %envreg1/2), allocated for one cooperative
+// launch and freed when the last copy of the launch goes: a launch queued on a
+// stream keeps it until its kernel has ended.
+class GridWorkspace {
+ public:
+  explicit GridWorkspace(ws::exec::DeviceMemory& mem) : mem_(mem) {
+    std::optional<ws::Addr> a = mem.allocate(kBytes);
+    if (!a) throw std::bad_alloc();
+    addr_ = *a;
+    const uint32_t init[2] = {kBytes, 0};
+    mem.write(addr_, init, sizeof init);
+  }
+  ~GridWorkspace() { mem_.release(addr_); }
+  GridWorkspace(const GridWorkspace&) = delete;
+  GridWorkspace& operator=(const GridWorkspace&) = delete;
+  ws::Addr address() const { return addr_; }
+
+ private:
+  static constexpr uint32_t kBytes = 8;
+  ws::exec::DeviceMemory& mem_;
+  ws::Addr addr_ = 0;
+};
+
 cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, void** args, size_t shmem,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, bool cooperative = false) {
   return api_call(name, [&](Runtime& rt) {
     const KernelRef* k = rt.kernel(stub);
     if (k == nullptr) return cudaErrorInvalidDeviceFunction;
@@ -41,6 +83,10 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
              grid.y, grid.z, block.x, block.y, block.z, shmem);
       return e;
     }
+    if (cooperative)
+      if (cudaError_t e = check_cooperative(rt, *k, grid, block, shmem); e != cudaSuccess) return e;
+    std::shared_ptr<GridWorkspace> workspace;
+    if (cooperative) workspace = std::make_shared<GridWorkspace>(rt.device().memory());
     ws::exec::Launch l;
     l.module = k->module;
     l.kernel = k->function;
@@ -48,11 +94,17 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
     l.block = to_dim3(block);
     l.dynamic_shmem = static_cast<uint32_t>(shmem);
     l.params = ws::runtime::pack_kernel_params(*k->function, args);
-    rt.log("launch {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", k->function->name, grid.x, grid.y,
-           grid.z, block.x, block.y, block.z, shmem);
+    l.grid_workspace = workspace ? workspace->address() : 0;
+    l.keep_alive = workspace;
+    rt.log("{}launch {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", cooperative ? "cooperative " : "",
+           k->function->name, grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem);
     ws::exec::LaunchResult r;
     try {
       r = rt.device().launch(l, rt.stream_ref(stream));
+    } catch (const ws::sampling::PlanMismatch&) {
+      // A plan made for another program: stop it. At exit the device writes
+      // stats.json with the error and the runtime prints it.
+      std::exit(1);
     } catch (const ws::timing::KernelStopped& e) {
       // gpu.max_cycles is the simulator's watchdog: a real GPU's watchdog
       // reports a launch timeout, and the context is unusable afterwards.
@@ -146,14 +198,20 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** arg
   return launch("cudaLaunchKernel", func, grid, block, args, shmem, stream);
 }
 
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
+                                        cudaStream_t stream) {
+  return launch("cudaLaunchCooperativeKernel", func, grid, block, args, shmem, stream, true);
+}
+
 namespace {
 
 // Launch attributes warpsim can honour by running the launch as an ordinary
 // one: hints (priority, L2 access policy, carve-out preference, memory-sync
 // domains) change no result, and programmatic stream serialization only
 // allows the kernel to start before its predecessor ends; starting after it,
-// as warpsim does, is one of the orders the program must accept. Anything
-// else stops the program with the attribute's name.
+// as warpsim does, is one of the orders the program must accept. The
+// cooperative flag is read by the launch itself. Anything else stops the
+// program with the attribute's name.
 const char* unsupported_attribute(const cudaLaunchAttribute& a) {
   switch (a.id) {
     case cudaLaunchAttributeIgnore:
@@ -163,9 +221,8 @@ const char* unsupported_attribute(const cudaLaunchAttribute& a) {
     case cudaLaunchAttributeMemSyncDomain:
     case cudaLaunchAttributePreferredSharedMemoryCarveout:
     case cudaLaunchAttributeProgrammaticStreamSerialization:
-      return nullptr;
     case cudaLaunchAttributeCooperative:
-      return a.val.cooperative ? "cudaLaunchAttributeCooperative (grid-wide synchronisation)" : nullptr;
+      return nullptr;
     case cudaLaunchAttributeClusterDimension:
       return a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1
                  ? "cudaLaunchAttributeClusterDimension (thread-block clusters)"
@@ -179,14 +236,17 @@ const char* unsupported_attribute(const cudaLaunchAttribute& a) {
 }  // namespace
 
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
-  for (unsigned i = 0; i < config->numAttrs; ++i)
-    if (const char* what = unsupported_attribute(config->attrs[i]))
+  bool cooperative = false;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cudaLaunchAttribute& a = config->attrs[i];
+    if (const char* what = unsupported_attribute(a))
       Runtime::fatal(std::string("cudaLaunchKernelEx: ") + what + " (attribute id " +
-                         std::to_string(static_cast<int>(config->attrs[i].id)) +
-                         ") is not supported by the warpsim runtime",
+                         std::to_string(static_cast<int>(a.id)) + ") is not supported by the warpsim runtime",
                      2);
+    if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
+  }
   return launch("cudaLaunchKernelExC", func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                config->stream);
+                config->stream, cooperative);
 }
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
@@ -281,4 +341,5 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, const void*
 
 WARPSIM_PER_THREAD_ALIAS(__cudaLaunchKernel_ptsz, __cudaLaunchKernel);
 WARPSIM_PER_THREAD_ALIAS(cudaLaunchKernel_ptsz, cudaLaunchKernel);
+WARPSIM_PER_THREAD_ALIAS(cudaLaunchCooperativeKernel_ptsz, cudaLaunchCooperativeKernel);
 WARPSIM_PER_THREAD_ALIAS(cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC);

@@ -71,6 +71,7 @@ void fill_properties(const exec::DeviceFacts& f, cudaDeviceProp& p) {
   p.computePreemptionSupported = 1;
   p.sharedMemPerBlockOptin = f.shmem_per_block_optin;
   p.maxBlocksPerMultiProcessor = f.max_ctas_per_sm;
+  p.cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel: grid.sync() across co-resident CTAs
   p.hostNumaId = -1;
   p.deviceNumaId = -1;
 }
@@ -119,6 +120,7 @@ std::optional<int> device_attribute(const exec::DeviceFacts& f, cudaDeviceAttr a
     case cudaDevAttrComputePreemptionSupported: return p.computePreemptionSupported;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: return clamp_int(p.sharedMemPerBlockOptin);
     case cudaDevAttrMaxBlocksPerMultiprocessor: return p.maxBlocksPerMultiProcessor;
+    case cudaDevAttrCooperativeLaunch: return p.cooperativeLaunch;
     case cudaDevAttrMaxTexture1DWidth: return p.maxTexture1D;
     case cudaDevAttrMaxTexture2DWidth: return p.maxTexture2D[0];
     case cudaDevAttrMaxTexture2DHeight: return p.maxTexture2D[1];

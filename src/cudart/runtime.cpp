@@ -8,6 +8,7 @@
 #include "frontend/fatbin/relocatable.h"
 #include "frontend/ptx/link.h"
 #include "frontend/ptx/parser.h"
+#include "sampling/plan.h"
 
 namespace ws::cudart {
 
@@ -31,6 +32,11 @@ void Runtime::at_exit() {
   if (!rt.device_) return;
   try {
     rt.device_->finish();
+  } catch (const sampling::PlanMismatch& e) {
+    // A sampled run of another program: it must not pass for a good one.
+    print_line(std::string("error: ") + e.what());
+    std::fflush(stdout);
+    std::_Exit(1);
   } catch (const std::exception& e) {
     print_line(fmt::format("error while writing the results: {}", e.what()));
   }

@@ -200,6 +200,7 @@ void Decoder::decode_one(size_t index) {
     register_half_ops(t);
     register_convert_ops(t);
     register_memory_ops(t);
+    register_mbarrier_ops(t);
     register_control_ops(t);
     register_warp_ops(t);
     register_texture_ops(t);
@@ -271,11 +272,11 @@ uint32_t Decoder::private_slot(unsigned id) {
   return it->second;
 }
 
-uint32_t Decoder::special(ptx::SpecialReg r) {
-  auto [it, fresh] = special_slots_.try_emplace(r, 0);
+uint32_t Decoder::special(ptx::SpecialReg r, uint8_t index) {
+  auto [it, fresh] = special_slots_.try_emplace({r, index}, 0);
   if (fresh) {
     it->second = next_slot_++ * kLanes;
-    out_.specials.push_back({it->second, r});
+    out_.specials.push_back({it->second, r, index});
   }
   return it->second;
 }
@@ -315,7 +316,7 @@ uint32_t Decoder::src_operand(const ptx::Operand& o, ptx::Type t) {
       return static_cast<uint32_t>(o.reg) * kLanes;
     case K::Imm: return constant(static_cast<uint64_t>(o.imm));
     case K::FImm: return constant(float_immediate(o, t));
-    case K::Special: return special(o.special);
+    case K::Special: return special(o.special, static_cast<uint8_t>(o.imm));
     case K::Symbol: {
       ptx::StateSpace sp = ptx::StateSpace::None;
       uint16_t flags = 0;

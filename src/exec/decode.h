@@ -95,7 +95,7 @@ class Decoder {
 
  private:
   void decode_one(size_t index);
-  uint32_t special(ptx::SpecialReg r);
+  uint32_t special(ptx::SpecialReg r, uint8_t index = 0);  // index: N of %envregN
 
   const LoadedModule& module_;
   const KernelLayout& layout_;
@@ -105,7 +105,7 @@ class Decoder {
   Mods mods_;
   uint32_t next_slot_ = 0;
   std::unordered_map<uint64_t, uint32_t> const_slots_;
-  std::map<ptx::SpecialReg, uint32_t> special_slots_;
+  std::map<std::pair<ptx::SpecialReg, uint8_t>, uint32_t> special_slots_;
   std::map<unsigned, uint32_t> private_slots_;
   const FrameLayout& frame_;
 };
@@ -120,6 +120,10 @@ void register_float_ops(DecodeTable& t);
 void register_half_ops(DecodeTable& t);
 void register_convert_ops(DecodeTable& t);
 void register_memory_ops(DecodeTable& t);
+void register_mbarrier_ops(DecodeTable& t);  // mbarrier.*
+// cp.async.mbarrier.arrive and cp.async.bulk (decode_cp hands them over).
+void decode_cp_async_mbarrier_arrive(Decoder& dc, DecodedInst& out);
+void decode_cp_async_bulk(Decoder& dc, DecodedInst& out);
 void register_control_ops(DecodeTable& t);
 void register_warp_ops(DecodeTable& t);
 void register_texture_ops(DecodeTable& t);

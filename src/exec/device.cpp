@@ -15,8 +15,12 @@
 #include "config/config.h"
 #include "exec/emulated_kernel.h"
 #include "frontend/trace/trace_writer.h"
+#include "sampling/kernel_features.h"
+#include "sampling/plan.h"
+#include "sampling/profile_csv.h"
 #include "tools/progress_line.h"
 #include "tools/report.h"
+#include "tools/sampling_report.h"
 
 namespace ws::exec {
 
@@ -114,12 +118,15 @@ uint32_t regs_per_thread(const DeviceFacts& f, const ptx::Function& k) {
 struct Device::Timing {
   explicit Timing(config::Config c) : cfg(std::move(c)) {}
   config::Config cfg;
-  std::unique_ptr<timing::Gpu> gpu;
+  std::unique_ptr<timing::TimingModel> gpu;
   tools::RunReport report;
   std::unique_ptr<frontend::TraceWriter> trace;
   std::shared_ptr<const frontend::IsaTable> isa;
   PtxOpNames names = PtxOpNames::load();
   uint32_t launches = 0;  // kernel ids count from 1, as in trace folders
+  std::optional<sampling::KernelPlan> plan;  // timing under a sampling plan
+  std::string profile_rows;                  // profile CSV rows so far
+  bool plan_mismatch = false;                // the plan is another program's: report.error says how
   tools::ProgressLine progress{true};  // long timed kernels, on a terminal only
   double wall_seconds = 0;  // host time of the finished launches
   std::optional<std::chrono::steady_clock::time_point> running_since;  // the launch under way
@@ -159,7 +166,7 @@ Device::Device(const DeviceOptions& opts)
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);
   if (opts.timing) {
-    t.gpu = std::make_unique<timing::Gpu>(t.cfg);
+    t.gpu = timing::make_timing_model(t.cfg);
     t.gpu->set_watchdog(static_cast<uint64_t>(kWatchdogCycles.get(t.cfg)), kWatchdogCycles.name());
     // %clock reads the simulated core cycle: warps run when the SMs issue them.
     emulator_.set_clock([gpu = t.gpu.get()] { return gpu->core_cycle(); });
@@ -169,11 +176,18 @@ Device::Device(const DeviceOptions& opts)
     t.report.core_mhz = t.gpu->core_mhz();
     t.report.max_warps_per_sm = t.gpu->max_warps_per_sm();
     t.gpu->set_stop_check(interrupt_reason);
+    if (!opts.plan.empty()) {
+      t.plan = sampling::KernelPlan::load(opts.plan);
+      t.report.sampling = tools::sampling_report(*t.plan);
+    }
     if (!opts.out_dir.empty()) {
       tools::prepare_out_dir(opts.out_dir);
       tools::write_file_atomic(opts.out_dir + "/config.toml", t.cfg.to_toml());
     }
   }
+  if (!opts.plan.empty() && !opts.timing) throw InputError("plan " + opts.plan + ": needs timing (WARPSIM_TIMING=1)");
+  if (!opts.profile_out.empty() && opts.timing)
+    throw InputError("profile " + opts.profile_out + ": a profile is a functional run (no WARPSIM_TIMING)");
   if (!opts.trace_out.empty()) t.trace = std::make_unique<frontend::TraceWriter>(opts.trace_out);
 }
 
@@ -191,34 +205,78 @@ ir::KernelInfo Device::kernel_info(const Launch& l) {
   return info;
 }
 
+// A timed launch is queued on its stream (one on the legacy stream runs to
+// its end at once). Any other runs at once: in the plain emulator (fastest),
+// or read through for a trace or a profile.
 LaunchResult Device::launch(const Launch& l, StreamRef stream) {
   Timing& t = *timing_;
-  if (t.gpu) {
-    uint32_t id = queue_timed(l, stream);
+  if (!t.gpu && !t.trace && opts_.profile_out.empty()) {
+    Timing::HostTime host_time = t.time_host();
+    LaunchResult r = emulator_.run(l);
+    now_ns_ += estimated_ns(r);
+    return r;
+  }
+  ir::KernelInfo info = kernel_info(l);
+  info.stream = stream.id;
+  // Under a plan kernels are timed one at a time, as warpsim run replays a
+  // plan: a group's result is then the next kernel to end, and a launch that
+  // is not timed sees what the queued ones write (skipped work costs no
+  // simulated time).
+  if (t.plan) drain();
+  if (t.gpu && timed_under_plan(info)) {
+    uint32_t id = queue_timed(l, info, stream);
     return stream.id == timing::kLegacyStream ? run_legacy(id) : LaunchResult{};
   }
   Timing::HostTime host_time = t.time_host();
-  LaunchResult r = run_now(l, stream);
+  // A two-level profile leaves launches after the first N to cheap features.
+  bool profiled = full_profile(info.id);
+  if (!opts_.profile_out.empty() && !profiled)
+    t.profile_rows += sampling::profile_csv_cheap_row(info.id, info.name, info.grid, info.block);
+  LaunchResult r = t.trace || profiled ? run_emulated(l, info) : emulator_.run(l);
   now_ns_ += estimated_ns(r);
+  if (!r.ok && t.gpu) t.report.error = r.error;
+  if (t.gpu && !opts_.out_dir.empty()) write_stats();
   return r;
 }
 
-// Functionally, writing its trace when asked for.
-LaunchResult Device::run_now(const Launch& l, StreamRef stream) {
+// Profiling, and this launch gets all its features (not only the cheap ones
+// two-level profiling gives the launches after the first N).
+bool Device::full_profile(uint32_t launch) const {
+  return !opts_.profile_out.empty() && (!opts_.profile_full || launch <= opts_.profile_full);
+}
+
+// Without a plan every launch is timed. Under one, only the representatives
+// are; a launch that is not the plan's (another program) is recorded as the
+// run's error and thrown (the runtime ends the program: nothing is projected).
+bool Device::timed_under_plan(const ir::KernelInfo& info) {
   Timing& t = *timing_;
-  if (!t.trace) return emulator_.run(l);
+  if (!t.plan) return true;
+  try {
+    return !tools::skip_launch(*t.plan, t.report, info.id, info.name);
+  } catch (const sampling::PlanMismatch& e) {
+    t.report.error = e.what();
+    t.plan_mismatch = true;
+    throw;
+  }
+}
+
+// The launch as an ir::KernelSource read through at once, for a profile or
+// a trace.
+LaunchResult Device::run_emulated(const Launch& l, const ir::KernelInfo& info) {
+  Timing& t = *timing_;
   StepTranslator tr(t.names, t.isa, l);
-  ir::KernelInfo info = kernel_info(l);
-  info.stream = stream.id;
-  t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
+  if (t.trace) t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
   EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), false);
   try {
-    while (kernel.next_cta()) {
-    }
+    if (full_profile(info.id))
+      t.profile_rows += sampling::profile_csv_row(sampling::profile_kernel(kernel, info.id));
+    else
+      while (kernel.next_cta()) {
+      }
   } catch (const Error& e) {
     if (kernel.result().ok) throw;  // a model error, not a fault of the program
   }
-  t.trace->end_kernel();
+  if (t.trace) t.trace->end_kernel();
   return kernel.result();
 }
 
@@ -232,12 +290,11 @@ struct Device::Queued {
   std::unique_ptr<EmulatedKernel> kernel;
 };
 
-uint32_t Device::queue_timed(const Launch& l, StreamRef stream) {
+uint32_t Device::queue_timed(const Launch& l, const ir::KernelInfo& info, StreamRef stream) {
   Timing& t = *timing_;
   auto q = std::make_unique<Queued>();
   q->launch = l;
-  q->info = kernel_info(q->launch);
-  q->info.stream = stream.id;
+  q->info = info;
   q->tr = std::make_unique<StepTranslator>(t.names, t.isa, q->launch);
   if (t.trace) q->trace = t.trace->open_kernel(q->info, kTraceSharedWindow, kTraceLocalWindow);
   q->kernel = std::make_unique<EmulatedKernel>(emulator_, q->launch, q->info, *q->tr, q->trace.get(), true);
@@ -321,7 +378,7 @@ std::optional<double> Device::event_ns(uint64_t event) const {
 // Simulated time runs on while the GPU does: events that completed during
 // the run are timed from where it started.
 void Device::resolve_events(Cycle base_cycle, double base_ns) {
-  timing::Gpu& gpu = *timing_->gpu;
+  timing::TimingModel& gpu = *timing_->gpu;
   std::erase_if(unresolved_events_, [&](uint64_t e) {
     std::optional<Cycle> c = gpu.event_cycle(event_number(e));
     if (!c) return false;
@@ -337,7 +394,7 @@ void Device::resolve_events(Cycle base_cycle, double base_ns) {
 void Device::run_gpu(const timing::SyncPoint& until, bool rethrow) {
   Timing& t = *timing_;
   if (t.gpu->streams_idle()) return;
-  timing::Gpu& gpu = *t.gpu;
+  timing::TimingModel& gpu = *t.gpu;
   Cycle base_cycle = gpu.core_cycle();
   double base_ns = now_ns_;
   Timing::HostTime host_time = t.time_host();
@@ -453,10 +510,26 @@ void Device::write_stats() {
   tools::write_file_atomic(opts_.out_dir + "/stats.json", tools::stats_json(t.report, t.gpu->stats()));
 }
 
+// At exit: the profile CSV (when profiling), and under a plan the check that
+// the program made all the plan's launches (else it was another program's).
+void Device::finish_sampling() {
+  Timing& t = *timing_;
+  if (!opts_.profile_out.empty() && t.launches > 0)
+    tools::write_file_atomic(opts_.profile_out, sampling::profile_csv_header() + t.profile_rows);
+  if (!t.plan || t.report.error) return;
+  try {
+    t.plan->check_count(t.launches);
+  } catch (const sampling::PlanMismatch& e) {
+    t.report.error = e.what();
+    t.plan_mismatch = true;
+  }
+}
+
 void Device::finish() {
   Timing& t = *timing_;
   if (t.gpu && !gpu_broken_) run_gpu(timing::SyncPoint{});  // kernels the program never waited for
   finished_ = true;
+  finish_sampling();
   if (t.gpu) {
     t.report.wall_seconds = t.wall_seconds;
     if (!opts_.out_dir.empty()) write_stats();
@@ -466,6 +539,7 @@ void Device::finish() {
     }
   }
   if (t.trace) t.trace->close();
+  if (t.plan_mismatch) throw sampling::PlanMismatch(*t.report.error);
 }
 
 }  // namespace ws::exec

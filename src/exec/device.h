@@ -64,6 +64,9 @@ struct DeviceOptions {
   std::string out_dir;              // stats.json/config.toml when timing ("" = none)
   std::string trace_out;            // Accel-Sim trace folder to write ("" = none)
   bool print_summary = true;        // timing: a summary table on stderr at finish()
+  std::string plan;                 // timing: sampling plan; only its representatives are timed
+  std::string profile_out;          // functional: per-launch features CSV (warpsim profile)
+  uint32_t profile_full = 0;        // profile: features of the first N launches only (0: all), the rest cheaply
 };
 
 // A stream as the timing model sees it: its number (0: the legacy default
@@ -122,15 +125,16 @@ class Device {
   // mode: from simulated cycles; functional mode: an estimate from
   // instruction counts, documented in docs/exec.md).
   double now_ns() const { return now_ns_; }
-  // Writes the results (stats.json, trace kernelslist) so far; called at exit.
+  // Writes the results (stats.json, trace kernelslist, profile CSV) so far;
+  // called at exit. Throws sampling::PlanMismatch (after writing stats.json)
+  // when the program launched fewer kernels than its plan says.
   void finish();
 
  private:
   struct Timing;
   struct Queued;  // a launch queued in the timing model
   ir::KernelInfo kernel_info(const Launch& l);  // numbers the launch
-  LaunchResult run_now(const Launch& l, StreamRef stream);
-  uint32_t queue_timed(const Launch& l, StreamRef stream);  // its kernel id
+  uint32_t queue_timed(const Launch& l, const ir::KernelInfo& info, StreamRef stream);  // its kernel id
   LaunchResult run_legacy(uint32_t id);
   // `rethrow`: a stop or a model error is thrown on (after being reported).
   void run_gpu(const timing::SyncPoint& until, bool rethrow = false);
@@ -140,7 +144,10 @@ class Device {
   uint64_t event_number(uint64_t handle);
   double estimated_ns(const LaunchResult& r) const;
   void record_copy(Addr dst, uint64_t bytes);
-  void run_timed(EmulatedKernel& kernel, const ir::KernelInfo& info);
+  bool timed_under_plan(const ir::KernelInfo& info);
+  bool full_profile(uint32_t launch) const;
+  LaunchResult run_emulated(const Launch& l, const ir::KernelInfo& info);
+  void finish_sampling();
   void write_stats();
 
   DeviceOptions opts_;

@@ -79,7 +79,12 @@ struct DecodedFunction {
   std::vector<DecodedInst> code;  // body plus a final implicit `ret`
   uint32_t nslots = 0;
   std::vector<std::pair<uint32_t, uint64_t>> consts;            // offset, value for every lane
-  std::vector<std::pair<uint32_t, ptx::SpecialReg>> specials;   // offset, special register
+  struct SpecialSlot {
+    uint32_t offset;
+    ptx::SpecialReg reg;
+    uint8_t index;  // N of %envregN
+  };
+  std::vector<SpecialSlot> specials;
   uint32_t param_frame_bytes = 0;  // per lane: inputs, returns, call-site .param variables
   uint32_t local_bytes = 0;        // this function's .local variables (per lane)
   uint32_t stack_bytes = 0;        // local_bytes plus the deepest callee chain

@@ -28,7 +28,7 @@ Dim3 thread_of(const Launch& l, uint32_t linear) {
   return Dim3{linear % l.block.x, (linear / l.block.x) % l.block.y, linear / (l.block.x * l.block.y)};
 }
 
-uint64_t special_value(const Ctx& c, const Warp& w, ptx::SpecialReg r, unsigned lane) {
+uint64_t special_value(const Ctx& c, const Warp& w, ptx::SpecialReg r, unsigned lane, uint8_t index) {
   using S = ptx::SpecialReg;
   const Launch& l = *c.launch;
   Dim3 t = thread_of(l, w.index * kLanes + lane);
@@ -60,6 +60,9 @@ uint64_t special_value(const Ctx& c, const Warp& w, ptx::SpecialReg r, unsigned 
     case S::GlobalTimer: return (c.clock ? (*c.clock)() : w.clock) * 1000;
     case S::DynamicSmemSize: return l.dynamic_shmem;
     case S::TotalSmemSize: return c.cta->shared.size();
+    // CUDA's driver ABI: %envreg1 (high half) and %envreg2 (low half) hold the
+    // address of a cooperative launch's grid workspace (cg::this_grid()).
+    case S::EnvReg: return index == 1 ? l.grid_workspace >> 32 : index == 2 ? uint32_t(l.grid_workspace) : 0;
     default: return 0;
   }
 }
@@ -169,8 +172,8 @@ void prepare_frame(Ctx& c, const DecodedFunction& f, uint32_t reg_base, size_t d
     for (auto [off, value] : f.consts) std::fill(R + off, R + off + kLanes, value);
     w.filled[depth] = {&f, reg_base};
   }
-  for (auto [off, reg] : f.specials)
-    for (unsigned l = 0; l < kLanes; ++l) R[off + l] = special_value(c, w, reg, l);
+  for (auto [off, reg, index] : f.specials)
+    for (unsigned l = 0; l < kLanes; ++l) R[off + l] = special_value(c, w, reg, l, index);
 }
 
 void finish_lanes(Ctx& c, uint32_t lanes) {
@@ -186,9 +189,9 @@ void finish_lanes(Ctx& c, uint32_t lanes) {
 
 void h_refresh_clock(Ctx& c, const DecodedInst& in, uint32_t m) {
   Warp& w = *c.w;
-  for (auto [off, reg] : w.frames.back().fn->specials)
+  for (auto [off, reg, index] : w.frames.back().fn->specials)
     if (reg == ptx::SpecialReg::Clock || reg == ptx::SpecialReg::Clock64 || reg == ptx::SpecialReg::GlobalTimer)
-      for (unsigned l = 0; l < kLanes; ++l) c.R[off + l] = special_value(c, w, reg, l);
+      for (unsigned l = 0; l < kLanes; ++l) c.R[off + l] = special_value(c, w, reg, l, index);
   in.inner(c, in, m);
 }
 

@@ -269,7 +269,9 @@ void decode_nop(Decoder& dc, DecodedInst& out) {
   // griddepcontrol.wait / .launch_dependents: a kernel starts only after the
   // grid it depends on has ended, so there is nothing to wait for or release.
   for (const char* w : {"sync", "proxy", "async", "alias", "tensormap", "generic", "release", "acquire", "mbarrier_init",
-                        "gl", "cta", "sys", "gpu", "cluster", "sc", "acq_rel", "wait", "launch_dependents"})
+                        "gl", "cta", "sys", "gpu", "cluster", "sc", "acq_rel", "wait", "launch_dependents",
+                        "tensormap::generic", "async::generic", "shared::cluster", "sync_restrict::shared::cluster",
+                        "sync_restrict::shared::cta", "op_restrict::mbarrier_init"})
     dc.mods().take(w);
   out.fn = [](Ctx&, const DecodedInst&, uint32_t) {};
 }
@@ -309,10 +311,18 @@ void register_control_ops(DecodeTable& t) {
   t["trap"] = [](Decoder&, DecodedInst& out) { out.fn = run_trap; };
   t["membar"] = decode_nop;
   t["fence"] = decode_nop;
-  t["nanosleep"] = decode_nop;
+  // nanosleep ends the warp's turn: the loops around it wait for other threads.
+  t["nanosleep"] = [](Decoder&, DecodedInst& out) { out.fn = [](Ctx& c, const DecodedInst&, uint32_t) { c.yield = true; }; };
   t["brkpt"] = decode_nop;
   t["pmevent"] = decode_nop;
   t["griddepcontrol"] = decode_nop;
+  // setmaxnreg.inc/dec.sync.aligned.u32 N (sm_90a warp-group register
+  // reallocation): PTX registers are virtual here, so there is nothing to move.
+  t["setmaxnreg"] = [](Decoder& dc, DecodedInst& out) {
+    if (dc.mods().take_one({"inc", "dec"}) < 0 || dc.nops() != 1) dc.fail("expected setmaxnreg.inc/dec ... N");
+    dc.mods().take("sync");
+    out.fn = [](Ctx&, const DecodedInst&, uint32_t) {};
+  };
 }
 
 }  // namespace ws::exec::emu

@@ -57,6 +57,16 @@ struct FAdd { template <class T> static T f(T a, T b) { return a + b; } };
 struct FSub { template <class T> static T f(T a, T b) { return a - b; } };
 struct FMul { template <class T> static T f(T a, T b) { return a * b; } };
 struct FDiv { template <class T> static T f(T a, T b) { return a / b; } };
+// div.approx.f32 is a * (1/b) with an approximate reciprocal (PTX ISA): at
+// most 2 ulp off for |b| in [2^-126, 2^126], where warpsim divides exactly.
+// For 2^126 < |b| the reciprocal underflows, and the PTX ISA (and libdevice's
+// __nv_fast_fdividef) give 0, or NaN for an infinite a: a * (+-0).
+struct FDivApprox {
+  template <class T> static T f(T a, T b) {
+    static_assert(std::is_same_v<T, float>, "div.approx is f32 only");
+    return std::fabs(b) > 0x1p126f ? a * std::copysign(T(0), b) : a / b;
+  }
+};
 struct FFma { template <class T> static T f(T a, T b, T c) { return std::fma(a, b, c); } };
 // min/max: a NaN operand yields the other; -0 is below +0.
 struct FMin {
@@ -93,7 +103,12 @@ struct FNeg { template <class T> static T f(T a) { return -a; } };
 struct FAbs { template <class T> static T f(T a) { return std::fabs(a); } };
 struct FRcp { template <class T> static T f(T a) { return T(1) / a; } };
 struct FSqrt { template <class T> static T f(T a) { return std::sqrt(a); } };
-struct FRsqrt { template <class T> static T f(T a) { return T(1) / std::sqrt(a); } };
+// rsqrt.approx: one rounding of 1/sqrt(a) (f32 formed in double), well inside
+// the PTX ISA's 2^-22.9 relative-error bound (two f32 roundings could reach 2^-23).
+struct FRsqrt {
+  static float f(float a) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(a))); }
+  static double f(double a) { return 1.0 / std::sqrt(a); }
+};
 struct FSin { template <class T> static T f(T a) { return std::sin(a); } };
 struct FCos { template <class T> static T f(T a) { return std::cos(a); } };
 struct FEx2 { template <class T> static T f(T a) { return std::exp2(a); } };
@@ -108,10 +123,12 @@ void run_rounded(Ctx& c, const DecodedInst& in, uint32_t m) {
   std::fesetround(old);
 }
 
-template <template <class, class> class H, class Op>
-ExecFn float_handler(ptx::Type t, bool f64_allowed) {
+template <template <class, class> class H, class Op, bool F64>
+ExecFn float_handler(ptx::Type t) {
   if (t == ptx::Type::F32) return &H<float, Op>::run;
-  if (t == ptx::Type::F64 && f64_allowed) return &H<double, Op>::run;
+  if constexpr (F64) {
+    if (t == ptx::Type::F64) return &H<double, Op>::run;
+  }
   return nullptr;
 }
 
@@ -119,7 +136,7 @@ template <template <class, class> class H, class Op, unsigned N, bool F64 = true
 void decode_float(Decoder& dc, DecodedInst& out) {
   ptx::Type t = dc.type();
   const Mods& m = dc.mods();
-  out.fn = dc.need(float_handler<H, Op>(t, F64));
+  out.fn = dc.need(float_handler<H, Op, F64>(t));
   if (m.lo || m.hi || m.wide || m.cc) dc.fail("unsupported modifier for a float instruction");
   if (m.ftz) out.flags |= kFtz;
   if (m.sat) out.flags |= kSat;
@@ -185,7 +202,12 @@ void register_float_ops(DecodeTable& t) {
   t["add:f"] = decode_float<F2, FAdd, 2>;
   t["sub:f"] = decode_float<F2, FSub, 2>;
   t["mul:f"] = decode_float<F2, FMul, 2>;
-  t["div:f"] = decode_float<F2, FDiv, 2>;
+  t["div:f"] = [](Decoder& dc, DecodedInst& out) {
+    if (dc.mods().approx && !dc.mods().types.empty() && dc.mods().types[0] == ptx::Type::F32)
+      decode_float<F2, FDivApprox, 2, false>(dc, out);
+    else
+      decode_float<F2, FDiv, 2>(dc, out);
+  };
   t["fma:f"] = decode_float<F3, FFma, 3>;
   t["mad:f"] = decode_float<F3, FFma, 3>;
   t["min:f"] = decode_min_max<FMin>;

@@ -319,6 +319,33 @@ void decode_bfe(Decoder& dc, DecodedInst& out) {
   out.s[2] = dc.src(3, ptx::Type::U32);
 }
 
+// fns.b32 d, mask, base, offset (PTX ISA): the position of the |offset|-th set
+// bit of mask counting from bit `base` (itself included) upward for a positive
+// offset, downward for a negative one; offset 0 asks whether bit `base` is
+// set. 0xffffffff when there is no such bit (or base > 31).
+uint32_t find_nth_set(uint32_t mask, uint32_t base, int32_t offset) {
+  if (base > 31) return 0xffffffffu;
+  if (offset == 0) return (mask >> base) & 1 ? base : 0xffffffffu;
+  int step = offset > 0 ? 1 : -1;
+  uint32_t left = offset > 0 ? static_cast<uint32_t>(offset) : 0u - static_cast<uint32_t>(offset);
+  for (int pos = static_cast<int>(base); pos >= 0 && pos < 32; pos += step)
+    if ((mask >> pos) & 1 && --left == 0) return static_cast<uint32_t>(pos);
+  return 0xffffffffu;
+}
+
+void run_fns(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t *d = c.R + in.d[0], *a = c.R + in.s[0], *b = c.R + in.s[1], *e = c.R + in.s[2];
+  each_lane(m, [&](unsigned l) { d[l] = find_nth_set(uint32_t(a[l]), uint32_t(b[l]), int32_t(e[l])); });
+}
+
+void decode_fns(Decoder& dc, DecodedInst& out) {
+  if (dc.type() != ptx::Type::B32) dc.fail("fns takes .b32");
+  plain_operands(dc, out, ptx::Type::B32, 3);
+  out.s[1] = dc.src(2, ptx::Type::U32);
+  out.s[2] = dc.src(3, ptx::Type::S32);
+  out.fn = run_fns;
+}
+
 void decode_bfi(Decoder& dc, DecodedInst& out) {
   ptx::Type t = dc.type();
   if (type_bytes(t) == 4) out.fn = &Bfi<uint32_t>::run;
@@ -441,6 +468,7 @@ void register_int_ops(DecodeTable& t) {
   t["bfind"] = decode_bfind;
   t["bfe"] = decode_bfe;
   t["bfi"] = decode_bfi;
+  t["fns"] = decode_fns;
   t["prmt"] = decode_prmt;
 }
 

@@ -328,8 +328,14 @@ void run_nothing(Ctx&, const DecodedInst&, uint32_t) {}
 void decode_cp(Decoder& dc, DecodedInst& out) {
   Mods& m = dc.mods();
   if (!m.take("async")) dc.fail("unsupported cp form");
+  if (m.take("bulk")) return decode_cp_async_bulk(dc, out);
   if (m.take_one({"commit_group", "wait_group", "wait_all"}) >= 0) {
     out.fn = run_nothing;
+    return;
+  }
+  if (m.take("mbarrier")) {
+    if (!m.take("arrive")) dc.fail("unsupported cp.async.mbarrier form");
+    decode_cp_async_mbarrier_arrive(dc, out);
     return;
   }
   m.take("global");

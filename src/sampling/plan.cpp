@@ -70,16 +70,16 @@ int KernelPlan::group_of_representative(uint32_t launch) const {
 
 void KernelPlan::check_launch(uint32_t launch, const std::string& name) const {
   if (launch > names_.size())
-    throw InputError(path_ + ": the plan has " + std::to_string(names_.size()) +
+    throw PlanMismatch(path_ + ": field 'launches': the plan has " + std::to_string(names_.size()) +
                      " launches, the workload more: a plan for another workload");
   if (names_[launch - 1] != name)
-    throw InputError(path_ + ": field 'names': launch " + std::to_string(launch) + " is '" + names_[launch - 1] +
+    throw PlanMismatch(path_ + ": field 'names': launch " + std::to_string(launch) + " is '" + names_[launch - 1] +
                      "' in the plan and '" + name + "' in the workload: a plan for another workload");
 }
 
 void KernelPlan::check_count(uint32_t launches) const {
   if (launches != names_.size())
-    throw InputError(path_ + ": the plan has " + std::to_string(names_.size()) + " launches, the workload " +
+    throw PlanMismatch(path_ + ": field 'launches': the plan has " + std::to_string(names_.size()) + " launches, the workload " +
                      std::to_string(launches) + ": a plan for another workload");
 }
 

@@ -5,7 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
+
 namespace ws::sampling {
+
+// The plan was made for another workload (launch count or names differ): a
+// run must stop rather than project from it.
+class PlanMismatch : public InputError {
+ public:
+  explicit PlanMismatch(const std::string& what) : InputError(what) {}
+};
 
 struct PlanGroup {
   uint32_t group = 0;
@@ -24,10 +33,10 @@ class KernelPlan {
   const std::vector<PlanGroup>& groups() const { return groups_; }
   // The group a launch represents, or -1 when it is not simulated.
   int group_of_representative(uint32_t launch) const;
-  // Launch `launch` (1-based) of the workload is `name`: else an InputError
-  // saying the plan was made for another workload.
+  // Launch `launch` (1-based) of the workload is `name`: else a PlanMismatch
+  // naming the plan file and its field.
   void check_launch(uint32_t launch, const std::string& name) const;
-  // The workload has ended after `launches` launches.
+  // The workload has ended after `launches` launches (else a PlanMismatch).
   void check_count(uint32_t launches) const;
 
  private:

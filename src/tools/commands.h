@@ -13,6 +13,7 @@ struct RunOptions {
   std::string format = "summary";    // summary | accelsim | json | none
   bool progress = true;              // progress line when stderr is a terminal
   std::string plan;                  // sampling plan: simulate its representatives only
+  std::string compare;               // a second timing model to run and compare with (--compare)
 };
 
 struct ExecOptions {
@@ -23,11 +24,18 @@ struct ExecOptions {
   std::string out;                   // results folder (stats.json, config.toml)
   std::string trace_out;             // write an Accel-Sim trace folder
   bool verbose = false;              // runtime debug log on stderr
+  std::string plan;                  // sampling plan (with timing): time its representatives only
+  std::string profile_out;           // write per-launch features here (functional run; warpsim profile)
+  uint32_t profile_full = 0;         // ... of the first N launches only (0: all); the rest name, grid, block
 };
 
 struct ProfileOptions {
-  std::string workload;  // trace folder or kernelslist.g
-  std::string out;       // CSV file (Nsight Compute metric names)
+  std::string workload;               // trace folder or kernelslist.g
+  std::vector<std::string> command;   // or a CUDA program and its arguments (after --)
+  std::string gpu = "qv100";          // a program's simulated GPU (device properties it reads)
+  std::vector<std::string> sets;
+  std::string out;                    // CSV file (Nsight Compute metric names)
+  uint32_t full_launches = 0;         // two-level: features of the first N launches only (0: all)
   bool progress = true;
 };
 

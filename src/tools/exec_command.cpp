@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/huge_pages.h"
 #include "common/paths.h"
+#include "sampling/plan.h"
 #include "tools/commands.h"
 
 namespace ws::tools {
@@ -73,6 +74,16 @@ void set_env(const char* name, const std::string& value) {
     setenv(name, value.c_str(), 1);
 }
 
+// The plan is read here first so that a bad one is reported before the
+// program starts; the runtime reads it again (absolute: the program may
+// change its directory).
+std::string plan_path(const ExecOptions& opt) {
+  if (opt.plan.empty()) return "";
+  if (!opt.timing) throw InputError("--plan " + opt.plan + ": needs --timing (only a timed run is sampled)");
+  sampling::KernelPlan::load(opt.plan);
+  return fs::absolute(opt.plan).string();
+}
+
 }  // namespace
 
 int exec_command(const ExecOptions& opt) {
@@ -90,6 +101,9 @@ int exec_command(const ExecOptions& opt) {
   set_env("WARPSIM_OUT", opt.out);
   set_env("WARPSIM_TRACE_OUT", opt.trace_out);
   set_env("WARPSIM_VERBOSE", opt.verbose ? "1" : "");
+  set_env("WARPSIM_PLAN", plan_path(opt));
+  set_env("WARPSIM_PROFILE", opt.profile_out);
+  set_env("WARPSIM_PROFILE_FULL", opt.profile_full ? std::to_string(opt.profile_full) : "");
   // The library runs inside the program, so it cannot find configs/ from
   // its own executable's location.
   if (!std::getenv("WARPSIM_DATA_DIR")) set_env("WARPSIM_DATA_DIR", data_dir());

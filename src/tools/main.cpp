@@ -49,6 +49,12 @@ int main(int argc, char** argv) {
   bool project_kernels = false;
   run_cmd->add_flag("--project-kernels", project_kernels,
                     "stop each kernel once its IPC is stable and project the rest (sampling.project_kernels)");
+  std::string run_model;
+  run_cmd->add_option("--model", run_model, "timing model: detailed or abstract (gpu.model)")
+      ->check(CLI::IsMember({"detailed", "abstract"}));
+  run_cmd->add_option("--compare", run.compare,
+                      "also run this model and print per-kernel cycles of both, the error and the host speedup")
+      ->check(CLI::IsMember({"detailed", "abstract"}));
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "never show the progress line");
 
@@ -58,9 +64,15 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--gpu", exec.gpu, "GPU preset name or a TOML file")->capture_default_str();
   exec_cmd->add_option("--set", exec.sets, "override a parameter: key=value (repeatable)");
   exec_cmd->add_flag("--timing", exec.timing, "run kernels through the cycle-level model (default: functional)");
+  std::string exec_model;
+  exec_cmd->add_option("--model", exec_model, "timing model under --timing: detailed or abstract (gpu.model)")
+      ->check(CLI::IsMember({"detailed", "abstract"}));
   exec_cmd->add_option("--out", exec.out, "output folder for stats.json and config.toml");
   exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
   exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
+  exec_cmd->add_option("--plan", exec.plan,
+                       "sampling plan (warpsim sample plan; needs --timing): time its representatives, run the other "
+                       "launches functionally, project the totals");
   exec_cmd->add_option("command", exec.command, "the program and its arguments (after --)")->required();
 
   // Everything after `correlate`, `tune` or `sweep` goes to the Python package untouched, --help included.
@@ -83,9 +95,19 @@ int main(int argc, char** argv) {
 
   ws::tools::ProfileOptions profile;
   CLI::App* profile_cmd = app.add_subcommand(
-      "profile", "per-kernel features for kernel sampling, no timing: warpsim profile --out prof.csv TRACES");
-  profile_cmd->add_option("workload", profile.workload, "trace folder or kernelslist.g")->required();
+      "profile", "per-kernel features for kernel sampling, no timing: warpsim profile --out prof.csv TRACES, "
+                 "or warpsim profile --out prof.csv -- ./app args...");
+  std::vector<std::string> profile_args;
+  profile_cmd->add_option("workload", profile_args, "trace folder or kernelslist.g; or, after --, a CUDA program "
+                                                    "and its arguments (run functionally)")
+      ->required();
   profile_cmd->add_option("--out", profile.out, "CSV file to write (Nsight Compute metric names)")->required();
+  profile_cmd->add_option("--full-launches", profile.full_launches,
+                          "two-level profiling: features of the first N launches only, the others just name, grid "
+                          "and block (sample plan classifies them); 0: all")
+      ->capture_default_str();
+  profile_cmd->add_option("--gpu", profile.gpu, "a program's GPU preset (the device it sees)")->capture_default_str();
+  profile_cmd->add_option("--set", profile.sets, "a program's parameter override: key=value (repeatable)");
   bool profile_quiet = false;
   profile_cmd->add_flag("--no-progress", profile_quiet, "no progress line");
   // Everything after `sample` goes to the Python package (warpsim sample plan ...).
@@ -131,15 +153,26 @@ int main(int argc, char** argv) {
       ws::reexec_with_huge_pages(argv);  // returns unless it could not help
       run.progress = !no_progress;
       if (project_kernels) run.sets.push_back("sampling.project_kernels=true");
+      if (!run_model.empty()) run.sets.push_back("gpu.model=" + run_model);
       return ws::tools::run_command(run);
     }
-    if (*exec_cmd) return ws::tools::exec_command(exec);
+    if (*exec_cmd) {
+      if (!exec_model.empty()) exec.sets.push_back("gpu.model=" + exec_model);
+      return ws::tools::exec_command(exec);
+    }
     if (*correlate_cmd) return ws::tools::python_tool_command("correlate", correlate_cmd->remaining());
     if (*tune_cmd) return ws::tools::python_tool_command("tune", tune_cmd->remaining());
     if (*sample_cmd) return ws::tools::python_tool_command("sample", sample_cmd->remaining());
     if (*sweep_cmd) return ws::tools::python_tool_command("sweep", sweep_cmd->remaining());
     if (*profile_cmd) {
       profile.progress = !profile_quiet;
+      // After `--` the arguments are a program's command line, else one trace folder.
+      if (std::find_if(argv, argv + argc, [](const char* a) { return std::string(a) == "--"; }) != argv + argc)
+        profile.command = profile_args;
+      else if (profile_args.size() == 1)
+        profile.workload = profile_args[0];
+      else
+        throw ws::InputError("profile: one trace folder, or a program after -- (warpsim profile --out p.csv -- ./app)");
       return ws::tools::profile_command(profile);
     }
     if (app.got_subcommand("presets")) return ws::tools::presets_command();

@@ -9,7 +9,7 @@
 
 #include "sampling/plan.h"
 #include "stats/stats.h"
-#include "timing/gpu/gpu.h"
+#include "timing/model.h"
 
 namespace ws::tools {
 
@@ -68,6 +68,17 @@ void print_summary(std::ostream& os, const RunReport& run, const stats::Registry
 // The summary's group table for a run under a plan (sampling_report.cpp;
 // stats.json's "sampling" section: sampling_report.h).
 void print_sampling(std::ostream& os, const RunReport& run, const stats::Registry& reg);
+
+// The same workload run through two timing models (warpsim run --compare).
+struct ComparedRun {
+  std::string model;
+  const RunReport* report;
+  const stats::Registry* reg;
+};
+// Per kernel: cycles of each, the first's error relative to the second, L1
+// and L2 hit rates of each; then the mean and largest absolute error and the
+// host-time speedup of the first over the second (compare_report.cpp).
+void print_comparison(std::ostream& os, const ComparedRun& first, const ComparedRun& second);
 
 // Writes `text` to `path` through a temporary file and a rename, so that a
 // reader never sees a partial file.

@@ -17,6 +17,7 @@
 #include "tools/commands.h"
 #include "tools/progress_line.h"
 #include "tools/report.h"
+#include "tools/sampling_report.h"
 
 namespace ws::tools {
 
@@ -31,17 +32,6 @@ config::Config load_config(const RunOptions& opt) {
   return cfg;
 }
 
-// Under a plan, a launch that represents no group is not simulated (its
-// memcpys still fill the L2); the plan must describe this very workload.
-bool skip_launch(const sampling::KernelPlan* plan, RunReport& report, uint32_t index, const std::string& name) {
-  if (!plan) return false;
-  plan->check_launch(index, name);
-  int g = plan->group_of_representative(index);
-  if (g < 0) return true;
-  report.sampling->groups[static_cast<size_t>(g)].result = static_cast<int>(report.kernels.size());
-  return false;
-}
-
 // Kernels go to the GPU on their trace's stream ids: kernels of different
 // streams may overlap, those of one stream (all of them in a trace whose ids
 // are all 0) run in order. A copy or a HostSync line waits for all of them,
@@ -49,7 +39,7 @@ bool skip_launch(const sampling::KernelPlan* plan, RunReport& report, uint32_t i
 // kMaxInFlight launches are queued before the GPU catches up.
 constexpr size_t kMaxInFlight = 64;
 
-void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, bool progress_on,
+void simulate(ir::WorkloadSource& work, timing::TimingModel& gpu, RunReport& report, bool progress_on,
               const sampling::KernelPlan* plan) {
   ProgressLine progress(progress_on);
   auto start = Clock::now();
@@ -100,7 +90,7 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
     }
     auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
     ++index;
-    if (skip_launch(plan, report, index, kernel->info().name)) continue;
+    if (plan && skip_launch(*plan, report, index, kernel->info().name)) continue;
     if (plan || in_flight.size() >= kMaxInFlight) catch_up();
     gpu.launch(*kernel, kernel->info().stream);
     in_flight.push_back(std::move(kernel));
@@ -110,30 +100,31 @@ void simulate(ir::WorkloadSource& work, timing::Gpu& gpu, RunReport& report, boo
   if (plan && !pending_interrupt()) plan->check_count(index);
 }
 
+struct ModelRun {
+  std::unique_ptr<timing::TimingModel> model;
+  RunReport report;
+};
+
 std::optional<sampling::KernelPlan> load_plan(const RunOptions& opt, RunReport& report) {
   if (opt.plan.empty()) return std::nullopt;
   sampling::KernelPlan plan = sampling::KernelPlan::load(opt.plan);
-  SamplingReport s;
-  s.plan = opt.plan;
-  s.launches = plan.launches();
-  for (const sampling::PlanGroup& g : plan.groups()) s.groups.push_back(SampledGroup{g, -1});
-  report.sampling = std::move(s);
+  report.sampling = sampling_report(plan);
   return plan;
 }
 
-}  // namespace
-
-int run_command(const RunOptions& opt) {
-  if (!opt.out.empty()) prepare_out_dir(opt.out);  // first: no old stats.json outlives a failed start
-  config::Config cfg = load_config(opt);
+// One whole run of the workload through the model `model_name` names; the
+// configuration goes to `config_dir` (if any) once the run can start.
+ModelRun run_model(const RunOptions& opt, const config::Config& cfg, const std::string& model_name,
+                   const std::string& config_dir) {
   auto memory_bytes = static_cast<uint64_t>(cfg.get<double>("gpu.memory_gb") * double(1ull << 30));
   auto work = frontend::open_trace_workload(opt.workload, memory_bytes);
-  RunReport report;
+  ModelRun run;
+  RunReport& report = run.report;
   std::optional<sampling::KernelPlan> plan = load_plan(opt, report);
   if (plan && work->kernel_count()) plan->check_count(*work->kernel_count());
-  timing::Gpu gpu(cfg);
-  if (!opt.out.empty()) write_file_atomic(opt.out + "/config.toml", cfg.to_toml());
-  InterruptGuard on_signal;  // Ctrl-C or SIGTERM: stop, keep what is finished
+  run.model = timing::make_timing_model(cfg, model_name);
+  timing::TimingModel& gpu = *run.model;
+  if (!config_dir.empty()) write_file_atomic(config_dir + "/config.toml", cfg.to_toml());
   gpu.set_stop_check(interrupt_reason);
   report.workload = opt.workload;
   report.preset = opt.gpu;
@@ -151,10 +142,28 @@ int run_command(const RunOptions& opt) {
     if (!report.error) report.error = interrupt_reason() + " between kernels";
   }
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (!opt.out.empty()) write_file_atomic(opt.out + "/stats.json", stats_json(report, gpu.stats()));
-  if (opt.format == "accelsim") print_accelsim(std::cout, report, gpu.stats());
-  if (opt.format == "summary") print_summary(std::cout, report, gpu.stats());
-  if (opt.format == "json") std::cout << stats_json(report, gpu.stats());
+  return run;
+}
+
+}  // namespace
+
+int run_command(const RunOptions& opt) {
+  if (!opt.out.empty()) prepare_out_dir(opt.out);  // first: no old stats.json outlives a failed start
+  config::Config cfg = load_config(opt);
+  InterruptGuard on_signal;  // Ctrl-C or SIGTERM: stop, keep what is finished
+  ModelRun run = run_model(opt, cfg, timing::model_name(cfg), opt.out);
+  RunReport& report = run.report;
+  const stats::Registry& reg = run.model->stats();
+  if (!opt.out.empty()) write_file_atomic(opt.out + "/stats.json", stats_json(report, reg));
+  if (opt.format == "accelsim") print_accelsim(std::cout, report, reg);
+  if (opt.format == "summary") print_summary(std::cout, report, reg);
+  if (opt.format == "json") std::cout << stats_json(report, reg);
+  if (!opt.compare.empty() && !report.error) {
+    ModelRun other = run_model(opt, cfg, opt.compare, "");
+    if (other.report.error) report.error = "--compare " + opt.compare + ": " + *other.report.error;
+    print_comparison(std::cout, ComparedRun{timing::model_name(cfg), &run.report, &run.model->stats()},
+                     ComparedRun{opt.compare, &other.report, &other.model->stats()});
+  }
   if (report.error) {
     std::cerr << "warpsim: " << (report.signal ? "" : "error: ") << *report.error << "\n";
     return report.signal ? 128 + report.signal : 1;
@@ -242,8 +251,8 @@ std::string counter_family(const std::string& name) {
 int counters_command(const std::string& preset, bool markdown) {
   config::Config cfg;
   cfg.load_file(config::find_preset(preset));
-  timing::Gpu gpu(cfg);
-  const stats::Registry& reg = gpu.stats();
+  const std::unique_ptr<timing::TimingModel> gpu = timing::make_timing_model(cfg);
+  const stats::Registry& reg = gpu->stats();
   std::vector<std::pair<std::string, std::string>> rows;  // family, description; sorted, one per family
   for (size_t i = 0; i < reg.size(); ++i) rows.emplace_back(counter_family(reg.name(i)), reg.desc(i));
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -33,6 +33,22 @@ Projection project(const RunReport& run, const stats::Registry& reg) {
 
 }  // namespace
 
+SamplingReport sampling_report(const sampling::KernelPlan& plan) {
+  SamplingReport s;
+  s.plan = plan.path();
+  s.launches = plan.launches();
+  for (const sampling::PlanGroup& g : plan.groups()) s.groups.push_back(SampledGroup{g, -1});
+  return s;
+}
+
+bool skip_launch(const sampling::KernelPlan& plan, RunReport& report, uint32_t index, const std::string& name) {
+  plan.check_launch(index, name);
+  int g = plan.group_of_representative(index);
+  if (g < 0) return true;
+  report.sampling->groups[static_cast<size_t>(g)].result = static_cast<int>(report.kernels.size());
+  return false;
+}
+
 ordered_json sampling_json(const RunReport& run, const stats::Registry& reg) {
   const SamplingReport& s = *run.sampling;
   Projection p = project(run, reg);

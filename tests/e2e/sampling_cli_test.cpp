@@ -7,6 +7,7 @@
 
 #include "e2e/cli_util.h"
 #include "e2e/sim_util.h"
+#include "sampling/kernel_features.h"
 
 namespace {
 
@@ -74,6 +75,26 @@ TEST(SamplingCli, ProfileWritesOneRowPerLaunchWithNcuNames) {
   EXPECT_EQ(rows, 7);
 }
 
+// Two-level profiling of a trace folder: the launches after the first two
+// keep their name and shape, their features empty; a program after -- that
+// is not there is the exec error, and no CSV is left.
+TEST(SamplingCli, ProfileFullLaunchesLeavesLaterFeaturesEmpty) {
+  fs::path csv = temp("two-level") / "prof.csv";
+  auto r = run_cli("profile --no-progress --full-launches 2 --out " + csv.string() + " " + mixed_workload().string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::ifstream in(csv);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows[2].find(",,"), std::string::npos) << rows[2];  // launch 2: all its features
+  EXPECT_EQ(rows[3], "3,\"warpsim_synth_stream\",\"(16, 1, 1)\",\"(128, 1, 1)\"" +
+                         std::string(ws::sampling::kFeatureCount, ','));
+  auto missing = run_cli("profile --no-progress --out " + csv.string() + " -- ./no-such-program-here");
+  EXPECT_NE(missing.rc, 0);
+  EXPECT_NE(missing.out.find("no-such-program-here launched no kernel"), std::string::npos) << missing.out;
+  EXPECT_FALSE(fs::exists(csv));  // the old profile is gone: it was not this run's
+}
+
 // Only the representatives run; each stands for `weight` launches. The first
 // two launches run exactly as in the full run (nothing before them differs).
 TEST(SamplingCli, RunUnderAPlanSimulatesRepresentativesAndProjects) {
@@ -119,7 +140,7 @@ TEST(SamplingCli, PlanForAnotherWorkloadIsAnError) {
              {"warpsim_synth_stream", "warpsim_synth_compute"});
   r = run_cli("run --no-progress --plan " + (dir / "short.json").string() + " " + mixed_workload().string());
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.out.find("short.json: the plan has 2 launches, the workload 7"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("short.json: field 'launches': the plan has 2 launches, the workload 7"), std::string::npos) << r.out;
 }
 
 TEST(SamplingCli, MalformedPlansAreErrorsNamingTheField) {

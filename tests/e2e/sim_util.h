@@ -12,6 +12,7 @@
 #include "frontend/trace/synth.h"
 #include "frontend/trace/trace_reader.h"
 #include "timing/gpu/gpu.h"
+#include "timing/model.h"
 
 namespace ws::test {
 
@@ -27,8 +28,10 @@ inline config::Config preset(const std::string& name, const std::vector<std::str
   return cfg;
 }
 
+// Through the timing model the configuration's gpu.model names.
 inline SimTotals simulate(const std::string& trace_dir, const config::Config& cfg) {
-  timing::Gpu gpu(cfg);
+  std::unique_ptr<timing::TimingModel> model = timing::make_timing_model(cfg);
+  timing::TimingModel& gpu = *model;
   auto work = frontend::open_trace_workload(trace_dir);
   SimTotals t;
   auto& reg = gpu.stats();

@@ -454,3 +454,33 @@ DONE:
 
 }  // namespace
 }  // namespace ws::exec::test
+
+namespace ws::exec::test {
+namespace {
+
+// fns (PTX ISA's examples first): 0xaaaaaaaa has bits 1, 3, 5, ... set.
+TEST(EmuOps, FnsFindsTheNthSetBit) {
+  auto v = run1(R"(
+    fns.b32 %r1, 0xaaaaaaaa, 3, 1;    st.global.b32 [%rd0], %r1;
+    fns.b32 %r1, 0xaaaaaaaa, 3, -1;   st.global.b32 [%rd0+8], %r1;
+    fns.b32 %r1, 0xaaaaaaaa, 2, 1;    st.global.b32 [%rd0+16], %r1;
+    fns.b32 %r1, 0xaaaaaaaa, 2, -1;   st.global.b32 [%rd0+24], %r1;
+    fns.b32 %r1, 0xaaaaaaaa, 0, 3;    st.global.b32 [%rd0+32], %r1;
+    fns.b32 %r1, 0xaaaaaaaa, 2, 0;    st.global.b32 [%rd0+40], %r1;
+    fns.b32 %r1, 0xaaaaaaaa, 3, 0;    st.global.b32 [%rd0+48], %r1;
+    fns.b32 %r1, 0x80000001, 31, -2;  st.global.b32 [%rd0+56], %r1;
+    fns.b32 %r1, 0x80000001, 1, 2;    st.global.b32 [%rd0+64], %r1;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 3u);
+  EXPECT_EQ(uint32_t(v[1]), 3u);
+  EXPECT_EQ(uint32_t(v[2]), 3u);
+  EXPECT_EQ(uint32_t(v[3]), 1u);
+  EXPECT_EQ(uint32_t(v[4]), 5u);            // the third of bits 1, 3, 5
+  EXPECT_EQ(uint32_t(v[5]), 0xffffffffu);   // offset 0: bit 2 is clear
+  EXPECT_EQ(uint32_t(v[6]), 3u);
+  EXPECT_EQ(uint32_t(v[7]), 0u);            // downward from 31: bits 31, then 0
+  EXPECT_EQ(uint32_t(v[8]), 0xffffffffu);   // only one set bit at or above 1
+}
+
+}  // namespace
+}  // namespace ws::exec::test

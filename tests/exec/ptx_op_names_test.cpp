@@ -34,6 +34,11 @@ constexpr const char* kPtx = R"(
   ex2.approx.ftz.f32 %f7, %f1;
   ld.param.u64 %rd1, [p];
   ret;
+  mbarrier.arrive.shared.b64 %rd1, [%rd2];
+  mbarrier.pending_count.b64 %r5, %rd1;
+  cp.async.mbarrier.arrive.noinc.shared.b64 [%rd2];
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 64, [%r2];
+  setmaxnreg.inc.sync.aligned.u32 240;
 }
 )";
 
@@ -71,6 +76,16 @@ TEST_F(PtxOpNamesTest, MemoryByTheSpaceActuallyAccessed) {
   EXPECT_EQ(name(9, ptx::StateSpace::Global), "ATOMG");
   EXPECT_EQ(name(9, ptx::StateSpace::Shared), "ATOMS");
   EXPECT_EQ(name(12, ptx::StateSpace::Param), "MOV");  // kernel parameters are constant-bank operands
+}
+
+// mbarrier objects are shared-memory words updated in place; a bulk copy is
+// named by its global side; setmaxnreg does nothing here.
+TEST_F(PtxOpNamesTest, AsynchronousBarriersAndCopies) {
+  EXPECT_EQ(name(14, ptx::StateSpace::Shared), "ATOMS");
+  EXPECT_EQ(name(15), "MOV");
+  EXPECT_EQ(name(16, ptx::StateSpace::Shared), "ATOMS");  // not cp.async's LDG
+  EXPECT_EQ(name(17, ptx::StateSpace::Global), "LDG");
+  EXPECT_EQ(name(18), "NOP");
 }
 
 TEST_F(PtxOpNamesTest, ControlAndReturn) {

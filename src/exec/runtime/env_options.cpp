@@ -21,6 +21,20 @@ std::string text(const GetEnv& getenv, const char* name, std::string fallback = 
   return (v == nullptr || *v == '\0') ? fallback : std::string(v);
 }
 
+uint32_t count(const GetEnv& getenv, const char* name) {
+  std::string s = text(getenv, name, "0");
+  size_t used = 0;
+  unsigned long v = 0;
+  try {
+    v = std::stoul(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s[0] == '-' || v > 0xffffffffUL)
+    throw InputError(fmt::format("{}={}: expected a count of launches", name, s));
+  return static_cast<uint32_t>(v);
+}
+
 }  // namespace
 
 RuntimeOptions options_from_env(const GetEnv& getenv) {
@@ -41,6 +55,9 @@ RuntimeOptions options_from_env(const GetEnv& getenv) {
   o.device.timing = flag(getenv, "WARPSIM_TIMING");
   o.device.out_dir = text(getenv, "WARPSIM_OUT");
   o.device.trace_out = text(getenv, "WARPSIM_TRACE_OUT");
+  o.device.plan = text(getenv, "WARPSIM_PLAN");
+  o.device.profile_out = text(getenv, "WARPSIM_PROFILE");
+  o.device.profile_full = count(getenv, "WARPSIM_PROFILE_FULL");
   o.verbose = flag(getenv, "WARPSIM_VERBOSE");
   return o;
 }

@@ -16,7 +16,8 @@ struct RuntimeOptions {
 using GetEnv = std::function<const char*(const char*)>;
 
 // WARPSIM_GPU, WARPSIM_SET ("k=v;k=v"), WARPSIM_TIMING, WARPSIM_OUT,
-// WARPSIM_TRACE_OUT, WARPSIM_VERBOSE. Throws InputError on a malformed value.
+// WARPSIM_TRACE_OUT, WARPSIM_PLAN, WARPSIM_PROFILE, WARPSIM_PROFILE_FULL,
+// WARPSIM_VERBOSE. Throws InputError on a malformed value.
 RuntimeOptions options_from_env(const GetEnv& getenv);
 
 }  // namespace ws::runtime

@@ -33,7 +33,7 @@ enum class SpecialReg : uint8_t {
   LaneId, WarpId, NWarpId, SmId, NSmId, GridId,
   LaneMaskEq, LaneMaskLe, LaneMaskLt, LaneMaskGe, LaneMaskGt,
   Clock, Clock64, GlobalTimer, DynamicSmemSize, TotalSmemSize,
-  EnvReg,  // %envregN: reads as 0
+  EnvReg,  // %envregN, N in Operand::imm: what the driver passes a launch (grid workspace), else 0
 };
 
 struct Operand {

@@ -302,6 +302,7 @@ Operand Parser::name_operand(const Token& t) {
   if (t.text[0] == '%') {
     if (!find_special(t.text, o.special)) fail(t, "undeclared register");
     o.kind = Operand::Kind::Special;
+    if (o.special == SpecialReg::EnvReg) o.imm = std::stoi(std::string(t.text.substr(7)));
     return o;
   }
   o.kind = Operand::Kind::Symbol;

@@ -72,6 +72,15 @@ class Port {
   Tick next_ready() const { return size_ == 0 ? kNever : ring_[head_].ready; }
   T& front() { return ring_[head_].msg; }
   const T& front() const { return ring_[head_].msg; }
+  // Look-ahead for a consumer that may take a message other than the front
+  // (a crossbar with virtual output queues): the i-th oldest message, the
+  // time it becomes visible, and its removal (the others keep their order).
+  const T& peek(size_t i) const { return at(i).msg; }
+  Tick ready_of(size_t i) const { return at(i).ready; }
+  void erase(size_t i) {
+    for (size_t k = i; k > 0; --k) ring_[(head_ + k) & mask_] = std::move(ring_[(head_ + k - 1) & mask_]);
+    pop();
+  }
   void pop() {
     // Kept in release builds (NDEBUG): popping an empty ring would corrupt
     // its indices silently; the branch is never taken in a correct model.

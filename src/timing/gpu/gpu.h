@@ -22,6 +22,7 @@
 #include "timing/gpu/dispatcher.h"
 #include "timing/gpu/occupancy.h"
 #include "timing/gpu/stream_queue.h"
+#include "timing/model.h"
 
 namespace ws::timing {
 
@@ -30,111 +31,50 @@ class Crossbar;
 class L2Slice;
 class DramChannel;
 
-struct KernelResult {
-  std::string name;
-  uint32_t id = 0;
-  Dim3 grid, block;
-  uint32_t binary_version = 0;
-  // Core cycles. `cycles` runs from the kernel's start in the GPU (its fixed
-  // work, gpu.kernel_fixed_cycles, then the first CTA dispatch) to its end:
-  // what a profiler counts as the kernel's time (gpc__cycles_elapsed.max).
-  // `launch_gap` is the idle time before it, since the previous kernel ended
-  // (or, after a host synchronisation, since the launch call).
-  Cycle start_cycle = 0, cycles = 0;
-  Cycle launch_gap = 0;
-  Cycle elapsed_cycles() const { return launch_gap + cycles; }
-  Occupancy occupancy;
-  stats::Snapshot before, after;      // counters around the kernel
-  // False for a kernel stopped before its end (gpu.max_cycles, an interrupt):
-  // its cycles and counters cover what ran until then.
-  bool complete = true;
-  // Set when sampling.project_kernels stopped dispatch early: cycles and
-  // counters above cover the CTAs simulated, this the projected whole.
-  KernelProjection projection;
-  // The kernel's own work, counted per issued instruction and per CTA
-  // (`attributed`: set by the GPU). `before`/`after` cover every kernel
-  // that ran during its time; `shared_gpu` says some other kernel did.
-  struct Own {
-    uint64_t warp_insts = 0, thread_insts = 0, ctas = 0;
-  } own;
-  bool attributed = false;
-  bool shared_gpu = false;
-  int64_t stream = 0;
-};
-
-// Where synchronize() stops: all work, one stream's, or an event's record.
-struct SyncPoint {
-  enum class Kind : uint8_t { Device, Stream, Event } kind = Kind::Device;
-  int64_t id = 0;  // the stream or the event
-};
-
-// A kernel stopped before its end; `partial` is what it ran so far. The GPU
-// is left in the middle of that kernel: run nothing more on it.
-class KernelStopped : public Error {
- public:
-  KernelStopped(const std::string& what, KernelResult partial) : Error(what), partial(std::move(partial)) {}
-  KernelResult partial;
-};
-
-// Polled now and then during a kernel: a non-empty reason stops it
-// (KernelStopped carrying that reason).
-using StopCheck = std::function<std::string()>;
-
-// Called now and then during a kernel with its elapsed core cycles.
-using ProgressFn = std::function<void(Cycle kernel_cycles)>;
-
-class Gpu {
+class Gpu final : public TimingModel {
  public:
   explicit Gpu(const config::Config& cfg);
-  ~Gpu();
+  ~Gpu() override;
 
-  stats::Registry& stats() { return stats_; }
-  const stats::Registry& stats() const { return stats_; }
-  uint32_t num_sms() const { return static_cast<uint32_t>(sms_.size()); }
-  uint32_t max_warps_per_sm() const { return limits_.max_warps; }
-  double core_mhz() const { return core_mhz_; }
+  stats::Registry& stats() override { return stats_; }
+  const stats::Registry& stats() const override { return stats_; }
+  uint32_t num_sms() const override { return static_cast<uint32_t>(sms_.size()); }
+  uint32_t max_warps_per_sm() const override { return limits_.max_warps; }
+  double core_mhz() const override { return core_mhz_; }
   // The current core-clock cycle (simulated time since the GPU was built).
-  Cycle core_cycle() const { return core_now(); }  // as configured (the period is rounded to 1 ps)
+  Cycle core_cycle() const override { return core_now(); }  // as configured (the period is rounded to 1 ps)
 
   // The copy engine writes through the L2, warming it (functional in v1).
   // A copy is synchronous: it also counts as a host synchronisation.
-  void memcpy_htod(const ir::MemcpyHtoD& copy);
+  void memcpy_htod(const ir::MemcpyHtoD& copy) override;
   // The host waited for the GPU (cudaDeviceSynchronize, a synchronous copy):
   // the next launch pays the full launch latency instead of overlapping its
   // launch work with the kernel before it.
-  void host_sync() { host_synced_ = true; }
+  void host_sync() override { host_synced_ = true; }
   // Where a kernel's code lives: instruction addresses are this plus the PC.
   // One region per kernel name, in order of first launch.
-  Addr code_base(const std::string& kernel_name);
+  Addr code_base(const std::string& kernel_name) override;
   // Runs one kernel to completion (kernels run in order). Throws
   // KernelStopped past gpu.max_cycles or when the stop check says so. Not
   // while work queued on streams is unfinished.
-  KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {});
+  KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {}) override;
 
-  // Streams (docs/exec.md, "Streams and concurrent kernels"). Work queued
-  // here starts when stream order allows (StreamQueue); kernels whose turn
-  // has come run together, up to gpu.max_concurrent_kernels, their CTAs
-  // sharing SMs where resources allow (Dispatcher). Simulated time passes
-  // only in synchronize(). A source stays alive until its result is returned.
-  // `blocking_stream`: false for a cudaStreamNonBlocking stream.
-  void launch(ir::KernelSource& kernel, StreamId stream, bool blocking_stream = true);
-  void record_event(uint64_t event, StreamId stream, bool blocking_stream = true);
-  void wait_event(StreamId stream, uint64_t event, bool blocking_stream = true);
-  // Runs until the sync point's work has ended; returns the kernels that
-  // ended meanwhile, in the order they ended. Throws KernelStopped (for the
-  // oldest running kernel; the GPU is then unusable) or Error as run_kernel.
-  std::vector<KernelResult> synchronize(SyncPoint until = {}, const ProgressFn& progress = {});
-  // After synchronize() threw: the kernels that had ended before (in order).
-  std::vector<KernelResult> take_ended() { return std::exchange(ended_, {}); }
-  // The core cycle at which the event's last record completed (nullopt: not
-  // yet, or never recorded).
-  std::optional<Cycle> event_cycle(uint64_t event) const;
-  // Nothing queued or running on any stream.
-  bool streams_idle() const { return streams_.done(); }
-  void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
+  // Streams (docs/exec.md, "Streams and concurrent kernels"; the contract is
+  // TimingModel's). Work queued here starts when stream order allows
+  // (StreamQueue); kernels whose turn has come run together, up to
+  // gpu.max_concurrent_kernels, their CTAs sharing SMs where resources allow
+  // (Dispatcher). Simulated time passes only in synchronize().
+  void launch(ir::KernelSource& kernel, StreamId stream, bool blocking_stream = true) override;
+  void record_event(uint64_t event, StreamId stream, bool blocking_stream = true) override;
+  void wait_event(StreamId stream, uint64_t event, bool blocking_stream = true) override;
+  std::vector<KernelResult> synchronize(SyncPoint until = {}, const ProgressFn& progress = {}) override;
+  std::vector<KernelResult> take_ended() override { return std::exchange(ended_, {}); }
+  std::optional<Cycle> event_cycle(uint64_t event) const override;
+  bool streams_idle() const override { return streams_.done(); }
+  void set_stop_check(StopCheck check) override { stop_check_ = std::move(check); }
   // A second cycle limit for kernels, named after the parameter that set it
   // (exec's watchdog); the lower of it and gpu.max_cycles applies.
-  void set_watchdog(uint64_t cycles, const std::string& param);
+  void set_watchdog(uint64_t cycles, const std::string& param) override;
 
  private:
   void build_memory(const config::Config& cfg);

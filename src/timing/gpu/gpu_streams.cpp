@@ -11,14 +11,8 @@ std::unique_ptr<Gpu::Running> Gpu::begin(ir::KernelSource& kernel, Cycle gap, Cy
   const ir::KernelInfo& info = kernel.info();
   auto k = std::make_unique<Running>();
   k->source = &kernel;
+  k->result = start_result(info, limits_);
   KernelResult& r = k->result;
-  r.name = info.name;
-  r.id = info.id;
-  r.grid = info.grid;
-  r.block = info.block;
-  r.binary_version = info.binary_version;
-  r.stream = info.stream;
-  r.occupancy = plan_occupancy(limits_, info);
   SmKernel& c = k->ctx;
   c.id = info.id;
   c.code_base = code_base(info.name);

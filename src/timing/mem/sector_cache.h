@@ -98,10 +98,11 @@ class SectorCache {
   uint32_t ways() const { return shape_.ways; }
   uint64_t capacity_bytes() const { return uint64_t{shape_.sets} * shape_.ways * kLineBytes; }
   uint32_t set_of(Addr line_addr) const;
+  // The line's slot, 0 .. sets x ways - 1 (side arrays by slot: the abstract model's fill times).
+  uint32_t index_of(const CacheLine& line) const { return static_cast<uint32_t>(&line - lines_.data()); }
 
  private:
   uint32_t free_way(uint32_t set) const;
-  uint32_t index_of(const CacheLine& line) const { return static_cast<uint32_t>(&line - lines_.data()); }
   void set_present(uint32_t index, bool on);
 
   SectorCacheShape shape_;

@@ -16,6 +16,16 @@ const Param<int64_t> kHeaderBytes{"icnt.header_bytes", 8, "bytes", "header added
 const Param<int64_t> kLatency{"icnt.latency", 25, "cycles", "crossbar traversal latency of a one-flit message",
                               {1, 100000}};
 const Param<int64_t> kInputBuffer{"icnt.input_buffer", 8, "messages", "crossbar input buffer depth", {1, 65536}};
+const Param<std::string> kArbiter{"icnt.arbiter", "voq", "",
+                                  "input buffering: fifo (only the oldest message of an input may go: head-of-line "
+                                  "blocking) or voq (virtual output queues: the oldest message for any free output)"};
+
+Crossbar::Arbiter arbiter_of(const config::Config& cfg) {
+  std::string name = kArbiter.get(cfg);
+  if (name == "fifo") return Crossbar::Arbiter::Fifo;
+  if (name == "voq") return Crossbar::Arbiter::Voq;
+  throw ConfigError(kArbiter.name(), "unknown choice '" + name + "' (known: fifo, voq)");
+}
 
 }  // namespace
 
@@ -26,10 +36,12 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
       flit_bytes_(static_cast<uint32_t>(kFlitBytes.get(cfg))),
       header_bytes_(static_cast<uint32_t>(kHeaderBytes.get(cfg))),
       latency_(static_cast<uint32_t>(kLatency.get(cfg))),
+      arbiter_(arbiter_of(cfg)),
       outputs_(outputs, nullptr),
       in_free_(inputs, 0),
       out_free_(outputs, 0),
       rr_(outputs, 0),
+      taken_(outputs, ~Cycle{0}),
       head_out_(inputs, kNoRoute),
       requests_(outputs),
       flits_(scope.counter("flits", "flits moved through the crossbar")),
@@ -50,6 +62,10 @@ uint32_t Crossbar::flits_of(const MemRequest& m) const {
 }
 
 void Crossbar::tick() {
+  if (arbiter_ == Arbiter::Voq) {
+    tick_voq();
+    return;
+  }
   Cycle now = clk_.now();
   Tick now_tick = clk_.now_tick();
   for_each_nonempty([&](uint32_t i) {
@@ -81,28 +97,76 @@ void Crossbar::tick() {
 // The head of an input only changes when it is granted, so its route is
 // computed once per message.
 uint32_t Crossbar::head_route(uint32_t in) {
-  if (head_out_[in] != kNoRoute) return head_out_[in];
-  uint32_t out = route_(inputs_[in]->front());
+  if (head_out_[in] == kNoRoute) head_out_[in] = route_of(inputs_[in]->front());
+  return head_out_[in];
+}
+
+// Virtual output queues: an input's buffer holds one queue per output, so
+// a message waiting for a busy slice does not hold back the ones behind it
+// that go elsewhere. Modelled as look-ahead into the input buffer: each
+// input sends its oldest arrived message whose output is free this cycle,
+// so messages from one input to one output keep their order. Inputs are
+// served in a rotating order (one grant per output per cycle).
+void Crossbar::tick_voq() {
+  Cycle now = clk_.now();
+  Tick now_tick = clk_.now_tick();
+  stalled_ = false;
+  auto n = static_cast<uint32_t>(inputs_.size());
+  auto serve = [&](uint32_t i) {
+    if (in_free_[i] > now) return;
+    Port<MemRequest>& src = *inputs_[i];
+    for (size_t k = 0; k < src.size() && src.ready_of(k) <= now_tick; ++k) {
+      uint32_t out = route_of(src.peek(k));
+      if (out_free_[out] > now || taken_[out] == now) continue;
+      if (!outputs_[out]->can_push(now_tick)) {
+        stalled_ = true;
+        taken_[out] = now;  // keeps later messages of this input for `out` behind this one
+        continue;
+      }
+      send(i, k, out);
+      return;
+    }
+  };
+  // Rotating priority, from the cycle number (not from a count of ticks:
+  // the engine skips ticks with nothing to do, and that must not change who
+  // goes first).
+  auto first = static_cast<uint32_t>(now % n);
+  for_each_nonempty([&](uint32_t i) {
+    if (i >= first) serve(i);
+  });
+  for_each_nonempty([&](uint32_t i) {
+    if (i < first) serve(i);
+  });
+  if (stalled_) stall_cycles_.inc();
+}
+
+uint32_t Crossbar::route_of(const MemRequest& m) const {
+  uint32_t out = route_(m);
   if (out >= outputs_.size() || !outputs_[out])
     throw Error("crossbar: message routed to unconnected output " + std::to_string(out));
-  head_out_[in] = out;
   return out;
 }
 
 bool Crossbar::grant(uint32_t in, uint32_t out) {
   if (!outputs_[out]->can_push(clk_.now_tick())) return false;
+  send(in, 0, out);
+  rr_[out] = in + 1 == inputs_.size() ? 0 : in + 1;
+  return true;
+}
+
+// Moves the k-th message of input `in` to output `out` (which has room).
+void Crossbar::send(uint32_t in, size_t k, uint32_t out) {
   Port<MemRequest>& src = *inputs_[in];
-  uint32_t flits = flits_of(src.front());
+  uint32_t flits = flits_of(src.peek(k));
   Cycle now = clk_.now();
-  outputs_[out]->push(src.front(), clk_.tick_of(now + latency_ + flits - 1));
-  src.pop();
+  outputs_[out]->push(src.peek(k), clk_.tick_of(now + latency_ + flits - 1));
+  src.erase(k);
   if (src.empty()) nonempty_[in / 64] &= ~(uint64_t{1} << (in % 64));
   head_out_[in] = kNoRoute;
+  taken_[out] = now;
   in_free_[in] = out_free_[out] = now + flits;
-  rr_[out] = in + 1 == inputs_.size() ? 0 : in + 1;
   flits_.inc(flits);
   packets_.inc();
-  return true;
 }
 
 Tick Crossbar::next_event() const {

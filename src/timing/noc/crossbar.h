@@ -1,10 +1,12 @@
 // Crossbar between SMs and L2 slices (interconnect clock). One instance carries
 // requests (scope "icnt.req"), another replies ("icnt.reply").
 //
-// Input-queued with head-of-line blocking: every input offers only its head
-// message, so each input requests exactly one output and a per-output
-// round-robin grant is what one iSLIP iteration reduces to (no accept stage
-// conflicts). A message of F flits holds its input and its output for F
+// Input-queued. With `icnt.arbiter = fifo` every input offers only its head
+// message (head-of-line blocking), so each input requests exactly one output
+// and a per-output round-robin grant is what one iSLIP iteration reduces to
+// (no accept stage conflicts). With `voq` an input's buffer acts as virtual
+// output queues: a message for a busy output does not block the ones behind
+// it (see tick_voq). A message of F flits holds its input and its output for F
 // cycles and is delivered latency + F - 1 cycles after its grant. An output
 // is granted only if its downstream port has room (the message takes its slot
 // at grant time), so back-pressure stalls the crossbar instead of overflowing.
@@ -26,6 +28,7 @@ namespace ws::timing {
 class Crossbar : public Clocked {
  public:
   using Router = std::function<uint32_t(const MemRequest&)>;  // message -> output index
+  enum class Arbiter { Fifo, Voq };
 
   Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDomain& clk, uint32_t inputs, uint32_t outputs,
            Router route);
@@ -41,6 +44,9 @@ class Crossbar : public Clocked {
 
  private:
   bool grant(uint32_t in, uint32_t out);
+  void send(uint32_t in, size_t k, uint32_t out);
+  void tick_voq();
+  uint32_t route_of(const MemRequest& m) const;
   uint32_t head_route(uint32_t in);
   // Calls f(i) for each non-empty input, in ascending order.
   template <class F>
@@ -52,11 +58,13 @@ class Crossbar : public Clocked {
   const ClockDomain& clk_;
   Router route_;
   uint32_t flit_bytes_, header_bytes_, latency_;
+  Arbiter arbiter_;
   std::vector<std::unique_ptr<Port<MemRequest>>> inputs_;
   std::vector<uint64_t> nonempty_;  // bit i: input i holds a message (set by its port on push)
   std::vector<Port<MemRequest>*> outputs_;
   std::vector<Cycle> in_free_, out_free_;  // first cycle a new message may start
   std::vector<uint32_t> rr_;               // per output: input favoured next
+  std::vector<Cycle> taken_;               // per output: last cycle it was granted or found full
   static constexpr uint32_t kNoRoute = ~0u;
   std::vector<uint32_t> head_out_;  // per input: output of its head message, kNoRoute if not known yet
   std::vector<std::vector<uint32_t>> requests_;  // per output, inputs asking this cycle (scratch)

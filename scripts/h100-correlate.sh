@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Simulates the programs profiled on a real H100 (examples/hw/h100-2026-11-26)
+# on the `h100` preset and correlates them with the warm-cache profile
+# (docs/validation.md, "H100: measured on a real GPU").
+#   scripts/h100-correlate.sh RUNS_DIR [--set key=value ...]
+# Env: BUILD (default build-dev): its bin/warpsim, cuda/ and examples/cuda/
+# programs; HW (default the ncu-warm-boost folder). Prints the correlator's
+# summary; RUNS_DIR/NAME holds each program's stats.json.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build-dev}
+hw=${HW:-$root/examples/hw/h100-2026-11-26/ncu-warm-boost}
+runs=${1:?usage: $0 RUNS_DIR [--set key=value ...]}
+shift
+mkdir -p "$runs"
+for csv in "$hw"/*.csv; do
+  name=$(basename "$csv" .csv)
+  case $name in launch-cache-*) continue ;; esac
+  prog=$build/cuda/$name
+  [[ -x $prog ]] || prog=$build/examples/cuda/$name
+  if [[ ! -x $prog ]]; then echo "h100-correlate: no program $name under $build" >&2; continue; fi
+  [[ -f $runs/$name/stats.json ]] && continue  # rerun resumes
+  "$build/bin/warpsim" exec --gpu h100 --timing "$@" --out "$runs/$name" -- "$prog" >"$runs/$name.log" 2>&1 ||
+    echo "h100-correlate: $name failed (see $runs/$name.log)" >&2
+done
+"$build/bin/warpsim" correlate --sim "$runs" --hw "$hw" --allow-unknown --allow-unmatched

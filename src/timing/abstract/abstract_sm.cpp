@@ -1,0 +1,238 @@
+#include "timing/abstract/abstract_sm.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "common/error.h"
+#include "timing/abstract/memory_model.h"
+#include "timing/mem/mem_request.h"
+
+namespace ws::timing::abstract {
+
+namespace {
+constexpr int16_t kLdstUnit = -1;
+}
+
+AbstractSm::AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t id, MemoryModel& mem)
+    : id_(id),
+      mem_(mem),
+      ifetch_(cfg, id, static_cast<uint32_t>(cfg.get<int64_t>("core.subcores")), mem),
+      unit_specs_(read_unit_specs(cfg)),
+      scheduler_name_(cfg.get<std::string>("core.scheduler")),
+      max_warps_(static_cast<uint32_t>(cfg.get<int64_t>("core.max_warps"))),
+      fence_latency_(static_cast<Cycle>(cfg.get<int64_t>("core.fence_latency"))),
+      const_latency_(static_cast<Cycle>(cfg.get<int64_t>("core.const_latency"))),
+      warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
+      thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
+      ctas_done_(scope.counter("ctas", "CTAs completed")),
+      active_cycles_(scope.counter("active_cycles", "cycles with at least one resident CTA")),
+      warp_cycles_(scope.counter("warp_cycles", "resident warps summed over cycles (occupancy integral)")) {
+  auto n = static_cast<uint32_t>(cfg.get<int64_t>("core.subcores"));
+  if (max_warps_ % n != 0 || max_warps_ / n > 64)
+    throw ConfigError("core.max_warps", "must be a multiple of core.subcores, at most 64 per sub-core");
+  SchedulerArgs args{max_warps_ / n};
+  for (uint32_t s = 0; s < n; ++s)
+    subcores_.push_back(SubCore{SchedulerRegistry::instance().create("core.scheduler", scheduler_name_, args),
+                                UnitPool(unit_specs_)});
+  warps_.resize(max_warps_);
+}
+
+AbstractSm::~AbstractSm() = default;
+
+void AbstractSm::begin_kernel(const std::vector<std::string>& unit_names, uint32_t ctas_per_sm, Addr code_base) {
+  ctas_per_sm_ = ctas_per_sm;
+  ifetch_.begin_kernel(code_base);
+  ctas_.clear();
+  ctas_.resize(ctas_per_sm);
+  unit_of_.assign(unit_names.size(), kLdstUnit);
+  for (size_t u = 0; u < unit_names.size(); ++u) {
+    if (unit_names[u] == "ldst") continue;
+    auto it = std::find_if(unit_specs_.begin(), unit_specs_.end(),
+                           [&](const UnitSpec& s) { return s.name == unit_names[u]; });
+    if (it == unit_specs_.end())
+      throw ConfigError("core.units." + unit_names[u], "the kernel uses execution unit '" + unit_names[u] +
+                                                           "', which the GPU preset does not declare");
+    unit_of_[u] = static_cast<int16_t>(it - unit_specs_.begin());
+  }
+}
+
+void AbstractSm::account(Cycle now) {
+  if (now <= accounted_) return;
+  if (live_ctas_ > 0) active_cycles_.inc(now - accounted_);
+  warp_cycles_.inc(uint64_t{live_warps_} * (now - accounted_));
+  accounted_ = now;
+}
+
+void AbstractSm::launch(std::unique_ptr<ir::CtaSource> source, Cycle now) {
+  account(now);
+  auto slot_it = std::find_if(ctas_.begin(), ctas_.end(), [](const Cta& c) { return !c.source; });
+  if (slot_it == ctas_.end()) throw Error("internal: abstract SM launched a CTA without a free slot");
+  Cta& cta = *slot_it;
+  cta = Cta{std::move(source), {}, 0, 0};
+  uint32_t n = cta.source->num_warps();
+  for (uint32_t slot = 0; slot < max_warps_ && cta.slots.size() < n; ++slot) {
+    Warp& w = warps_[slot];
+    if (w.live) continue;
+    w.live = true;
+    w.ended = w.at_barrier = false;
+    w.cta = static_cast<uint32_t>(slot_it - ctas_.begin());
+    w.in_cta = static_cast<uint32_t>(cta.slots.size());
+    w.regs.clear();
+    w.line = ~Addr{0};
+    cta.slots.push_back(slot);
+    SubCore& sc = subcores_[subcore_of(slot)];
+    sc.live |= uint64_t{1} << local_of(slot);
+    sc.scheduler->on_warp_added(local_of(slot), age_++);
+    fetch(w, now);
+    mark(slot);
+  }
+  if (cta.slots.size() != n) throw Error("internal: abstract SM launched a CTA without enough warp slots");
+  ++live_ctas_;
+  live_warps_ += n;
+}
+
+// The warp's next instruction; its operands (and earlier writes of its
+// destinations) are ready when the scoreboard says.
+void AbstractSm::fetch(Warp& w, Cycle now) {
+  Cta& cta = ctas_[w.cta];
+  if (!cta.source->next_into(w.in_cta, w.inst)) {
+    w.ended = true;
+    w.ready = std::max(now, w.regs.all_done(now));
+    return;
+  }
+  const ir::WarpInst& in = w.inst;
+  w.ready = std::max(now, w.regs.ready_at(in.src.data(), in.n_src, in.dst.data(), in.n_dst, now));
+  Addr line = in.pc / kLineBytes;  // (the code base is line-aligned)
+  if (line != w.line) {
+    w.line = line;
+    w.ready = std::max(w.ready, ifetch_.fetch(subcore_of(static_cast<uint32_t>(&w - warps_.data())), in.pc, now));
+  }
+}
+
+Cycle AbstractSm::issue_time(const SubCore& sc, const Warp& w) const {
+  if (w.ended || w.inst.is_memory()) return std::max(w.ready, w.ended ? 0 : ldst_free_);
+  if (w.inst.kind == ir::OpKind::Barrier || w.inst.kind == ir::OpKind::MemBar) return w.ready;
+  int16_t kind = unit_of_[w.inst.unit];
+  if (kind == kLdstUnit) return w.ready;
+  return std::max(w.ready, sc.units.next_free(static_cast<uint32_t>(kind)));
+}
+
+class AbstractSm::Probe final : public ReadyTest {
+ public:
+  Probe(const AbstractSm& sm, uint32_t s, Cycle now) : sm_(sm), s_(s), now_(now) {}
+  bool operator()(uint32_t local) override {
+    return sm_.issue_time(sm_.subcores_[s_], sm_.warp(s_, local)) <= now_;
+  }
+
+ private:
+  const AbstractSm& sm_;
+  uint32_t s_;
+  Cycle now_;
+};
+
+Cycle AbstractSm::next_time(uint32_t s) const {
+  const SubCore& sc = subcores_[s];
+  Cycle best = kNoEvent;
+  for (uint64_t m = sc.live; m; m &= m - 1) {
+    const Warp& w = warp(s, static_cast<uint32_t>(std::countr_zero(m)));
+    if (!w.at_barrier) best = std::min(best, issue_time(sc, w));
+  }
+  return best == kNoEvent ? best : std::max(best, sc.next_issue);
+}
+
+void AbstractSm::step(uint32_t s, Cycle now) {
+  SubCore& sc = subcores_[s];
+  if (now < sc.next_issue) return;
+  uint64_t candidates = 0;
+  for (uint64_t m = sc.live; m; m &= m - 1) {
+    auto local = static_cast<uint32_t>(std::countr_zero(m));
+    Warp& w = warp(s, local);
+    if (w.at_barrier) continue;
+    if (w.ended) {
+      if (w.ready <= now) retire(local * subcores() + s, now);
+      continue;
+    }
+    candidates |= uint64_t{1} << local;
+  }
+  Probe probe(*this, s, now);
+  int local = candidates ? sc.scheduler->pick_first(candidates, probe) : -1;
+  if (local < 0) return;
+  issue(sc, warp(s, static_cast<uint32_t>(local)), now);
+  sc.next_issue = now + 1;
+}
+
+void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
+  const ir::WarpInst& in = w.inst;
+  warp_insts_.inc();
+  thread_insts_.inc(in.active_count());
+  Cycle done = now;
+  switch (in.kind) {
+    case ir::OpKind::Load:
+    case ir::OpKind::Store:
+    case ir::OpKind::Atomic: {
+      MemTiming t = mem_.access(id_, in, now);
+      ldst_free_ = now + t.ldst_cycles;
+      done = in.kind == ir::OpKind::Store ? now : t.done;
+      break;
+    }
+    case ir::OpKind::MemBar:
+      done = now + fence_latency_;
+      break;
+    case ir::OpKind::Barrier:
+      if (in.active_mask) return arrive_at_barrier(w, now);
+      break;
+    default: {
+      int16_t kind = unit_of_[in.unit];
+      if (kind == kLdstUnit) {
+        done = now + const_latency_;
+        break;
+      }
+      auto k = static_cast<uint32_t>(kind);
+      done = sc.units.issue(k, sc.units.free_pipe(k, now), now, in.tensor_work);
+    }
+  }
+  for (int d = 0; d < in.n_dst; ++d) w.regs.set(in.dst[d], done);
+  fetch(w, now + 1);
+  if (in.kind == ir::OpKind::MemBar) w.ready = std::max(w.ready, done);
+}
+
+void AbstractSm::arrive_at_barrier(Warp& w, Cycle now) {
+  w.at_barrier = true;
+  Cta& cta = ctas_[w.cta];
+  ++cta.at_barrier;
+  if (cta.at_barrier >= cta.slots.size() - cta.warps_done) release_barrier(cta, now);
+}
+
+// The last warp arrived: all continue the next cycle. The next instruction
+// is read only now (an execution-driven source computes it at the barrier).
+void AbstractSm::release_barrier(Cta& cta, Cycle now) {
+  cta.at_barrier = 0;
+  for (uint32_t slot : cta.slots) {
+    Warp& w = warps_[slot];
+    if (!w.at_barrier) continue;
+    w.at_barrier = false;
+    fetch(w, now + 1);
+    mark(slot);
+  }
+}
+
+void AbstractSm::retire(uint32_t slot, Cycle now) {
+  account(now);
+  Warp& w = warps_[slot];
+  w.live = false;
+  subcores_[subcore_of(slot)].live &= ~(uint64_t{1} << local_of(slot));
+  --live_warps_;
+  Cta& cta = ctas_[w.cta];
+  ++cta.warps_done;
+  if (cta.warps_done == cta.slots.size()) {
+    cta.source.reset();
+    --live_ctas_;
+    ctas_done_.inc();
+    freed_ = true;
+    return;
+  }
+  // A warp that ends may be the one its CTA's barrier waited for.
+  if (cta.at_barrier > 0 && cta.at_barrier >= cta.slots.size() - cta.warps_done) release_barrier(cta, now);
+}
+
+}  // namespace ws::timing::abstract

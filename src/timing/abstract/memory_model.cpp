@@ -1,0 +1,351 @@
+#include "timing/abstract/memory_model.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <optional>
+
+#include "common/error.h"
+
+namespace ws::timing::abstract {
+
+namespace {
+
+// Every value is read through the parameter names the detailed components
+// declare (their defaults live there): the two models see one preset.
+int64_t i64(const config::Config& cfg, const char* name) { return cfg.get<int64_t>(name); }
+
+SectorCacheShape l1_shape(const config::Config& cfg) {
+  SectorCacheShape s;
+  s.sets = static_cast<uint32_t>(i64(cfg, "l1d.sets"));
+  s.ways = static_cast<uint32_t>(static_cast<uint64_t>(i64(cfg, "l1d.size_kb")) * 1024 / kLineBytes / s.sets);
+  s.replacement = cfg.get<std::string>("l1d.replacement");
+  s.set_index = cfg.get<std::string>("l1d.set_index");
+  s.param_prefix = "l1d";
+  return s;
+}
+
+SectorCacheShape l2_shape(const config::Config& cfg, const L2AddressMap& map) {
+  SectorCacheShape s;
+  uint64_t lines = static_cast<uint64_t>(i64(cfg, "l2.size_kb")) * 1024 / kLineBytes;
+  uint64_t per_set = uint64_t{map.num_slices()} * static_cast<uint64_t>(i64(cfg, "l2.ways"));
+  s.sets = static_cast<uint32_t>(std::max<uint64_t>(1, (lines + per_set / 2) / per_set));
+  s.ways = static_cast<uint32_t>(i64(cfg, "l2.ways"));
+  s.replacement = cfg.get<std::string>("l2.replacement");
+  s.set_index = cfg.get<std::string>("l2.set_index");
+  s.index_divisor = map.num_slices();
+  s.param_prefix = "l2";
+  return s;
+}
+
+Cycle up(double t) { return static_cast<Cycle>(std::ceil(t)); }
+
+// Starts a transfer of `cycles` on a resource free from `port` at or after
+// `at`; returns when it starts.
+double occupy(double& port, double at, double cycles) {
+  double start = std::max(port, at);
+  port = start + cycles;
+  return start;
+}
+
+bool bypasses_l1(ir::CacheOp op) {
+  return op == ir::CacheOp::CacheGlobal || op == ir::CacheOp::Volatile;
+}
+
+}  // namespace
+
+struct MemoryModel::SmCounters {
+  stats::Counter *reads, *read_hits, *writes, *write_hits;
+};
+struct MemoryModel::SliceCounters {
+  stats::Counter *reads, *read_hits, *writes, *write_hits, *atomics;
+};
+
+TimedTags::TimedTags(const SectorCacheShape& shape)
+    : tags_(shape), ready_(size_t{shape.sets} * shape.ways * kSectorsPerLine, 0) {}
+
+void TimedTags::resize_ways(uint32_t ways) {
+  tags_.resize(tags_.sets(), ways);
+  ready_.assign(size_t{tags_.sets()} * ways * kSectorsPerLine, 0);
+}
+
+MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32_t n_sms)
+    : map_(cfg),
+      l1_max_bytes_(static_cast<uint64_t>(i64(cfg, "l1d.size_kb")) * 1024),
+      l2_bytes_(static_cast<uint64_t>(i64(cfg, "l2.size_kb")) * 1024),
+      l1_sets_(static_cast<uint32_t>(i64(cfg, "l1d.sets"))),
+      cache_global_(cfg.get<bool>("l1d.cache_global")),
+      write_allocate_(cfg.get<std::string>("l1d.write_policy") == "write-allocate"),
+      flit_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.flit_bytes"))),
+      header_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.header_bytes"))),
+      tag_lookups_(static_cast<uint32_t>(i64(cfg, "l1d.tag_lookups"))),
+      shared_banks_(static_cast<uint32_t>(i64(cfg, "shared.banks"))),
+      bank_bytes_(static_cast<uint32_t>(i64(cfg, "shared.bank_bytes"))) {
+  double core = cfg.get<double>("clock.core_mhz");
+  double per_icnt = core / cfg.get<double>("clock.icnt_mhz"), per_l2 = core / cfg.get<double>("clock.l2_mhz");
+  double per_dram = core / cfg.get<double>("clock.dram_mhz");
+  l1_latency_ = static_cast<double>(i64(cfg, "l1d.latency"));
+  shared_latency_ = static_cast<double>(i64(cfg, "shared.latency"));
+  icnt_latency_ = static_cast<double>(i64(cfg, "icnt.latency")) * per_icnt;
+  l2_latency_ = static_cast<double>(i64(cfg, "l2.latency")) * per_l2;
+  dram_path_ = static_cast<double>(i64(cfg, "l2.dram_latency")) * per_l2;
+  // An access that opens its row: activate, then the column read.
+  dram_access_ = static_cast<double>(i64(cfg, "dram.tRCD") + i64(cfg, "dram.CL")) * per_dram;
+  // A slice's pipeline takes one sector per L2 cycle; a channel moves
+  // bus_bytes per beat, two beats per clock.
+  slice_request_ = per_l2;
+  dram_sector_ = 32.0 / (2.0 * static_cast<double>(i64(cfg, "dram.bus_bytes"))) * per_dram;
+  stats::Scope root(reg, "");
+  for (uint32_t i = 0; i < n_sms; ++i) {
+    l1_.push_back(std::make_unique<TimedTags>(l1_shape(cfg)));
+    stats::Scope s = root.sub("sm").sub(std::to_string(i)).sub("l1d");
+    sm_counters_.push_back({&s.counter("reads", "read sectors looked up"),
+                            &s.counter("read_hits", "read sectors found valid"),
+                            &s.counter("writes", "written sectors (write-through)"),
+                            &s.counter("write_hits", "written sectors present (updated in place)")});
+  }
+  req_port_.resize(n_sms);
+  reply_port_.resize(n_sms);
+  uint32_t n_slices = map_.num_slices();
+  for (uint32_t i = 0; i < n_slices; ++i) {
+    l2_.push_back(std::make_unique<TimedTags>(l2_shape(cfg, map_)));
+    stats::Scope s = root.sub("l2").sub(std::to_string(i));
+    slice_counters_.push_back({&s.counter("reads", "read sectors"), &s.counter("read_hits", "read sectors valid in L2"),
+                               &s.counter("writes", "written sectors"),
+                               &s.counter("write_hits", "written sectors already allocated"),
+                               &s.counter("atomics", "atomic sectors performed at L2")});
+  }
+  slice_port_.resize(n_slices);
+  slice_out_.resize(n_slices);
+  uint32_t n_channels = n_slices / map_.slices_per_channel();
+  channel_port_.resize(n_channels);
+  for (uint32_t c = 0; c < n_channels; ++c) {
+    stats::Scope s = root.sub("dram").sub(std::to_string(c));
+    dram_counters_.push_back({&s.counter("reads", "read commands (32 B sectors)"),
+                              &s.counter("writes", "write commands (32 B sectors)")});
+  }
+}
+
+MemoryModel::~MemoryModel() = default;
+
+void MemoryModel::set_l1_bytes(uint64_t bytes) {
+  bytes = std::min(bytes, l1_max_bytes_);
+  uint64_t per_way = uint64_t{l1_sets_} * kLineBytes;
+  if (bytes % per_way != 0)
+    throw ConfigError("l1d.size_kb", "L1 size " + std::to_string(bytes) + " B is not a multiple of " +
+                                         std::to_string(per_way) + " B (sets x 128 B)");
+  // Resizing drops every line, as the detailed L1 does at each kernel: the
+  // L1s are not coherent, so a kernel never finds the one before's lines.
+  for (auto& l1 : l1_) l1->resize_ways(static_cast<uint32_t>(bytes / per_way));
+}
+
+void MemoryModel::warm(Addr begin, Addr end) {
+  for (Addr a = begin & ~Addr{31}; a < end; a += 32) {
+    uint32_t slice = map_.slice_of(a);
+    SectorCache& tags = l2_[slice]->tags();
+    CacheLine* found = tags.find(line_of(a));
+    CacheLine& line = found ? *found : l2_allocate(slice, line_of(a), 0);
+    line.valid |= static_cast<uint8_t>(1u << sector_in_line(a));
+    l2_[slice]->ready(line, sector_in_line(a)) = 0;
+    if (a + 32 < a) break;  // (the top sector)
+  }
+}
+
+std::vector<LineAccess> coalesce(const ir::WarpInst& in) {
+  std::vector<LineAccess> lines;
+  ir::LaneAddrs scratch;
+  const Addr* addrs = ir::lane_addrs(in, scratch);
+  if (!addrs) return lines;
+  uint32_t size = std::max<uint32_t>(in.access_bytes, 1);
+  for (uint32_t m = in.active_mask; m; m &= m - 1) {
+    Addr a = addrs[std::countr_zero(m)];
+    for (Addr b = a; b < a + size;) {  // an access may straddle sectors
+      Addr sector_end = (b | 31) + 1;
+      uint32_t n = static_cast<uint32_t>(std::min<Addr>(sector_end, a + size) - b);
+      Addr line = line_of(b);
+      auto it = std::find_if(lines.begin(), lines.end(), [&](const LineAccess& l) { return l.line == line; });
+      if (it == lines.end()) it = lines.insert(lines.end(), LineAccess{line});
+      uint32_t s = sector_in_line(b);
+      it->sectors |= static_cast<uint8_t>(1u << s);
+      it->bytes[s] = static_cast<uint8_t>(std::min<uint32_t>(32, it->bytes[s] + n));
+      if (sector_end < b) break;
+      b = sector_end;
+    }
+  }
+  return lines;
+}
+
+// Shared memory: the conflict degree (most distinct words any bank is asked
+// for) serialises the access.
+MemTiming MemoryModel::shared_access(const ir::WarpInst& in, Cycle now) const {
+  ir::LaneAddrs scratch;
+  const Addr* addrs = ir::lane_addrs(in, scratch);
+  uint32_t degree = 1;
+  if (addrs) {
+    std::array<Addr, 32> words{};
+    uint32_t n = 0;
+    for (uint32_t m = in.active_mask; m; m &= m - 1) {
+      Addr word = addrs[std::countr_zero(m)] / bank_bytes_;
+      if (std::find(words.begin(), words.begin() + n, word) == words.begin() + n) words[n++] = word;
+    }
+    std::array<uint32_t, 64> per_bank{};
+    for (uint32_t i = 0; i < n; ++i) degree = std::max(degree, ++per_bank[words[i] % shared_banks_ % 64]);
+  }
+  return MemTiming{now + up(shared_latency_) + degree - 1, degree};
+}
+
+MemTiming MemoryModel::access(uint32_t sm, const ir::WarpInst& in, Cycle now) {
+  if (in.space == ir::MemSpace::Shared) return shared_access(in, now);
+  std::vector<LineAccess> lines = coalesce(in);
+  MemTiming t{now + up(l1_latency_), static_cast<uint32_t>(std::max<size_t>(1, (lines.size() + tag_lookups_ - 1) / tag_lookups_))};
+  bool use_l1 = (cache_global_ || in.cache_op == ir::CacheOp::NonCoherent || in.space != ir::MemSpace::Global) &&
+                !bypasses_l1(in.cache_op);
+  for (const LineAccess& a : lines) {
+    if (in.kind == ir::OpKind::Load) t.done = std::max(t.done, global_load(sm, a, now, use_l1));
+    else if (in.kind == ir::OpKind::Store) global_store(sm, a, now, use_l1);
+    else t.done = std::max(t.done, atomic(sm, a, now));
+  }
+  return t;
+}
+
+Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
+  if (!use_l1) return l2_read(sm, a.line, a.sectors, now, false);
+  TimedTags& l1 = *l1_[sm];
+  SmCounters& c = sm_counters_[sm];
+  CacheLine* line = l1.tags().find(a.line);
+  if (line) l1.tags().touch(*line);
+  else line = &l1.tags().insert(a.line, nullptr);
+  Cycle done = now + up(l1_latency_);
+  uint8_t missing = 0;
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    if (!(a.sectors >> s & 1)) continue;
+    c.reads->inc();
+    bool valid = line->valid >> s & 1;
+    if (valid && l1.ready(*line, s) <= now) c.read_hits->inc();
+    else if (valid) done = std::max(done, l1.ready(*line, s));  // merged with the fill on its way
+    else missing |= static_cast<uint8_t>(1u << s);
+  }
+  if (missing) {
+    Cycle back = l2_read(sm, a.line, missing, now, false);
+    line->valid |= missing;
+    for (uint32_t s = 0; s < kSectorsPerLine; ++s)
+      if (missing >> s & 1) l1.ready(*line, s) = back;
+    done = std::max(done, back);
+  }
+  return done;
+}
+
+// When the request enters the slice's pipeline, which takes one sector a
+// cycle (an L1 or instruction miss asks for each sector separately).
+Cycle MemoryModel::to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now) {
+  double sent = occupy(req_port_[sm].free, static_cast<double>(now) + 1, flits);
+  double at_slice = sent + icnt_latency_;
+  return up(occupy(slice_port_[slice].free, at_slice, sectors * slice_request_));
+}
+
+// The reply leaves the slice's crossbar port and enters the SM's, a flit a
+// cycle at each (many SMs reading one line queue at the slice's port).
+Cycle MemoryModel::from_slice(uint32_t slice, uint32_t sm, uint32_t sectors, Cycle data_ready) {
+  uint32_t flits = sectors * ((32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_);
+  double sent = occupy(slice_out_[slice].free, static_cast<double>(data_ready), flits);
+  double start = occupy(reply_port_[sm].free, sent + icnt_latency_, flits);
+  return up(start + flits);
+}
+
+Cycle MemoryModel::dram_read(uint32_t slice, uint32_t sectors, Cycle now) {
+  uint32_t ch = map_.channel_of_slice(slice);
+  dram_counters_[ch][0]->inc(sectors);
+  double start = occupy(channel_port_[ch].free, static_cast<double>(now) + dram_path_, sectors * dram_sector_);
+  return up(start + sectors * dram_sector_ + dram_access_);
+}
+
+void MemoryModel::dram_write(uint32_t slice, uint32_t sectors, Cycle now) {
+  uint32_t ch = map_.channel_of_slice(slice);
+  dram_counters_[ch][1]->inc(sectors);
+  occupy(channel_port_[ch].free, static_cast<double>(now) + dram_path_, sectors * dram_sector_);
+}
+
+// A line allocated in the L2; a dirty victim is written back to DRAM.
+CacheLine& MemoryModel::l2_allocate(uint32_t slice, Addr line, Cycle now) {
+  std::optional<EvictedLine> evicted;
+  CacheLine& l = l2_[slice]->tags().insert(line, &evicted);
+  if (evicted && evicted->dirty) dram_write(slice, static_cast<uint32_t>(std::popcount(evicted->dirty)), now);
+  return l;
+}
+
+Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now, bool is_atomic) {
+  uint32_t slice = map_.slice_of(line_addr), n = static_cast<uint32_t>(std::popcount(mask));
+  uint32_t req_flits = is_atomic ? (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_ : 1;
+  Cycle at = to_slice(sm, slice, std::max(req_flits, n), n, now);
+  TimedTags& l2 = *l2_[slice];
+  SliceCounters& c = slice_counters_[slice];
+  CacheLine* line = l2.tags().find(line_addr);
+  if (line) l2.tags().touch(*line);
+  else line = &l2_allocate(slice, line_addr, at);
+  // The tags are looked up at the pipeline's end: a miss goes to DRAM then.
+  const Cycle lookup = at + up(l2_latency_);
+  Cycle ready = lookup;
+  uint8_t missing = 0;
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    if (!(mask >> s & 1)) continue;
+    (is_atomic ? c.atomics : c.reads)->inc();
+    bool valid = line->valid >> s & 1;
+    if (valid && l2.ready(*line, s) <= lookup) {
+      if (!is_atomic) c.read_hits->inc();
+    } else if (valid) {
+      ready = std::max(ready, l2.ready(*line, s));
+    } else {
+      missing |= static_cast<uint8_t>(1u << s);
+    }
+  }
+  if (missing) {
+    Cycle fill = dram_read(slice, static_cast<uint32_t>(std::popcount(missing)), lookup);
+    line->valid |= missing;
+    for (uint32_t s = 0; s < kSectorsPerLine; ++s)
+      if (missing >> s & 1) l2.ready(*line, s) = fill;
+    ready = std::max(ready, fill);
+  }
+  if (is_atomic) line->dirty |= mask;
+  return from_slice(slice, sm, n, ready);
+}
+
+void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
+  uint8_t whole = 0;
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s)
+    if (a.bytes[s] == 32) whole |= static_cast<uint8_t>(1u << s);
+  auto n = static_cast<uint32_t>(std::popcount(a.sectors));
+  if (use_l1) {
+    TimedTags& l1 = *l1_[sm];
+    CacheLine* line = l1.tags().find(a.line);
+    sm_counters_[sm].writes->inc(n);
+    if (line) sm_counters_[sm].write_hits->inc(static_cast<uint32_t>(std::popcount(uint8_t(line->valid & a.sectors))));
+    if (!line && write_allocate_ && whole) line = &l1.tags().insert(a.line, nullptr);
+    if (line) {
+      line->valid |= whole;
+      for (uint32_t s = 0; s < kSectorsPerLine; ++s)
+        if (whole >> s & 1) l1.ready(*line, s) = now;
+    }
+  }
+  uint32_t slice = map_.slice_of(a.line);
+  uint32_t flits = (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_;
+  Cycle at = to_slice(sm, slice, flits, n, now);
+  SliceCounters& c = slice_counters_[slice];
+  c.writes->inc(n);
+  CacheLine* line = l2_[slice]->tags().find(a.line);
+  if (line) {
+    l2_[slice]->tags().touch(*line);
+    c.write_hits->inc(n);
+  } else {
+    line = &l2_allocate(slice, a.line, at);
+  }
+  uint8_t fresh = static_cast<uint8_t>(whole & ~line->valid);  // written whole: valid once the data lands
+  line->valid |= whole;
+  line->dirty |= a.sectors;
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s)
+    if (fresh >> s & 1) l2_[slice]->ready(*line, s) = at;
+  stores_landed_ = std::max(stores_landed_, at);
+}
+
+Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, Cycle now) { return l2_read(sm, a.line, a.sectors, now, true); }
+
+}  // namespace ws::timing::abstract

@@ -1,0 +1,108 @@
+// The abstract model's memory system: tag-only sectored L1s and L2 slices
+// (the detailed model's SectorCache, with its replacement and set-index
+// plug-ins) for hits and misses by address, and times computed at issue
+// instead of simulated: fixed latencies from the preset plus, per SM port,
+// L2 slice and DRAM channel, a next-free time that each transfer advances by
+// its sectors over that resource's bandwidth (a queue drained at a fixed
+// rate). Nothing here is ticked.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "config/config.h"
+#include "ir/warp_inst.h"
+#include "stats/stats.h"
+#include "timing/mem/l2_slice.h"
+#include "timing/mem/sector_cache.h"
+
+namespace ws::timing::abstract {
+
+// What the LD/ST unit learns when it takes a memory instruction.
+struct MemTiming {
+  Cycle done = 0;             // its destination registers are written (loads, atomics)
+  uint32_t ldst_cycles = 1;   // cycles it occupies the SM's LD/ST unit
+};
+
+// The 32 B sectors one warp instruction touches, grouped by 128 B line.
+struct LineAccess {
+  Addr line = 0;
+  uint8_t sectors = 0;                     // bit s: sector s touched
+  std::array<uint8_t, kSectorsPerLine> bytes{};  // bytes written per sector (stores)
+};
+
+// A cache's tags with, per sector, the cycle its data arrives (a sector
+// still being filled is a miss that waits for that fill, not a hit).
+class TimedTags {
+ public:
+  explicit TimedTags(const SectorCacheShape& shape);
+  SectorCache& tags() { return tags_; }
+  Cycle& ready(const CacheLine& line, uint32_t s) { return ready_[size_t{tags_.index_of(line)} * kSectorsPerLine + s]; }
+  void resize_ways(uint32_t ways);
+
+ private:
+  SectorCache tags_;
+  std::vector<Cycle> ready_;
+};
+
+class MemoryModel {
+ public:
+  MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32_t n_sms);
+  ~MemoryModel();
+
+  // A kernel's L1 capacity (the occupancy calculation's carve-out); empties the L1s.
+  void set_l1_bytes(uint64_t bytes);
+  // A load, store or atomic of SM `sm` taken by its LD/ST unit at `now`.
+  MemTiming access(uint32_t sm, const ir::WarpInst& in, Cycle now);
+  // An instruction-cache miss: the whole line from the L2; when it is back.
+  Cycle inst_read(uint32_t sm, Addr line, Cycle now) { return l2_read(sm, line, 0xF, now, false); }
+  // A host copy leaves its lines valid in the L2.
+  void warm(Addr begin, Addr end);
+  // When the last store reached the L2 (a kernel ends after its stores land).
+  Cycle stores_landed() const { return stores_landed_; }
+  uint64_t l2_bytes() const { return l2_bytes_; }
+
+ private:
+  struct SmCounters;
+  struct SliceCounters;
+  struct Port {
+    double free = 0;  // core cycles, fractional: a sector may take 1.33 of them
+  };
+
+  MemTiming shared_access(const ir::WarpInst& in, Cycle now) const;
+  Cycle global_load(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1);
+  void global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1);
+  Cycle atomic(uint32_t sm, const LineAccess& a, Cycle now);
+  // A request for the sectors `mask` of a line reaching its L2 slice from
+  // SM `sm` at `now`; returns when the data is back at the SM.
+  Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, bool atomic);
+  Cycle to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now);
+  Cycle from_slice(uint32_t slice, uint32_t sm, uint32_t sectors, Cycle data_ready);
+  Cycle dram_read(uint32_t slice, uint32_t sectors, Cycle now);
+  void dram_write(uint32_t slice, uint32_t sectors, Cycle now);
+  CacheLine& l2_allocate(uint32_t slice, Addr line, Cycle now);
+
+  L2AddressMap map_;
+  std::vector<std::unique_ptr<TimedTags>> l1_, l2_;
+  // Crossbar ports (SM side: requests out, replies in; slice side: replies
+  // out), slice pipelines and DRAM channel data buses.
+  std::vector<Port> req_port_, reply_port_, slice_out_, slice_port_, channel_port_;
+  std::vector<SmCounters> sm_counters_;
+  std::vector<SliceCounters> slice_counters_;
+  std::vector<std::array<stats::Counter*, 2>> dram_counters_;  // reads, writes per channel
+  uint64_t l1_max_bytes_, l2_bytes_;
+  uint32_t l1_sets_;
+  bool cache_global_, write_allocate_;
+  // Latencies and per-sector service times, in core cycles.
+  double l1_latency_, shared_latency_, icnt_latency_, l2_latency_, dram_path_, dram_access_;
+  double slice_request_, dram_sector_;
+  uint32_t flit_bytes_, header_bytes_, tag_lookups_, shared_banks_, bank_bytes_;
+  Cycle stores_landed_ = 0;
+};
+
+// The lines and sectors of a memory instruction's active lanes, in order of
+// first touch.
+std::vector<LineAccess> coalesce(const ir::WarpInst& in);
+
+}  // namespace ws::timing::abstract

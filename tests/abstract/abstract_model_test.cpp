@@ -1,0 +1,234 @@
+// The abstract timing model on hand-computable kernels: a fake kernel source
+// feeds an AbstractGpu with one SM and no launch latency, so a kernel's
+// cycles follow from the unit latencies and the scheduling rules alone.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "config/config.h"
+#include "timing/abstract/abstract_gpu.h"
+#include "timing/model.h"
+
+namespace ws::timing::abstract {
+namespace {
+
+using Warps = std::vector<std::vector<ir::WarpInst>>;
+
+class FakeCta : public ir::CtaSource {
+ public:
+  explicit FakeCta(Warps warps) : warps_(std::move(warps)), pos_(warps_.size(), 0) {}
+  Dim3 cta_id() const override { return {}; }
+  uint32_t num_warps() const override { return static_cast<uint32_t>(warps_.size()); }
+  const ir::WarpInst* next(uint32_t w) override { return pos_[w] < warps_[w].size() ? &warps_[w][pos_[w]++] : nullptr; }
+
+ private:
+  Warps warps_;
+  std::vector<size_t> pos_;
+};
+
+// `ctas` copies of one CTA; unit 0 is "sp".
+class FakeKernel : public ir::KernelSource {
+ public:
+  FakeKernel(Warps cta, uint32_t ctas) : cta_(std::move(cta)), left_(ctas) {
+    info_.name = "fake";
+    info_.grid = Dim3{ctas, 1, 1};
+    info_.block = Dim3{static_cast<uint32_t>(32 * cta_.size()), 1, 1};
+    info_.nregs = 32;
+  }
+  const ir::KernelInfo& info() const override { return info_; }
+  void set_stream(int64_t stream) { info_.stream = stream; }
+  const std::vector<std::string>& unit_names() const override { return units_; }
+  std::unique_ptr<ir::CtaSource> next_cta() override {
+    if (left_ == 0) return nullptr;
+    --left_;
+    return std::make_unique<FakeCta>(cta_);
+  }
+
+ private:
+  Warps cta_;
+  uint32_t left_;
+  ir::KernelInfo info_;
+  std::vector<std::string> units_{"sp"};
+};
+
+ir::WarpInst sp(uint16_t dst, int src = -1) {
+  ir::WarpInst i;
+  i.active_mask = 0xffffffff;
+  i.n_dst = 1;
+  i.dst[0] = dst;
+  if (src >= 0) {
+    i.n_src = 1;
+    i.src[0] = static_cast<uint16_t>(src);
+  }
+  return i;
+}
+
+ir::WarpInst barrier() {
+  ir::WarpInst i;
+  i.active_mask = 0xffffffff;
+  i.kind = ir::OpKind::Barrier;
+  return i;
+}
+
+// A warp-wide 4-byte load of one 128 B line (four sectors) at `base`.
+ir::WarpInst load(uint16_t dst, Addr base) {
+  ir::WarpInst i;
+  i.active_mask = 0xffffffff;
+  i.kind = ir::OpKind::Load;
+  i.space = ir::MemSpace::Global;
+  i.access_bytes = 4;
+  i.strided = true;
+  i.stride = 4;
+  i.base = base;
+  i.n_dst = 1;
+  i.dst[0] = dst;
+  return i;
+}
+
+// A dependent chain r1 = f(r0), r2 = f(r1), ...
+std::vector<ir::WarpInst> chain(int n) {
+  std::vector<ir::WarpInst> v;
+  for (int i = 0; i < n; ++i) v.push_back(sp(static_cast<uint16_t>(i + 1), i));
+  return v;
+}
+
+// Instruction fetch is perfect here: the cases are about issue timing.
+config::Config one_sm(const std::vector<std::string>& sets = {}) {
+  config::Config cfg;
+  cfg.load_file(config::find_preset("qv100"));
+  for (const char* s : {"gpu.sms=1", "gpu.kernel_launch_latency=0", "gpu.kernel_launch_overhead=0",
+                        "gpu.kernel_fixed_cycles=0", "core.units.sp.latency=4", "core.units.sp.ii=1",
+                        "l1i.perfect=true"})
+    cfg.set_assignment(s);
+  for (const auto& s : sets) cfg.set_assignment(s);
+  return cfg;
+}
+
+Cycle run(const config::Config& cfg, Warps cta, uint32_t ctas = 1) {
+  AbstractGpu gpu(cfg);
+  FakeKernel k(std::move(cta), ctas);
+  return gpu.run_kernel(k).cycles;
+}
+
+TEST(AbstractModel, DependentChainTakesLatencyPerInstruction) {
+  // Each instruction issues when its source is written, 4 cycles after the
+  // one before; the warp ends when the last result is written.
+  EXPECT_EQ(run(one_sm(), {chain(10)}), 40u);
+  EXPECT_EQ(run(one_sm({"core.units.sp.latency=7"}), {chain(10)}), 70u);
+}
+
+TEST(AbstractModel, TwoWarpsInterleaveOnOneScheduler) {
+  // One sub-core: warp 0 issues at 0, 4, 8, ...; warp 1 fills the cycle
+  // after each (one issue per cycle), so it ends one cycle after warp 0.
+  EXPECT_EQ(run(one_sm({"core.subcores=1"}), {chain(10), chain(10)}), 41u);
+  // With ii = 2 the pipeline is busy in that cycle: warp 1 waits one more.
+  EXPECT_EQ(run(one_sm({"core.subcores=1", "core.units.sp.ii=2"}), {chain(10), chain(10)}), 42u);
+  // On two sub-cores the warps do not meet at all.
+  EXPECT_EQ(run(one_sm({"core.subcores=2"}), {chain(10), chain(10)}), 40u);
+}
+
+TEST(AbstractModel, BarrierWaitsForTheLastWarp) {
+  // Warp 0: ten chained instructions (issued at 0..36), the barrier at 37
+  // (no operands: the cycle after the last issue), then one instruction.
+  // Warp 1 reaches the barrier at once and waits. Both continue at 38:
+  // warp 0 issues at 38 (the older), warp 1 at 39, its result at 43.
+  auto w0 = chain(10);
+  w0.push_back(barrier());
+  w0.push_back(sp(20));
+  std::vector<ir::WarpInst> w1{barrier(), sp(20)};
+  EXPECT_EQ(run(one_sm({"core.subcores=1"}), {w0, w1}), 43u);
+}
+
+TEST(AbstractModel, SecondWaveStartsWhenTheFirstCtaEnds) {
+  // One CTA fits at a time: the second starts the cycle the first ends.
+  EXPECT_EQ(run(one_sm({"core.max_ctas=1"}), {chain(10)}, 2), 80u);
+  // Two fit: both run at once, on different sub-cores.
+  EXPECT_EQ(run(one_sm({"core.max_ctas=2"}), {chain(10)}, 2), 41u);
+}
+
+TEST(AbstractModel, CountsInstructionsAndResidency) {
+  AbstractGpu gpu(one_sm());
+  FakeKernel k({chain(10), chain(5)}, 3);
+  KernelResult r = gpu.run_kernel(k);
+  EXPECT_EQ(gpu.stats().sum("sm.*.warp_insts", r.before, r.after), 45u);
+  EXPECT_EQ(gpu.stats().sum("sm.*.thread_insts", r.before, r.after), 45u * 32);
+  EXPECT_EQ(gpu.stats().sum("sm.*.ctas", r.before, r.after), 3u);
+  // All three fit at once, placed at cycles 0, 1 and 2. The last CTA's long
+  // warp shares sub-core 0 with the first's and issues in its gaps (2, 6,
+  // ..., 38): its result is written at 42.
+  EXPECT_EQ(r.cycles, 42u);
+  EXPECT_EQ(gpu.stats().sum("sm.*.active_cycles", r.before, r.after), 42u);
+}
+
+TEST(AbstractModel, LaunchLatencyIsOutsideTheKernelCycles) {
+  auto cfg = one_sm({"gpu.kernel_launch_latency=100", "gpu.kernel_launch_overhead=30", "gpu.kernel_fixed_cycles=5"});
+  AbstractGpu gpu(cfg);
+  FakeKernel a({chain(10)}, 1), b({chain(10)}, 1);
+  KernelResult ra = gpu.run_kernel(a);
+  KernelResult rb = gpu.run_kernel(b);
+  EXPECT_EQ(ra.launch_gap, 100u);  // after the host synchronised (the start)
+  EXPECT_EQ(rb.launch_gap, 30u);   // queued behind the first
+  EXPECT_EQ(ra.cycles, 45u);       // the fixed cycles, then the chain
+  EXPECT_EQ(rb.start_cycle, ra.start_cycle + ra.cycles + 30);
+}
+
+TEST(AbstractModel, StreamsRunOneItemAtATimeInQueueOrder) {
+  // Kernels of 5 + 40 cycles. a (stream 1), a record of event 7 on stream 1,
+  // b (stream 2): the abstract model serialises streams, so waiting for the
+  // event runs a alone (after the launch latency: the host had synchronised,
+  // start 100, end 145) and b, queued behind it, starts after the overhead.
+  auto cfg = one_sm({"gpu.kernel_launch_latency=100", "gpu.kernel_launch_overhead=30", "gpu.kernel_fixed_cycles=5"});
+  AbstractGpu gpu(cfg);
+  FakeKernel a({chain(10)}, 1), b({chain(10)}, 1);
+  a.set_stream(1);
+  b.set_stream(2);
+  gpu.launch(a, 1);
+  gpu.record_event(7, 1);
+  gpu.launch(b, 2);
+  gpu.wait_event(2, 7);
+  EXPECT_FALSE(gpu.streams_idle());
+  EXPECT_FALSE(gpu.event_cycle(7).has_value());  // nothing runs before a synchronisation
+  EXPECT_EQ(gpu.core_cycle(), 0u);
+  std::vector<KernelResult> first = gpu.synchronize({SyncPoint::Kind::Event, 7});
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].stream, 1);
+  EXPECT_EQ(first[0].start_cycle, 100u);
+  EXPECT_EQ(gpu.event_cycle(7), Cycle{145});
+  EXPECT_FALSE(gpu.streams_idle());  // b is still queued
+  std::vector<KernelResult> rest = gpu.synchronize({SyncPoint::Kind::Stream, 2});
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].stream, 2);
+  EXPECT_EQ(rest[0].launch_gap, 30u);
+  EXPECT_EQ(rest[0].start_cycle, 175u);
+  EXPECT_TRUE(gpu.streams_idle());
+  // A record again makes the event incomplete until it is reached.
+  gpu.record_event(7, 1);
+  EXPECT_FALSE(gpu.event_cycle(7).has_value());
+  EXPECT_TRUE(gpu.synchronize().empty());
+  EXPECT_EQ(gpu.event_cycle(7), Cycle{220});
+}
+
+TEST(AbstractModel, L1KeepsLinesWithinAKernelNotAcrossKernels) {
+  // Load the line, wait for it (r2 uses r1), load it again: the second load
+  // hits all four sectors. The next kernel starts with an empty L1 (as the
+  // detailed L1 does): its two loads hit only the second time.
+  constexpr Addr kLine = 0x10000;
+  AbstractGpu gpu(one_sm());
+  auto reads = [&](const KernelResult& r, const char* what) { return gpu.stats().sum(what, r.before, r.after); };
+  for (int kernel = 0; kernel < 2; ++kernel) {
+    FakeKernel k({{load(1, kLine), sp(2, 1), load(3, kLine)}}, 1);
+    KernelResult r = gpu.run_kernel(k);
+    EXPECT_EQ(reads(r, "sm.*.l1d.reads"), 8u) << "kernel " << kernel;
+    EXPECT_EQ(reads(r, "sm.*.l1d.read_hits"), 4u) << "kernel " << kernel;
+  }
+}
+
+TEST(AbstractModel, FactoryPicksTheModelByParameter) {
+  EXPECT_NE(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm({"gpu.model=abstract"})).get()), nullptr);
+  EXPECT_EQ(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm()).get()), nullptr);
+  EXPECT_THROW(make_timing_model(one_sm({"gpu.model=fast"})), ConfigError);
+}
+
+}  // namespace
+}  // namespace ws::timing::abstract
