@@ -10,6 +10,16 @@ using ws::cudart::Runtime;
 
 namespace {
 
+uint64_t event_number(cudaEvent_t event) { return reinterpret_cast<uintptr_t>(event); }
+
+// Timing mode: runs the GPU until the event's record has completed, and
+// gives the event its simulated time (functional mode timed it when recorded).
+void wait_for_event(Runtime& rt, cudaEvent_t event, bool host_waits = true) {
+  rt.device().synchronize_event(event_number(event), host_waits);
+  if (std::optional<double> ns = rt.device().event_ns(event_number(event)); ns && rt.events().recorded(event))
+    rt.events().record(event, *ns);
+}
+
 constexpr int kVersion = 13000;  // CUDA 13.0, as the runtime and the driver
 
 cudaError_t check_device(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
@@ -168,7 +178,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   return api_call("cudaStreamSynchronize", [&](Runtime& rt) {
     if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
-    rt.device().synchronize();
+    rt.device().synchronize_stream(rt.stream_ref(stream));
     return cudaSuccess;
   });
 }
@@ -176,7 +186,9 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
   return api_call("cudaStreamWaitEvent", [&](Runtime& rt) {
-    return rt.streams().valid(stream) && rt.events().valid(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!rt.streams().valid(stream) || !rt.events().valid(event)) return cudaErrorInvalidResourceHandle;
+    rt.device().wait_event(rt.stream_ref(stream), event_number(event));
+    return cudaSuccess;
   });
 }
 
@@ -212,7 +224,9 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   return api_call("cudaEventRecord", [&](Runtime& rt) {
     if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
-    return rt.events().record(event, rt.device().now_ns()) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!rt.events().record(event, rt.device().now_ns())) return cudaErrorInvalidResourceHandle;
+    rt.device().record_event(event_number(event), rt.stream_ref(stream));  // timed: completes with the stream's work
+    return cudaSuccess;
   });
 }
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int) {
@@ -222,7 +236,7 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   return api_call("cudaEventSynchronize", [&](Runtime& rt) {
     if (!rt.events().valid(event)) return cudaErrorInvalidResourceHandle;
-    rt.device().synchronize();
+    wait_for_event(rt, event);
     return cudaSuccess;
   });
 }
@@ -231,6 +245,9 @@ cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(even
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   return api_call("cudaEventElapsedTime", [&](Runtime& rt) {
     if (ms == nullptr) return cudaErrorInvalidValue;
+    if (!rt.events().valid(start) || !rt.events().valid(end)) return cudaErrorInvalidResourceHandle;
+    wait_for_event(rt, start, false);
+    wait_for_event(rt, end, false);
     auto t = rt.events().elapsed_ms(start, end);
     if (!t) return cudaErrorInvalidResourceHandle;
     *ms = *t;

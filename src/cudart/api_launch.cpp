@@ -2,6 +2,7 @@
 // attributes and occupancy.
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -33,22 +34,6 @@ cudaError_t check_launch(Runtime& rt, const void* stub, const KernelRef& k, dim3
   return cudaSuccess;
 }
 
-// A GPU does not detect a barrier deadlock or a runaway kernel: the kernel
-// hangs until a watchdog ends it, which the runtime reports as a launch
-// timeout (sticky). Bad accesses and failed asserts have their own codes.
-cudaError_t launch_error(ws::exec::LaunchFailure why) {
-  switch (why) {
-    case ws::exec::LaunchFailure::Assertion:
-      return cudaErrorAssert;
-    case ws::exec::LaunchFailure::BarrierDeadlock:
-    case ws::exec::LaunchFailure::Watchdog:
-      return cudaErrorLaunchTimeout;
-    case ws::exec::LaunchFailure::Fault:
-      break;
-  }
-  return cudaErrorIllegalAddress;
-}
-
 // A cooperative launch must fit on the GPU at once, or grid.sync() would
 // wait for CTAs that cannot start: the runtime refuses a grid larger than the
 // SMs times the occupancy cudaOccupancyMaxActiveBlocksPerMultiprocessor reports.
@@ -65,7 +50,8 @@ cudaError_t check_cooperative(Runtime& rt, const KernelRef& k, dim3 grid, dim3 b
 
 // The grid workspace of CUDA's driver ABI ({u32 size, u32 barrier counter},
 // read by cg::this_grid() through %envreg1/2), allocated for one cooperative
-// launch and freed after it.
+// launch and freed when the last copy of the launch goes: a launch queued on a
+// stream keeps it until its kernel has ended.
 class GridWorkspace {
  public:
   explicit GridWorkspace(ws::exec::DeviceMemory& mem) : mem_(mem) {
@@ -99,8 +85,8 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
     }
     if (cooperative)
       if (cudaError_t e = check_cooperative(rt, *k, grid, block, shmem); e != cudaSuccess) return e;
-    std::optional<GridWorkspace> workspace;
-    if (cooperative) workspace.emplace(rt.device().memory());
+    std::shared_ptr<GridWorkspace> workspace;
+    if (cooperative) workspace = std::make_shared<GridWorkspace>(rt.device().memory());
     ws::exec::Launch l;
     l.module = k->module;
     l.kernel = k->function;
@@ -109,11 +95,12 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
     l.dynamic_shmem = static_cast<uint32_t>(shmem);
     l.params = ws::runtime::pack_kernel_params(*k->function, args);
     l.grid_workspace = workspace ? workspace->address() : 0;
+    l.keep_alive = workspace;
     rt.log("{}launch {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", cooperative ? "cooperative " : "",
            k->function->name, grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem);
     ws::exec::LaunchResult r;
     try {
-      r = rt.device().launch(l);
+      r = rt.device().launch(l, rt.stream_ref(stream));
     } catch (const ws::sampling::PlanMismatch&) {
       // A plan made for another program: stop it. At exit the device writes
       // stats.json with the error and the runtime prints it.
@@ -130,7 +117,7 @@ cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, vo
       return cudaErrorLaunchFailure;
     }
     if (!r.ok) {
-      cudaError_t code = launch_error(r.failure);
+      cudaError_t code = ws::cudart::launch_error(r.failure);
       rt.kernel_fault(r.error, code);
       return code;
     }

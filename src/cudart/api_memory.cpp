@@ -127,6 +127,7 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
 cudaError_t cudaFree(void* ptr) {
   return api_call("cudaFree", [&](Runtime& rt) {
     if (ptr == nullptr) return cudaSuccess;
+    rt.device().drain();  // cudaFree waits for the kernels that may use the memory
     if (!rt.device().memory().release(addr(ptr))) return cudaErrorInvalidValue;
     rt.allocations().erase(addr(ptr));
     return cudaSuccess;

@@ -160,6 +160,36 @@ cudaError_t Runtime::take_last_error() {
   return e;
 }
 
+// A GPU does not detect a barrier deadlock or a runaway kernel: the kernel
+// hangs until a watchdog ends it, which the runtime reports as a launch
+// timeout (sticky). Bad accesses and failed asserts have their own codes.
+cudaError_t launch_error(exec::LaunchFailure why) {
+  switch (why) {
+    case exec::LaunchFailure::Assertion:
+      return cudaErrorAssert;
+    case exec::LaunchFailure::BarrierDeadlock:
+    case exec::LaunchFailure::Watchdog:
+      return cudaErrorLaunchTimeout;
+    case exec::LaunchFailure::Fault:
+      break;
+  }
+  return cudaErrorIllegalAddress;
+}
+
+cudaError_t Runtime::deferred_fault() {
+  if (!device_) return cudaSuccess;
+  std::optional<exec::Device::Fault> f = device_->take_fault();
+  if (!f) return cudaSuccess;
+  using Kind = exec::Device::Fault::Kind;
+  // gpu.max_cycles and exec.watchdog_cycles are the simulator's watchdog: a
+  // real GPU's reports a launch timeout; a failed timing model, a launch failure.
+  cudaError_t code = f->kind == Kind::Program  ? launch_error(f->failure)
+                     : f->kind == Kind::Stopped ? cudaErrorLaunchTimeout
+                                                : cudaErrorLaunchFailure;
+  kernel_fault(f->what, code);
+  return code;
+}
+
 void Runtime::kernel_fault(const std::string& what, cudaError_t code) {
   print_line(fmt::format("kernel fault: {}", what));
   sticky_ = last_error_ = code;

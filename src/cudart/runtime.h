@@ -92,6 +92,13 @@ class Runtime {
   cudaError_t sticky_error() const { return sticky_; }
   // A kernel fault: the device context is unusable from now on (sticky).
   void kernel_fault(const std::string& what, cudaError_t code = cudaErrorIllegalAddress);
+  // A queued kernel (timing mode) failed at a synchronisation point: made
+  // the sticky error and returned (cudaSuccess: none).
+  cudaError_t deferred_fault();
+  // The stream as the device sees it (a valid handle).
+  exec::StreamRef stream_ref(cudaStream_t stream) const {
+    return {streams_.number(stream), streams_.blocking(stream)};
+  }
   // cudaDeviceReset: frees allocations, forgets streams, events, errors.
   void reset();
   std::set<Addr>& allocations() { return allocations_; }
@@ -143,7 +150,9 @@ cudaError_t api_call(const char* name, F&& body) {
   std::lock_guard lock(rt.mutex());
   if (rt.sticky_error() != cudaSuccess) return rt.fail(rt.sticky_error());
   try {
-    return rt.fail(body(rt));
+    cudaError_t code = body(rt);
+    if (cudaError_t f = rt.deferred_fault(); f != cudaSuccess) return rt.fail(f);
+    return rt.fail(code);
   } catch (const std::bad_alloc&) {
     return rt.fail(cudaErrorMemoryAllocation);
   } catch (const std::exception& e) {
@@ -159,10 +168,12 @@ cudaError_t copy_2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size
 // The element format of a channel descriptor: 1, 2 or 4 equal channels of 8,
 // 16 or 32 bits (api_texture.cpp); nullopt for anything else.
 std::optional<exec::TexelFormat> texel_format(const cudaChannelFormatDesc& d);
+// The error a failed launch reports (sticky).
+cudaError_t launch_error(exec::LaunchFailure why);
 
 }  // namespace ws::cudart
 
 // The per-thread-default-stream variants (nvcc --default-stream per-thread)
-// behave like the legacy ones here: every operation completes when issued.
+// behave like the legacy ones here (a null stream is the legacy stream).
 #define WARPSIM_PER_THREAD_ALIAS(variant, target) \
   extern "C" decltype(target) variant __attribute__((alias(#target)))

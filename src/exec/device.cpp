@@ -138,6 +138,19 @@ struct Device::Timing {
       w += std::chrono::duration<double>(std::chrono::steady_clock::now() - *running_since).count();
     return w;
   }
+  // Counts host time from now until the guard goes, on every way out (an
+  // exception too).
+  struct HostTime {
+    Timing& t;
+    ~HostTime() {
+      t.wall_seconds = t.wall_now();
+      t.running_since.reset();
+    }
+  };
+  HostTime time_host() {
+    running_since = std::chrono::steady_clock::now();
+    return HostTime{*this};
+  }
 };
 
 Device::Device(const DeviceOptions& opts)
@@ -192,32 +205,35 @@ ir::KernelInfo Device::kernel_info(const Launch& l) {
   return info;
 }
 
-LaunchResult Device::launch(const Launch& l) {
+// A timed launch is queued on its stream (one on the legacy stream runs to
+// its end at once). Any other runs at once: in the plain emulator (fastest),
+// or read through for a trace or a profile.
+LaunchResult Device::launch(const Launch& l, StreamRef stream) {
   Timing& t = *timing_;
-  t.running_since = Clock::now();
-  // Folds the launch's host time in on every way out, an exception too.
-  struct Fold {
-    Timing& t;
-    ~Fold() {
-      t.wall_seconds = t.wall_now();
-      t.running_since.reset();
-    }
-  } fold{t};
-  LaunchResult r;
-  bool timed = false;
-  if (t.gpu || t.trace || !opts_.profile_out.empty()) {
-    ir::KernelInfo info = kernel_info(l);
-    timed = t.gpu && timed_under_plan(info);
-    // A launch the plan does not time, or a two-level profile leaves to its
-    // cheap features, runs in the plain emulator (fastest).
-    bool profiled = full_profile(info.id);
-    if (!opts_.profile_out.empty() && !profiled)
-      t.profile_rows += sampling::profile_csv_cheap_row(info.id, info.name, info.grid, info.block);
-    r = timed || t.trace || profiled ? run_emulated(l, info, timed) : emulator_.run(l);
-  } else {
-    r = emulator_.run(l);
+  if (!t.gpu && !t.trace && opts_.profile_out.empty()) {
+    Timing::HostTime host_time = t.time_host();
+    LaunchResult r = emulator_.run(l);
+    now_ns_ += estimated_ns(r);
+    return r;
   }
-  if (!timed) now_ns_ += estimated_ns(r);
+  ir::KernelInfo info = kernel_info(l);
+  info.stream = stream.id;
+  // Under a plan kernels are timed one at a time, as warpsim run replays a
+  // plan: a group's result is then the next kernel to end, and a launch that
+  // is not timed sees what the queued ones write (skipped work costs no
+  // simulated time).
+  if (t.plan) drain();
+  if (t.gpu && timed_under_plan(info)) {
+    uint32_t id = queue_timed(l, info, stream);
+    return stream.id == timing::kLegacyStream ? run_legacy(id) : LaunchResult{};
+  }
+  Timing::HostTime host_time = t.time_host();
+  // A two-level profile leaves launches after the first N to cheap features.
+  bool profiled = full_profile(info.id);
+  if (!opts_.profile_out.empty() && !profiled)
+    t.profile_rows += sampling::profile_csv_cheap_row(info.id, info.name, info.grid, info.block);
+  LaunchResult r = t.trace || profiled ? run_emulated(l, info) : emulator_.run(l);
+  now_ns_ += estimated_ns(r);
   if (!r.ok && t.gpu) t.report.error = r.error;
   if (t.gpu && !opts_.out_dir.empty()) write_stats();
   return r;
@@ -244,17 +260,15 @@ bool Device::timed_under_plan(const ir::KernelInfo& info) {
   }
 }
 
-// The launch as an ir::KernelSource: timed, or read through for a profile
-// or a trace.
-LaunchResult Device::run_emulated(const Launch& l, const ir::KernelInfo& info, bool timed) {
+// The launch as an ir::KernelSource read through at once, for a profile or
+// a trace.
+LaunchResult Device::run_emulated(const Launch& l, const ir::KernelInfo& info) {
   Timing& t = *timing_;
   StepTranslator tr(t.names, t.isa, l);
   if (t.trace) t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
-  EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), timed);
+  EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), false);
   try {
-    if (timed)
-      run_timed(kernel, info);
-    else if (full_profile(info.id))
+    if (full_profile(info.id))
       t.profile_rows += sampling::profile_csv_row(sampling::profile_kernel(kernel, info.id));
     else
       while (kernel.next_cta()) {
@@ -266,33 +280,181 @@ LaunchResult Device::run_emulated(const Launch& l, const ir::KernelInfo& info, b
   return kernel.result();
 }
 
-// The kernel through the timing model. While it runs, Ctrl-C or SIGTERM
-// stops it: the finished kernels and this partial one are written
-// ("complete": false) and the process then ends as the signal would end it.
-// A kernel stopped by gpu.max_cycles is kept as partial too.
-void Device::run_timed(EmulatedKernel& kernel, const ir::KernelInfo& info) {
+// A launch queued in the timing model: the launch, its emulation and trace
+// file stay alive until the kernel has ended.
+struct Device::Queued {
+  Launch launch;
+  ir::KernelInfo info;
+  std::unique_ptr<StepTranslator> tr;
+  std::unique_ptr<frontend::KernelTraceFile> trace;
+  std::unique_ptr<EmulatedKernel> kernel;
+};
+
+uint32_t Device::queue_timed(const Launch& l, const ir::KernelInfo& info, StreamRef stream) {
   Timing& t = *timing_;
-  std::string tag = fmt::format("[kernel {}] {}", info.id, demangle_fit(info.name, 48));
-  auto progress = [&](Cycle c) { t.progress.update(tag, c, kernel.result().warp_insts); };
+  auto q = std::make_unique<Queued>();
+  q->launch = l;
+  q->info = info;
+  q->tr = std::make_unique<StepTranslator>(t.names, t.isa, q->launch);
+  if (t.trace) q->trace = t.trace->open_kernel(q->info, kTraceSharedWindow, kTraceLocalWindow);
+  q->kernel = std::make_unique<EmulatedKernel>(emulator_, q->launch, q->info, *q->tr, q->trace.get(), true);
+  if (!gpu_broken_) t.gpu->launch(*q->kernel, stream.id, stream.blocking);
+  uint32_t id = q->info.id;
+  queued_.emplace(id, std::move(q));
+  return id;
+}
+
+// A kernel on the legacy stream runs to its end at once: everything issued
+// after it on blocking streams would wait for it anyway, so only later work
+// on non-blocking streams loses the chance to overlap it. Its launch then
+// reports its faults, and throws KernelStopped or a model error, as the
+// launch of a kernel run alone does.
+LaunchResult Device::run_legacy(uint32_t id) {
+  Queued& q = *queued_.at(id);
+  struct Hold {
+    uint32_t& held;
+    ~Hold() { held = 0; }
+  } hold{held_ = id};
+  run_gpu(timing::SyncPoint{timing::SyncPoint::Kind::Stream, timing::kLegacyStream}, true);
+  LaunchResult r = q.kernel->result();
+  if (!r.ok) fault_.reset();  // reported by this launch
+  queued_.erase(id);
+  return r;
+}
+
+// Events are numbered in order of first use (handles differ between runs;
+// traces must not).
+uint64_t Device::event_number(uint64_t handle) {
+  return event_numbers_.try_emplace(handle, event_numbers_.size() + 1).first->second;
+}
+
+void Device::record_event(uint64_t event, StreamRef stream) {
+  Timing& t = *timing_;
+  uint64_t n = event_number(event);
+  if (t.trace) t.trace->stream_event(ir::StreamEvent{ir::StreamEvent::Kind::Record, stream.id, n});
+  if (!t.gpu || gpu_broken_) return;
+  t.gpu->record_event(n, stream.id, stream.blocking);
+  event_ns_.erase(event);
+  unresolved_events_.push_back(event);
+}
+
+void Device::wait_event(StreamRef stream, uint64_t event) {
+  Timing& t = *timing_;
+  uint64_t n = event_number(event);
+  if (t.trace) t.trace->stream_event(ir::StreamEvent{ir::StreamEvent::Kind::Wait, stream.id, n});
+  if (t.gpu && !gpu_broken_) t.gpu->wait_event(stream.id, n, stream.blocking);
+}
+
+void Device::drain() {
+  if (timing_->gpu && !gpu_broken_) run_gpu(timing::SyncPoint{});
+}
+
+void Device::synchronize() {
+  drain();
+  if (timing_->gpu) timing_->gpu->host_sync();
+  if (timing_->trace) timing_->trace->host_sync();
+}
+
+// The host waited for part of the work. When that left the GPU idle, the
+// next launch is not queued behind anything: a host synchronisation (as
+// every synchronisation was before kernels ran concurrently).
+void Device::synchronize_stream(StreamRef stream) {
+  if (timing_->gpu && !gpu_broken_) run_gpu(timing::SyncPoint{timing::SyncPoint::Kind::Stream, stream.id});
+  if (!timing_->gpu || timing_->gpu->streams_idle()) synchronize();
+}
+
+void Device::synchronize_event(uint64_t event, bool host_waits) {
+  if (timing_->gpu && !gpu_broken_)
+    run_gpu(timing::SyncPoint{timing::SyncPoint::Kind::Event, static_cast<int64_t>(event_number(event))});
+  if (host_waits && (!timing_->gpu || timing_->gpu->streams_idle())) synchronize();
+}
+
+std::optional<double> Device::event_ns(uint64_t event) const {
+  auto it = event_ns_.find(event);
+  if (it == event_ns_.end()) return std::nullopt;
+  return it->second;
+}
+
+// Simulated time runs on while the GPU does: events that completed during
+// the run are timed from where it started.
+void Device::resolve_events(Cycle base_cycle, double base_ns) {
+  timing::TimingModel& gpu = *timing_->gpu;
+  std::erase_if(unresolved_events_, [&](uint64_t e) {
+    std::optional<Cycle> c = gpu.event_cycle(event_number(e));
+    if (!c) return false;
+    event_ns_[e] = base_ns + static_cast<double>(std::max(*c, base_cycle) - base_cycle) * 1e3 / gpu.core_mhz();
+    return true;
+  });
+}
+
+// Runs the timing model to a synchronisation point. While it runs, Ctrl-C
+// or SIGTERM stops it: the finished kernels and the stopped one are written
+// ("complete": false) and the process then ends as the signal would end it.
+// A kernel stopped by a cycle limit is kept as partial too.
+void Device::run_gpu(const timing::SyncPoint& until, bool rethrow) {
+  Timing& t = *timing_;
+  if (t.gpu->streams_idle()) return;
+  timing::TimingModel& gpu = *t.gpu;
+  Cycle base_cycle = gpu.core_cycle();
+  double base_ns = now_ns_;
+  Timing::HostTime host_time = t.time_host();
+  auto progress = [&](Cycle c) { t.progress.update("[kernels]", c, gpu.stats().sum("sm.*.warp_insts")); };
   try {
     InterruptGuard on_signal;
-    t.report.kernels.push_back(t.gpu->run_kernel(kernel, progress));
+    take_ended(gpu.synchronize(until, progress));
   } catch (timing::KernelStopped& stop) {
-    t.progress.clear();
-    t.report.kernels.push_back(std::move(stop.partial));
-    t.report.error = stop.what();
-    t.report.signal = pending_interrupt();
-    t.report.wall_seconds = t.wall_now();
-    if (!opts_.out_dir.empty()) write_stats();
-    if (t.report.signal) {
-      std::fprintf(stderr, "warpsim: %s; results so far are in %s\n", stop.what(),
-                   opts_.out_dir.empty() ? "no file (no --out)" : (opts_.out_dir + "/stats.json").c_str());
-      die_of_signal(t.report.signal);
+    take_ended(gpu.take_ended());
+    stopped(stop);
+    if (rethrow) throw;
+  } catch (const Error& e) {
+    take_ended(gpu.take_ended());
+    gpu_broken_ = true;
+    // A fault of the program stops the run; otherwise the model failed.
+    for (auto& [id, q] : queued_)
+      if (!q->kernel->result().ok) {
+        fault_ = Fault{Fault::Kind::Program, q->kernel->result().failure, q->kernel->result().error};
+        break;
+      }
+    if (!fault_) fault_ = Fault{Fault::Kind::Model, LaunchFailure::Fault, e.what()};
+    t.report.error = fault_->what;
+    if (rethrow && fault_->kind == Fault::Kind::Model) {
+      fault_.reset();
+      throw;
     }
-    throw;
   }
   t.progress.clear();
-  now_ns_ += static_cast<double>(t.report.kernels.back().elapsed_cycles()) * 1e3 / t.gpu->core_mhz();
+  now_ns_ = base_ns + static_cast<double>(gpu.core_cycle() - base_cycle) * 1e3 / gpu.core_mhz();
+  resolve_events(base_cycle, base_ns);
+  if (!opts_.out_dir.empty()) write_stats();
+}
+
+// Kernels that ended: into the report, their emulation and trace closed.
+void Device::take_ended(std::vector<timing::KernelResult> ended) {
+  for (timing::KernelResult& r : ended) {
+    auto it = queued_.find(r.id);
+    if (it != queued_.end()) {
+      if (it->second->trace) it->second->trace->close();
+      if (r.id != held_) queued_.erase(it);
+    }
+    timing_->report.kernels.push_back(std::move(r));
+  }
+}
+
+void Device::stopped(timing::KernelStopped& stop) {
+  Timing& t = *timing_;
+  gpu_broken_ = true;
+  t.progress.clear();
+  t.report.kernels.push_back(std::move(stop.partial));
+  t.report.error = stop.what();
+  t.report.signal = pending_interrupt();
+  t.report.wall_seconds = t.wall_now();
+  if (!opts_.out_dir.empty()) write_stats();
+  if (t.report.signal) {
+    std::fprintf(stderr, "warpsim: %s; results so far are in %s\n", stop.what(),
+                 opts_.out_dir.empty() ? "no file (no --out)" : (opts_.out_dir + "/stats.json").c_str());
+    die_of_signal(t.report.signal);
+  }
+  fault_ = Fault{Fault::Kind::Stopped, LaunchFailure::Watchdog, stop.what()};
 }
 
 // Functional mode has no cycles: assume the SMs issue two warp instructions
@@ -311,22 +473,19 @@ void Device::record_copy(Addr dst, uint64_t bytes) {
 }
 
 void Device::copy_to_device(Addr dst, const void* src, uint64_t bytes) {
+  synchronize();  // a copy waits for the kernels before it (queued ones in timing mode)
   memory_.write(dst, src, bytes);
   record_copy(dst, bytes);
 }
 
 void Device::copy_to_host(void* dst, Addr src, uint64_t bytes) {
-  memory_.read(src, dst, bytes);
   synchronize();  // a device-to-host copy waits for the kernels before it
+  memory_.read(src, dst, bytes);
   now_ns_ += 10000.0 + static_cast<double>(bytes) / 12.0;
 }
 
-void Device::synchronize() {
-  if (timing_->gpu) timing_->gpu->host_sync();
-  if (timing_->trace) timing_->trace->host_sync();
-}
-
 void Device::copy_on_device(Addr dst, Addr src, uint64_t bytes) {
+  drain();  // (a copy on the device is not a host synchronisation)
   std::vector<uint8_t> tmp(bytes);
   memory_.read(src, tmp.data(), bytes);
   memory_.write(dst, tmp.data(), bytes);
@@ -336,6 +495,7 @@ void Device::copy_on_device(Addr dst, Addr src, uint64_t bytes) {
 // A memset runs on the GPU and leaves its lines in the L2, as a copy does;
 // the trace records it as a copy so that a replay warms the same lines.
 void Device::set(Addr dst, uint8_t value, uint64_t bytes) {
+  synchronize();
   memory_.fill(dst, value, bytes);
   Timing& t = *timing_;
   if (t.gpu) t.gpu->memcpy_htod(ir::MemcpyHtoD{dst, bytes});
@@ -367,6 +527,7 @@ void Device::finish_sampling() {
 
 void Device::finish() {
   Timing& t = *timing_;
+  if (t.gpu && !gpu_broken_) run_gpu(timing::SyncPoint{});  // kernels the program never waited for
   finished_ = true;
   finish_sampling();
   if (t.gpu) {

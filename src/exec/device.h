@@ -4,8 +4,11 @@
 // runtime library (src/cudart) is a thin C ABI over this class.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/types.h"
@@ -16,6 +19,11 @@
 #include "ir/source.h"
 
 namespace ws::config { class Config; }
+namespace ws::timing {
+struct KernelResult;
+struct SyncPoint;
+class KernelStopped;
+}
 
 namespace ws::exec {
 
@@ -61,6 +69,13 @@ struct DeviceOptions {
   uint32_t profile_full = 0;        // profile: features of the first N launches only (0: all), the rest cheaply
 };
 
+// A stream as the timing model sees it: its number (0: the legacy default
+// stream) and whether it synchronises with the legacy stream.
+struct StreamRef {
+  int64_t id = 0;
+  bool blocking = true;
+};
+
 class Device {
  public:
   explicit Device(const DeviceOptions& opts);
@@ -71,8 +86,28 @@ class Device {
   TextureTable& textures() { return textures_; }
   const DeviceFacts& facts() const { return facts_; }
 
-  // Runs a kernel to completion (functionally, and timed when enabled).
-  LaunchResult launch(const Launch& launch);
+  // Functional mode (and trace-out without timing): runs the kernel to
+  // completion. Timing mode: queues it on its stream and returns at once;
+  // it runs (functionally too) at the next synchronisation point that needs
+  // it, and a failure then comes back through take_fault().
+  LaunchResult launch(const Launch& launch, StreamRef stream = {});
+  // Events in timing mode (functional mode times events by now_ns()).
+  void record_event(uint64_t event, StreamRef stream);
+  void wait_event(StreamRef stream, uint64_t event);
+  void synchronize_stream(StreamRef stream);
+  // `host_waits`: false for cudaEventElapsedTime, which reads the events'
+  // times without the host waiting for the GPU.
+  void synchronize_event(uint64_t event, bool host_waits = true);
+  // When the event's last record completed, in simulated ns (timing mode,
+  // once complete; nullopt otherwise).
+  std::optional<double> event_ns(uint64_t event) const;
+  // A queued kernel that failed (timing mode), reported once.
+  struct Fault {
+    enum class Kind : uint8_t { Program, Stopped, Model } kind = Kind::Program;
+    LaunchFailure failure = LaunchFailure::Fault;  // Program
+    std::string what;
+  };
+  std::optional<Fault> take_fault() { return std::exchange(fault_, std::nullopt); }
   // Host<->device copies and memsets as the runtime performs them; the
   // device records them for timing (copy engine) and for trace-out.
   void copy_to_device(Addr dst, const void* src, uint64_t bytes);
@@ -82,6 +117,9 @@ class Device {
   // The host waited for the device (cudaDeviceSynchronize and the like): the
   // next launch is not queued behind a running kernel.
   void synchronize();
+  // Runs the queued kernels (timing mode) to their end without it counting
+  // as a host synchronisation: what cudaFree and device-side copies wait for.
+  void drain();
 
   // Simulated time since the device was created, in nanoseconds (timing
   // mode: from simulated cycles; functional mode: an estimate from
@@ -94,13 +132,21 @@ class Device {
 
  private:
   struct Timing;
+  struct Queued;  // a launch queued in the timing model
   ir::KernelInfo kernel_info(const Launch& l);  // numbers the launch
+  uint32_t queue_timed(const Launch& l, const ir::KernelInfo& info, StreamRef stream);  // its kernel id
+  LaunchResult run_legacy(uint32_t id);
+  // `rethrow`: a stop or a model error is thrown on (after being reported).
+  void run_gpu(const timing::SyncPoint& until, bool rethrow = false);
+  void take_ended(std::vector<timing::KernelResult> ended);
+  void stopped(timing::KernelStopped& stop);
+  void resolve_events(Cycle base_cycle, double base_ns);
+  uint64_t event_number(uint64_t handle);
   double estimated_ns(const LaunchResult& r) const;
   void record_copy(Addr dst, uint64_t bytes);
   bool timed_under_plan(const ir::KernelInfo& info);
   bool full_profile(uint32_t launch) const;
-  LaunchResult run_emulated(const Launch& l, const ir::KernelInfo& info, bool timed);
-  void run_timed(EmulatedKernel& kernel, const ir::KernelInfo& info);
+  LaunchResult run_emulated(const Launch& l, const ir::KernelInfo& info);
   void finish_sampling();
   void write_stats();
 
@@ -113,6 +159,13 @@ class Device {
   Emulator emulator_;
   double now_ns_ = 0;
   bool finished_ = false;  // finish() ran: stats.json may say complete
+  std::map<uint32_t, std::unique_ptr<Queued>> queued_;  // by kernel id
+  std::map<uint64_t, double> event_ns_;                 // completed events (timing mode), by handle
+  std::map<uint64_t, uint64_t> event_numbers_;          // handle -> number (the model's and the trace's)
+  std::vector<uint64_t> unresolved_events_;
+  std::optional<Fault> fault_;
+  bool gpu_broken_ = false;  // a fault or stop left the timing model unusable
+  uint32_t held_ = 0;        // a kernel run_legacy() reads after it has ended
 };
 
 }  // namespace ws::exec

@@ -239,7 +239,7 @@ const ir::WarpInst* CtaRecording::next(uint32_t wi) {
   return w.pos < w.insts.size() ? &w.insts[w.pos++] : nullptr;
 }
 
-void CtaRecording::write_trace(frontend::TraceWriter& tw, Dim3 cta, const std::vector<Warp>& warps) {
+void CtaRecording::write_trace(frontend::CtaSink& tw, Dim3 cta, const std::vector<Warp>& warps) {
   tw.begin_cta(cta);
   for (uint32_t wi = 0; wi < warps.size(); ++wi) {
     const Warp& w = warps[wi];
@@ -263,7 +263,7 @@ void CtaRecording::write_trace(frontend::TraceWriter& tw, Dim3 cta, const std::v
 }
 
 EmulatedKernel::EmulatedKernel(Emulator& emu, const Launch& launch, ir::KernelInfo info, StepTranslator& tr,
-                               frontend::TraceWriter* trace, bool on_demand)
+                               frontend::CtaSink* trace, bool on_demand)
     : emu_(emu), launch_(launch), info_(std::move(info)), tr_(tr), trace_(trace), on_demand_(on_demand),
       alive_(std::make_shared<bool>(true)) {}
 

@@ -85,7 +85,7 @@ class CtaRecording : public ir::CtaSource, public WarpObserver {
     void drop_taken();                         // forgets insts[0, pos)
   };
   // Writes the CTA to `w` (begin_cta .. end_cta).
-  static void write_trace(frontend::TraceWriter& w, Dim3 cta, const std::vector<Warp>& warps);
+  static void write_trace(frontend::CtaSink& w, Dim3 cta, const std::vector<Warp>& warps);
 
  private:
   EmulatedKernel& kernel_;
@@ -101,7 +101,7 @@ class CtaRecording : public ir::CtaSource, public WarpObserver {
 class EmulatedKernel : public ir::KernelSource {
  public:
   EmulatedKernel(Emulator& emu, const Launch& launch, ir::KernelInfo info, StepTranslator& tr,
-                 frontend::TraceWriter* trace, bool on_demand);
+                 frontend::CtaSink* trace, bool on_demand);
   ~EmulatedKernel() override;
   const ir::KernelInfo& info() const override { return info_; }
   const std::vector<std::string>& unit_names() const override;
@@ -122,7 +122,7 @@ class EmulatedKernel : public ir::KernelSource {
   const Launch& launch_;
   ir::KernelInfo info_;
   StepTranslator& tr_;
-  frontend::TraceWriter* trace_;
+  frontend::CtaSink* trace_;
   bool on_demand_;
   uint64_t next_ = 0, next_to_write_ = 0;
   std::map<uint64_t, std::pair<Dim3, std::vector<CtaRecording::Warp>>> finished_;

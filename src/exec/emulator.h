@@ -31,6 +31,10 @@ struct Launch {
   // %envreg2 (low half) hand
   // to cg::this_grid(); 0 otherwise (grid.is_valid() is false, sync traps).
   Addr grid_workspace = 0;
+  // What the launch's buffers need kept (the grid workspace): copies of the
+  // launch share it, so a launch queued on a stream holds it until its kernel
+  // has ended and the caller's copy may go when the launch call returns.
+  std::shared_ptr<const void> keep_alive;
 };
 
 // Why a launch stopped early: the runtime reports each as a different CUDA error.

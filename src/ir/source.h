@@ -65,7 +65,15 @@ struct MemcpyHtoD {
 // what follows: the next launch is not queued behind a running kernel.
 struct HostSync {};
 
-using Command = std::variant<MemcpyHtoD, HostSync, std::unique_ptr<KernelSource>>;
+// An event recorded on a stream, or a stream made to wait for an event's
+// last record (cudaEventRecord, cudaStreamWaitEvent).
+struct StreamEvent {
+  enum class Kind : uint8_t { Record, Wait } kind = Kind::Record;
+  int64_t stream = 0;
+  uint64_t event = 0;
+};
+
+using Command = std::variant<MemcpyHtoD, HostSync, StreamEvent, std::unique_ptr<KernelSource>>;
 
 // A whole workload: memcpys and kernel launches in program order.
 class WorkloadSource {

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "common/types.h"
@@ -16,6 +18,7 @@
 #include "stats/stats.h"
 #include "timing/gpu/kernel_projector.h"
 #include "timing/gpu/occupancy.h"
+#include "timing/gpu/stream_queue.h"
 
 namespace ws::timing {
 
@@ -40,6 +43,21 @@ struct KernelResult {
   // Set when sampling.project_kernels stopped dispatch early: cycles and
   // counters above cover the CTAs simulated, this the projected whole.
   KernelProjection projection;
+  // The kernel's own work, counted per issued instruction and per CTA
+  // (`attributed`: set by the model). `before`/`after` cover every kernel
+  // that ran during its time; `shared_gpu` says some other kernel did.
+  struct Own {
+    uint64_t warp_insts = 0, thread_insts = 0, ctas = 0;
+  } own;
+  bool attributed = false;
+  bool shared_gpu = false;
+  int64_t stream = 0;
+};
+
+// Where synchronize() stops: all work, one stream's, or an event's record.
+struct SyncPoint {
+  enum class Kind : uint8_t { Device, Stream, Event } kind = Kind::Device;
+  int64_t id = 0;  // the stream or the event
 };
 
 // A kernel stopped before its end; `partial` is what it ran so far. The GPU
@@ -66,6 +84,7 @@ inline KernelResult start_result(const ir::KernelInfo& info, const SmLimits& lim
   r.grid = info.grid;
   r.block = info.block;
   r.binary_version = info.binary_version;
+  r.stream = info.stream;
   r.occupancy = plan_occupancy(limits, info);
   return r;
 }
@@ -92,8 +111,30 @@ class TimingModel {
   // Where a kernel's code lives: instruction addresses are this plus the PC.
   virtual Addr code_base(const std::string& kernel_name) = 0;
   // Runs one kernel to completion (kernels run in order). Throws
-  // KernelStopped past gpu.max_cycles or when the stop check says so.
+  // KernelStopped past gpu.max_cycles or when the stop check says so. Not
+  // while work queued on streams is unfinished.
   virtual KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {}) = 0;
+
+  // Streams (docs/exec.md, "Streams and concurrent kernels"): work queued
+  // here runs when stream order allows; simulated time passes only in
+  // synchronize(). A source stays alive until its result is returned.
+  // `blocking_stream`: false for a cudaStreamNonBlocking stream. The
+  // detailed model runs kernels whose turn has come together; the abstract
+  // one runs queued work one item at a time, in the order queued.
+  virtual void launch(ir::KernelSource& kernel, StreamId stream, bool blocking_stream = true) = 0;
+  virtual void record_event(uint64_t event, StreamId stream, bool blocking_stream = true) = 0;
+  virtual void wait_event(StreamId stream, uint64_t event, bool blocking_stream = true) = 0;
+  // Runs until the sync point's work has ended; returns the kernels that
+  // ended meanwhile, in the order they ended. Throws KernelStopped (for the
+  // oldest running kernel; the model is then unusable) or Error as run_kernel.
+  virtual std::vector<KernelResult> synchronize(SyncPoint until = {}, const ProgressFn& progress = {}) = 0;
+  // After synchronize() threw: the kernels that had ended before (in order).
+  virtual std::vector<KernelResult> take_ended() = 0;
+  // The core cycle at which the event's last record completed (nullopt: not
+  // yet, or never recorded).
+  virtual std::optional<Cycle> event_cycle(uint64_t event) const = 0;
+  // Nothing queued or running on any stream.
+  virtual bool streams_idle() const = 0;
   virtual void set_stop_check(StopCheck check) = 0;
   // A second cycle limit for kernels, named after the parameter that set it.
   virtual void set_watchdog(uint64_t cycles, const std::string& param) = 0;

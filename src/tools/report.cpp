@@ -36,11 +36,13 @@ MemTotals mem_totals(const stats::Registry& reg, const stats::Snapshot& a, const
   return m;
 }
 
+// A kernel's own instructions: counted per kernel by the GPU (the SM
+// counters' difference also holds the work of kernels that ran beside it).
 uint64_t warp_insts(const stats::Registry& reg, const timing::KernelResult& k) {
-  return reg.sum("sm.*.warp_insts", k.before, k.after);
+  return k.attributed ? k.own.warp_insts : reg.sum("sm.*.warp_insts", k.before, k.after);
 }
 uint64_t thread_insts(const stats::Registry& reg, const timing::KernelResult& k) {
-  return reg.sum("sm.*.thread_insts", k.before, k.after);
+  return k.attributed ? k.own.thread_insts : reg.sum("sm.*.thread_insts", k.before, k.after);
 }
 
 namespace {
@@ -96,7 +98,8 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
   ordered_json j{{"name", demangle(k.name)}, {"mangled_name", k.name}, {"id", k.id},     {"grid", dim(k.grid)},
                  {"block", dim(k.block)}, {"binary_version", k.binary_version}, {"complete", k.complete},
                  {"cycles", k.cycles}, {"launch_gap_cycles", k.launch_gap},
-                 {"elapsed_cycles", k.elapsed_cycles()}, {"warp_insts", w}, {"thread_insts", t},
+                 {"elapsed_cycles", k.elapsed_cycles()}, {"start_cycle", k.start_cycle}, {"stream", k.stream},
+                 {"shared_gpu", k.shared_gpu}, {"warp_insts", w}, {"thread_insts", t},
                  {"ipc", ratio(t, k.cycles)}, {"warp_ipc", ratio(w, k.cycles)},
                  {"occupancy",
                   {{"ctas_per_sm", k.occupancy.ctas_per_sm},

@@ -32,46 +32,71 @@ config::Config load_config(const RunOptions& opt) {
   return cfg;
 }
 
+// Kernels go to the GPU on their trace's stream ids: kernels of different
+// streams may overlap, those of one stream (all of them in a trace whose ids
+// are all 0) run in order. A copy or a HostSync line waits for all of them,
+// and so does a plan's replay (one kernel at a time); at most
+// kMaxInFlight launches are queued before the GPU catches up.
+constexpr size_t kMaxInFlight = 64;
+
 void simulate(ir::WorkloadSource& work, timing::TimingModel& gpu, RunReport& report, bool progress_on,
               const sampling::KernelPlan* plan) {
   ProgressLine progress(progress_on);
   auto start = Clock::now();
-  auto kernel_ended = [&] {
-    report.wall_at_kernel_end.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-  };
   auto total = work.kernel_count();
   uint32_t index = 0;
   uint64_t done_warp_insts = 0;
-  while (!pending_interrupt()) {
-    auto cmd = work.next();
-    if (!cmd) break;
-    if (auto* copy = std::get_if<ir::MemcpyHtoD>(&*cmd)) {
-      gpu.memcpy_htod(*copy);
-      continue;
+  std::vector<std::unique_ptr<ir::KernelSource>> in_flight;
+  auto ended = [&](std::vector<timing::KernelResult> results) {
+    for (timing::KernelResult& r : results) {
+      report.kernels.push_back(std::move(r));
+      report.wall_at_kernel_end.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+      done_warp_insts += warp_insts(gpu.stats(), report.kernels.back());
     }
-    if (std::holds_alternative<ir::HostSync>(*cmd)) {
-      gpu.host_sync();
-      continue;
-    }
-    auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
-    ++index;
-    if (plan && skip_launch(*plan, report, index, kernel->info().name)) continue;
-    std::string tag = fmt::format("[kernel {}/{}] {}", index, total ? std::to_string(*total) : "?",
-                                  demangle_fit(kernel->info().name, 48));
+  };
+  auto catch_up = [&] {
+    if (in_flight.empty()) return;
+    std::string tag = fmt::format("[kernels to {}/{}]", index, total ? std::to_string(*total) : "?");
     auto before = gpu.stats().snapshot();
     auto cb = [&](Cycle c) {
       progress.update(tag, c, done_warp_insts + gpu.stats().sum("sm.*.warp_insts", before, gpu.stats().snapshot()));
     };
     try {
-      report.kernels.push_back(gpu.run_kernel(*kernel, cb));
+      ended(gpu.synchronize({}, cb));
     } catch (timing::KernelStopped& stop) {
-      report.kernels.push_back(std::move(stop.partial));  // counted, and marked incomplete
-      kernel_ended();
+      ended(gpu.take_ended());
+      ended({std::move(stop.partial)});  // counted, and marked incomplete
       throw;
     }
-    kernel_ended();
-    done_warp_insts += warp_insts(gpu.stats(), report.kernels.back());
+    in_flight.clear();
+  };
+  while (!pending_interrupt()) {
+    auto cmd = work.next();
+    if (!cmd) break;
+    if (auto* copy = std::get_if<ir::MemcpyHtoD>(&*cmd)) {
+      catch_up();
+      gpu.memcpy_htod(*copy);
+      continue;
+    }
+    if (std::holds_alternative<ir::HostSync>(*cmd)) {
+      catch_up();
+      gpu.host_sync();
+      continue;
+    }
+    if (auto* e = std::get_if<ir::StreamEvent>(&*cmd)) {
+      if (e->kind == ir::StreamEvent::Kind::Record) gpu.record_event(e->event, e->stream);
+      else gpu.wait_event(e->stream, e->event);
+      continue;
+    }
+    auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
+    ++index;
+    if (plan && skip_launch(*plan, report, index, kernel->info().name)) continue;
+    if (plan || in_flight.size() >= kMaxInFlight) catch_up();
+    gpu.launch(*kernel, kernel->info().stream);
+    in_flight.push_back(std::move(kernel));
+    if (plan) catch_up();
   }
+  catch_up();
   if (plan && !pending_interrupt()) plan->check_count(index);
 }
 

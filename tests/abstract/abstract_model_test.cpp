@@ -37,6 +37,7 @@ class FakeKernel : public ir::KernelSource {
     info_.nregs = 32;
   }
   const ir::KernelInfo& info() const override { return info_; }
+  void set_stream(int64_t stream) { info_.stream = stream; }
   const std::vector<std::string>& unit_names() const override { return units_; }
   std::unique_ptr<ir::CtaSource> next_cta() override {
     if (left_ == 0) return nullptr;
@@ -170,6 +171,42 @@ TEST(AbstractModel, LaunchLatencyIsOutsideTheKernelCycles) {
   EXPECT_EQ(rb.launch_gap, 30u);   // queued behind the first
   EXPECT_EQ(ra.cycles, 45u);       // the fixed cycles, then the chain
   EXPECT_EQ(rb.start_cycle, ra.start_cycle + ra.cycles + 30);
+}
+
+TEST(AbstractModel, StreamsRunOneItemAtATimeInQueueOrder) {
+  // Kernels of 5 + 40 cycles. a (stream 1), a record of event 7 on stream 1,
+  // b (stream 2): the abstract model serialises streams, so waiting for the
+  // event runs a alone (after the launch latency: the host had synchronised,
+  // start 100, end 145) and b, queued behind it, starts after the overhead.
+  auto cfg = one_sm({"gpu.kernel_launch_latency=100", "gpu.kernel_launch_overhead=30", "gpu.kernel_fixed_cycles=5"});
+  AbstractGpu gpu(cfg);
+  FakeKernel a({chain(10)}, 1), b({chain(10)}, 1);
+  a.set_stream(1);
+  b.set_stream(2);
+  gpu.launch(a, 1);
+  gpu.record_event(7, 1);
+  gpu.launch(b, 2);
+  gpu.wait_event(2, 7);
+  EXPECT_FALSE(gpu.streams_idle());
+  EXPECT_FALSE(gpu.event_cycle(7).has_value());  // nothing runs before a synchronisation
+  EXPECT_EQ(gpu.core_cycle(), 0u);
+  std::vector<KernelResult> first = gpu.synchronize({SyncPoint::Kind::Event, 7});
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].stream, 1);
+  EXPECT_EQ(first[0].start_cycle, 100u);
+  EXPECT_EQ(gpu.event_cycle(7), Cycle{145});
+  EXPECT_FALSE(gpu.streams_idle());  // b is still queued
+  std::vector<KernelResult> rest = gpu.synchronize({SyncPoint::Kind::Stream, 2});
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].stream, 2);
+  EXPECT_EQ(rest[0].launch_gap, 30u);
+  EXPECT_EQ(rest[0].start_cycle, 175u);
+  EXPECT_TRUE(gpu.streams_idle());
+  // A record again makes the event incomplete until it is reached.
+  gpu.record_event(7, 1);
+  EXPECT_FALSE(gpu.event_cycle(7).has_value());
+  EXPECT_TRUE(gpu.synchronize().empty());
+  EXPECT_EQ(gpu.event_cycle(7), Cycle{220});
 }
 
 TEST(AbstractModel, L1KeepsLinesWithinAKernelNotAcrossKernels) {

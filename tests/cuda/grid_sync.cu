@@ -117,6 +117,20 @@ int main() {
   CHECK(cudaMemcpy(&ht, total, sizeof(int), cudaMemcpyDeviceToHost));
   bad += check_phases(ctas, hb, hs, ht);
 
+  // On a created stream the launch returns before the kernel runs (timed
+  // mode queues it): its grid workspace must outlive the launch call.
+  CHECK(cudaMemset(b, 0, n * sizeof(int)));
+  CHECK(cudaMemset(total, 0, sizeof(int)));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  CHECK(cudaLaunchCooperativeKernel((void*)phases, ctas, kThreads, args, 0, stream));
+  CHECK_LAUNCH();
+  CHECK(cudaStreamSynchronize(stream));
+  CHECK(cudaMemcpy(hb.data(), b, n * sizeof(int), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(&ht, total, sizeof(int), cudaMemcpyDeviceToHost));
+  bad += check_phases(ctas, hb, hs, ht);
+  CHECK(cudaStreamDestroy(stream));
+
   // The largest grid the runtime allows runs with every CTA resident; one
   // CTA more is refused before anything runs, and the error is not sticky.
   const int most = per_sm * sms;

@@ -50,7 +50,7 @@ struct Vadd {
     dev.copy_to_device(b, hb.data(), kN * 4);
   }
   // out = in + b: each launch adds 2 to what the one before it wrote.
-  LaunchResult launch(Addr in) {
+  LaunchResult launch(Addr in, StreamRef stream = {}) {
     Launch l;
     l.module = module;
     l.kernel = module->ast.find_function("vadd");
@@ -58,7 +58,7 @@ struct Vadd {
     l.params.assign(l.kernel->param_bytes, 0);
     uint64_t args[] = {in, b, out, kN};
     for (size_t i = 0; i < 4; ++i) std::memcpy(l.params.data() + l.kernel->params[i].offset, &args[i], l.kernel->params[i].size);
-    return dev.launch(l);
+    return dev.launch(l, stream);
   }
   float out_at(uint32_t i) {
     float v = 0;
@@ -165,6 +165,30 @@ TEST(ExecDeviceSampling, PlanTimesTheRepresentativesAndRunsTheRestFunctionally) 
   double c1 = s["kernels"][0]["cycles"].get<double>(), c2 = s["kernels"][1]["cycles"].get<double>();
   EXPECT_DOUBLE_EQ(sm["projected"]["cycles"].get<double>(), c1 + 4 * c2);
   EXPECT_DOUBLE_EQ(sm["projected"]["warp_insts"].get<double>(), 5.0 * 19 * kN / 32);
+}
+
+TEST(ExecDeviceSampling, PlanOnACreatedStreamTimesOneKernelAtATimeInOrder) {
+  // The same five chained launches on a created stream, where a timed launch
+  // is queued and returns at once. The launches the plan skips run at once
+  // in the emulator: they must still see the timed ones' output (else out
+  // would not end at 110), and each group's result must be its own kernel.
+  std::string dir = temp("plan-stream");
+  DeviceOptions o = timed_under(write_plan(dir, 5), dir + "/out");
+  {
+    Vadd v(o);
+    StreamRef created{2, true};
+    ASSERT_TRUE(v.launch(v.a, created).ok);
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(v.launch(v.out, created).ok);
+    EXPECT_EQ(v.out_at(100), 110.0f);
+    v.dev.finish();
+  }
+  nlohmann::json s = read_json(o.out_dir + "/stats.json");
+  EXPECT_TRUE(s["complete"].get<bool>()) << s["error"];
+  ASSERT_EQ(s["kernels"].size(), 2u);
+  EXPECT_EQ(s["kernels"][0]["id"], 1);
+  EXPECT_EQ(s["kernels"][1]["id"], 2);
+  double c1 = s["kernels"][0]["cycles"].get<double>(), c2 = s["kernels"][1]["cycles"].get<double>();
+  EXPECT_DOUBLE_EQ(s["sampling"]["projected"]["cycles"].get<double>(), c1 + 4 * c2);
 }
 
 TEST(ExecDeviceSampling, PlanOfAnotherProgramIsRefusedNamingFileAndField) {

@@ -80,7 +80,8 @@ struct DeviceRun {
     dev->copy_to_device(a, v.data(), v.size() * sizeof(T));
     return a;
   }
-  LaunchResult launch(const std::string& name, Dim3 grid, Dim3 block, std::vector<uint64_t> args) {
+  LaunchResult launch(const std::string& name, Dim3 grid, Dim3 block, std::vector<uint64_t> args,
+                      StreamRef stream = StreamRef{}) {
     Launch l;
     l.module = module;
     l.kernel = module->ast.find_function(name);
@@ -88,7 +89,7 @@ struct DeviceRun {
     l.params.assign(l.kernel->param_bytes, 0);
     for (size_t i = 0; i < args.size(); ++i)
       std::memcpy(l.params.data() + l.kernel->params[i].offset, &args[i], l.kernel->params[i].size);
-    return dev->launch(l);
+    return dev->launch(l, stream);
   }
 };
 
@@ -182,6 +183,26 @@ TEST(ExecDevice, FaultInTimedKernelIsReportedNotThrown) {
   LaunchResult r = run.launch("vadd", Dim3{2, 1, 1}, Dim3{64, 1, 1}, {0x10, 0x10, 0x10, 128});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("illegal address"), std::string::npos) << r.error;
+}
+
+// On a created stream a timed launch is queued: it returns at once, and its
+// fault is found at the synchronisation point that runs it, reported once.
+TEST(ExecDevice, FaultInAQueuedKernelComesBackAtTheSynchronisation) {
+  DeviceOptions o;
+  o.timing = true;
+  o.print_summary = false;
+  DeviceRun run(o);
+  run.load(kVadd);
+  LaunchResult r = run.launch("vadd", Dim3{2, 1, 1}, Dim3{64, 1, 1}, {0x10, 0x10, 0x10, 128}, StreamRef{2, true});
+  EXPECT_TRUE(r.ok);
+  EXPECT_FALSE(run.dev->take_fault());  // nothing ran yet
+  run.dev->synchronize_stream(StreamRef{2, true});
+  std::optional<Device::Fault> f = run.dev->take_fault();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->kind, Device::Fault::Kind::Program);
+  EXPECT_EQ(f->failure, LaunchFailure::Fault);
+  EXPECT_NE(f->what.find("illegal address"), std::string::npos) << f->what;
+  EXPECT_FALSE(run.dev->take_fault());
 }
 
 TEST(ExecDevice, FactsDescribeThePreset) {

@@ -6,6 +6,17 @@ bool StreamTable::valid(const void* stream) const {
   return reinterpret_cast<uintptr_t>(stream) <= 2 || streams_.find(stream) != nullptr;
 }
 
+int64_t StreamTable::number(const void* stream) const {
+  auto h = reinterpret_cast<uintptr_t>(stream);
+  if (h <= 2) return h == 2 ? 1 : 0;  // 0 and cudaStreamLegacy (1): the legacy stream; cudaStreamPerThread (2)
+  return streams_.find(stream)->number;
+}
+
+bool StreamTable::blocking(const void* stream) const {
+  if (reinterpret_cast<uintptr_t>(stream) <= 2) return true;
+  return (streams_.find(stream)->flags & kNonBlocking) == 0;
+}
+
 bool EventTable::record(void* event, double now_ns) {
   Event* e = events_.find(event);
   if (e == nullptr) return false;

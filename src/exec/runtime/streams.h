@@ -1,6 +1,9 @@
-// Streams and events as the runtime hands them out. Every operation runs to
-// completion when issued, so streams only need to exist; events carry the
-// simulated time at which they were recorded.
+// Streams and events as the runtime hands them out. Functional mode runs
+// every operation when issued; timing mode queues kernels on their streams
+// (exec::Device), which know each other by number: 0 the legacy default
+// stream, 1 the per-thread default stream, 2, 3, ... the created streams in
+// order of creation (numbers, not handles, so that traces are the same on
+// every run). Events carry the simulated time at which they completed.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -33,17 +36,24 @@ class HandleTable {
 class StreamTable {
  public:
   // An opaque, unique handle (never 0, 1 or 2, which name the default streams).
-  void* create(unsigned flags) { return streams_.add(Stream{flags}); }
+  static constexpr unsigned kNonBlocking = 0x01;  // cudaStreamNonBlocking
+  void* create(unsigned flags) { return streams_.add(Stream{flags, next_id_++}); }
   bool destroy(void* stream) { return streams_.remove(stream); }
   // Live handles and the default streams (0, cudaStreamLegacy, cudaStreamPerThread).
   bool valid(const void* stream) const;
   size_t live() const { return streams_.size(); }
+  // The stream's number, and whether it synchronises with the legacy stream
+  // (the handle must be valid).
+  int64_t number(const void* stream) const;
+  bool blocking(const void* stream) const;
 
  private:
   struct Stream {
     unsigned flags = 0;
+    int64_t number = 0;
   };
   HandleTable<Stream> streams_;
+  int64_t next_id_ = 2;
 };
 
 class EventTable {

@@ -253,10 +253,29 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
 namespace {
 
 struct ListEntry {
-  enum class Kind : uint8_t { Copy, Sync, Kernel } kind = Kind::Copy;
+  enum class Kind : uint8_t { Copy, Sync, Kernel, Event } kind = Kind::Copy;
   ir::MemcpyHtoD copy;
   std::string kernel_path;
+  ir::StreamEvent event;
 };
+
+// EventRecord,<event>,<stream> and StreamWaitEvent,<stream>,<event> (warpsim lines).
+ir::StreamEvent parse_stream_event(std::string_view line, const LineReader& r) {
+  bool record = starts_with(line, "EventRecord,");
+  std::string_view rest = line.substr(line.find(',') + 1);
+  size_t c = rest.find(',');
+  std::string_view a = c == std::string_view::npos ? rest : trim(rest.substr(0, c));
+  std::string_view b = c == std::string_view::npos ? std::string_view{} : trim(rest.substr(c + 1));
+  int64_t first = 0, second = 0;
+  auto ra = std::from_chars(a.data(), a.data() + a.size(), first);
+  auto rb = std::from_chars(b.data(), b.data() + b.size(), second);
+  if (a.empty() || b.empty() || ra.ec != std::errc{} || ra.ptr != a.data() + a.size() || rb.ec != std::errc{} ||
+      rb.ptr != b.data() + b.size() || (record && first < 0) || (!record && second < 0))
+    throw InputError(r.path(), r.line_no(), "event",
+                     record ? "expected EventRecord,<event>,<stream>" : "expected StreamWaitEvent,<stream>,<event>");
+  if (record) return ir::StreamEvent{ir::StreamEvent::Kind::Record, second, static_cast<uint64_t>(first)};
+  return ir::StreamEvent{ir::StreamEvent::Kind::Wait, first, static_cast<uint64_t>(second)};
+}
 
 // MemcpyHtoD,0x<addr>,<bytes>
 ir::MemcpyHtoD parse_memcpy(std::string_view line, const LineReader& r) {
@@ -338,6 +357,8 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
       continue;  // another copy direction (MemcpyDtoH, ...): nothing for the L2 to warm
     } else if (line == "HostSync") {
       entries_.push_back(ListEntry{ListEntry::Kind::Sync, {}, {}});
+    } else if (starts_with(line, "EventRecord,") || starts_with(line, "StreamWaitEvent,")) {
+      entries_.push_back(ListEntry{ListEntry::Kind::Event, {}, {}, parse_stream_event(line, *r)});
     } else if (is_kernel_file_name(line)) {
       fs::path k = p.parent_path() / std::string(line);
       if (!fs::is_regular_file(k, ec)) throw InputError(list_, r->line_no(), "kernel", "missing kernel file " + k.string());
@@ -345,8 +366,8 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
       ++kernels_;
     } else {
       throw InputError(list_, r->line_no(), "", "not a kernel list line: " + quoted_excerpt(line) +
-                                                    " (expected MemcpyHtoD,<addr>,<bytes>, HostSync or a "
-                                                    "kernel-N.traceg file name)");
+                                                    " (expected MemcpyHtoD,<addr>,<bytes>, HostSync, "
+                                                    "EventRecord, StreamWaitEvent or a kernel-N.traceg file name)");
     }
   }
   if (kernels_ == 0)
@@ -366,6 +387,7 @@ std::optional<ir::Command> TraceWorkload::next() {
   const ListEntry& e = entries_[pos_++];
   if (e.kind == ListEntry::Kind::Copy) return ir::Command{e.copy};
   if (e.kind == ListEntry::Kind::Sync) return ir::Command{ir::HostSync{}};
+  if (e.kind == ListEntry::Kind::Event) return ir::Command{e.event};
   return ir::Command{open_trace_kernel(e.kernel_path, isa_for(e.kernel_path))};
 }
 

@@ -79,15 +79,46 @@ void TraceWriter::memcpy(Addr dst, uint64_t bytes) {
   std::fputs(line.c_str(), list_);
 }
 
-void TraceWriter::begin_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_base) {
-  if (kernel_) end_kernel();
+void TraceWriter::stream_event(const ir::StreamEvent& e) {
+  std::string line = e.kind == ir::StreamEvent::Kind::Record ? fmt::format("EventRecord,{},{}\n", e.event, e.stream)
+                                                              : fmt::format("StreamWaitEvent,{},{}\n", e.stream, e.event);
+  std::fputs(line.c_str(), list_);
+}
+
+std::unique_ptr<KernelTraceFile> TraceWriter::open_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_base) {
   info.id = ++kernels_;
   std::string name = fmt::format("kernel-{}.traceg", info.id);
-  kernel_path_ = (std::filesystem::path(dir_) / name).string();
-  kernel_ = create(kernel_path_);
+  auto file = std::make_unique<KernelTraceFile>((std::filesystem::path(dir_) / name).string(), info, shmem_base,
+                                                local_base);
   if (sync_pending_) std::fputs("HostSync\n", list_);
   sync_pending_ = false;
   std::fprintf(list_, "%s\n", name.c_str());
+  return file;
+}
+
+void TraceWriter::begin_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_base) {
+  if (kernel_) end_kernel();
+  kernel_ = open_kernel(std::move(info), shmem_base, local_base);
+}
+
+KernelTraceFile& TraceWriter::current() {
+  if (!kernel_) throw Error("trace writer: no kernel open");
+  return *kernel_;
+}
+
+void TraceWriter::end_kernel() {
+  if (kernel_) kernel_->close();
+  kernel_.reset();
+}
+
+void TraceWriter::close() {
+  if (kernel_) end_kernel();
+  if (list_ && std::fclose(list_) != 0) throw InputError(dir_, 0, "", "writing kernelslist.g failed");
+  list_ = nullptr;
+}
+
+KernelTraceFile::KernelTraceFile(std::string path, const ir::KernelInfo& info, Addr shmem_base, Addr local_base)
+    : file_(create(path)), path_(std::move(path)) {
   put(fmt::format("-kernel name = {}\n-kernel id = {}\n-grid dim = ({},{},{})\n-block dim = ({},{},{})\n", info.name,
                   info.id, info.grid.x, info.grid.y, info.grid.z, info.block.x, info.block.y, info.block.z));
   put(fmt::format("-shmem = {}\n-nregs = {}\n-binary version = {}\n-cuda stream id = {}\n", info.shmem_bytes,
@@ -98,48 +129,50 @@ void TraceWriter::begin_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_
       "[mem_addresses]\n\n");
 }
 
-void TraceWriter::begin_cta(Dim3 id) { put(fmt::format("#BEGIN_TB\n\nthread block = {},{},{}\n\n", id.x, id.y, id.z)); }
+KernelTraceFile::~KernelTraceFile() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
 
-void TraceWriter::begin_warp(uint32_t warp, uint32_t count) {
+void KernelTraceFile::begin_cta(Dim3 id) {
+  put(fmt::format("#BEGIN_TB\n\nthread block = {},{},{}\n\n", id.x, id.y, id.z));
+}
+
+void KernelTraceFile::begin_warp(uint32_t warp, uint32_t count) {
   if (pending_) throw Error("trace writer: previous warp is missing instructions");
   put(fmt::format("warp = {}\ninsts = {}\n", warp, count));
   pending_ = count;
 }
 
-void TraceWriter::add(const TraceInst& i) {
+void KernelTraceFile::add(const TraceInst& i) {
   if (pending_ == 0) throw Error("trace writer: more instructions than begin_warp() announced");
   --pending_;
   put(format_inst_line(i));
   put("\n");
 }
 
-void TraceWriter::end_cta() {
+void KernelTraceFile::end_cta() {
   if (pending_) throw Error("trace writer: warp is missing instructions");
   put("\n#END_TB\n\n");
 }
 
-void TraceWriter::end_kernel() {
+void KernelTraceFile::close() {
   flush();
-  if (kernel_ && std::fclose(kernel_) != 0) throw InputError(kernel_path_, 0, "", "write failed");
-  kernel_ = nullptr;
-}
-
-void TraceWriter::close() {
-  if (kernel_) end_kernel();
-  if (list_ && std::fclose(list_) != 0) throw InputError(dir_, 0, "", "writing kernelslist.g failed");
-  list_ = nullptr;
+  if (file_ && std::fclose(file_) != 0) throw InputError(path_, 0, "", "write failed");
+  file_ = nullptr;
 }
 
 // Instruction text is batched so that each line does not cost a stdio call.
-void TraceWriter::put(std::string_view s) {
+void KernelTraceFile::put(std::string_view s) {
   buf_.append(s);
   if (buf_.size() >= (size_t{1} << 20)) flush();
 }
 
-void TraceWriter::flush() {
-  if (!kernel_ || buf_.empty()) return;
-  if (std::fwrite(buf_.data(), 1, buf_.size(), kernel_) != buf_.size())
-    throw InputError(kernel_path_, 0, "", "write failed");
+void KernelTraceFile::flush() {
+  if (!file_ || buf_.empty()) return;
+  if (std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) throw InputError(path_, 0, "", "write failed");
   buf_.clear();
 }
 

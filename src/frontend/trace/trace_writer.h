@@ -26,7 +26,39 @@ struct TraceInst {
 // form one stride, mode 0 otherwise.
 std::string format_inst_line(const TraceInst& i);
 
-class TraceWriter {
+// Where a kernel's thread blocks are written, in order.
+class CtaSink {
+ public:
+  virtual ~CtaSink() = default;
+  virtual void begin_cta(Dim3 id) = 0;
+  // A warp's block: exactly `count` add() calls must follow.
+  virtual void begin_warp(uint32_t warp, uint32_t count) = 0;
+  virtual void add(const TraceInst& i) = 0;
+  virtual void end_cta() = 0;
+};
+
+// One kernel-<n>.traceg being written; kernels running at the same time
+// (streams) each write their own.
+class KernelTraceFile : public CtaSink {
+ public:
+  KernelTraceFile(std::string path, const ir::KernelInfo& info, Addr shmem_base, Addr local_base);
+  ~KernelTraceFile() override;
+  void begin_cta(Dim3 id) override;
+  void begin_warp(uint32_t warp, uint32_t count) override;
+  void add(const TraceInst& i) override;
+  void end_cta() override;
+  // Flushes and closes (the destructor does too, without reporting errors).
+  void close();
+
+ private:
+  void put(std::string_view s);
+  void flush();
+  FILE* file_ = nullptr;
+  std::string path_, buf_;
+  uint32_t pending_ = 0;  // add() calls still owed to the current warp
+};
+
+class TraceWriter : public CtaSink {
  public:
   // Creates `out_dir` (and parents) and its kernelslist.g.
   explicit TraceWriter(const std::string& out_dir);
@@ -38,29 +70,32 @@ class TraceWriter {
   // The host waited for the device: a `HostSync` line goes before the next
   // kernel (a copy implies one, so none follows a copy).
   void host_sync() { sync_pending_ = true; }
-  // Opens kernel-<n>.traceg (n counts from 1); info.id is overwritten with n.
+  // `EventRecord,<event>,<stream>` / `StreamWaitEvent,<stream>,<event>`
+  // lines (warpsim's, read back as ir::StreamEvent).
+  void stream_event(const ir::StreamEvent& e);
+  // Opens kernel-<n>.traceg (n counts from 1; info.id is overwritten with
+  // n) and lists it; the CtaSink calls below write to it until end_kernel().
   void begin_kernel(ir::KernelInfo info, Addr shmem_base = 0x00007f0000000000ull,
                     Addr local_base = 0x00007effe0000000ull);
-  void begin_cta(Dim3 id);
-  // A warp's block: exactly `count` add() calls must follow.
-  void begin_warp(uint32_t warp, uint32_t count);
-  void add(const TraceInst& i);
-  void end_cta();
+  void begin_cta(Dim3 id) override { current().begin_cta(id); }
+  void begin_warp(uint32_t warp, uint32_t count) override { current().begin_warp(warp, count); }
+  void add(const TraceInst& i) override { current().add(i); }
+  void end_cta() override { current().end_cta(); }
   void end_kernel();
+  // The same kernel file, written through its own object, so that several
+  // may be open at once (kernels listed in the order opened).
+  std::unique_ptr<KernelTraceFile> open_kernel(ir::KernelInfo info, Addr shmem_base = 0x00007f0000000000ull,
+                                               Addr local_base = 0x00007effe0000000ull);
   // Flushes and closes; called by the destructor too (which cannot report errors).
   void close();
 
  private:
-  void put(std::string_view s);
-  void flush();
+  KernelTraceFile& current();
 
   std::string dir_;
   FILE* list_ = nullptr;
-  FILE* kernel_ = nullptr;
-  std::string buf_;
-  std::string kernel_path_;
+  std::unique_ptr<KernelTraceFile> kernel_;
   uint32_t kernels_ = 0;
-  uint32_t pending_ = 0;  // add() calls still owed to the current warp
   bool sync_pending_ = false;
 };
 

@@ -5,10 +5,14 @@
 // that the memory model's next-free times are advanced in time order too.
 #pragma once
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "timing/abstract/abstract_sm.h"
@@ -35,7 +39,24 @@ class AbstractGpu final : public TimingModel {
   void set_stop_check(StopCheck check) override { stop_check_ = std::move(check); }
   void set_watchdog(uint64_t cycles, const std::string& param) override;
 
+  // Streams (abstract_streams.cpp): queued work runs one item at a time in
+  // the order queued, so kernels of different streams never overlap here.
+  void launch(ir::KernelSource& kernel, StreamId stream, bool blocking_stream = true) override;
+  void record_event(uint64_t event, StreamId stream, bool blocking_stream = true) override;
+  void wait_event(StreamId stream, uint64_t event, bool blocking_stream = true) override;
+  std::vector<KernelResult> synchronize(SyncPoint until = {}, const ProgressFn& progress = {}) override;
+  std::vector<KernelResult> take_ended() override { return std::exchange(ended_, {}); }
+  std::optional<Cycle> event_cycle(uint64_t event) const override;
+  bool streams_idle() const override { return queue_.empty(); }
+
  private:
+  struct Queued {  // a launch (kernel set) or an event record
+    ir::KernelSource* kernel;
+    uint64_t event;
+    StreamId stream;
+    bool after_host_sync;
+  };
+  size_t items_until(const SyncPoint& until) const;
   struct Event {
     Cycle at;
     uint32_t sub;  // sm * subcores + sub-core
@@ -68,6 +89,10 @@ class AbstractGpu final : public TimingModel {
   std::unique_ptr<ir::CtaSource> next_cta_;
   Cycle last_cta_end_ = 0;
   uint64_t steps_ = 0;
+  std::deque<Queued> queue_;
+  std::map<uint64_t, uint32_t> pending_records_;  // per event: records queued, not yet reached
+  std::map<uint64_t, Cycle> event_cycles_;        // per event: when its last record was reached
+  std::vector<KernelResult> ended_;               // by the synchronize() under way
 };
 
 }  // namespace ws::timing::abstract

@@ -71,10 +71,10 @@ FetchUnit::FetchUnit(const config::Config& cfg, stats::Scope scope, const ClockD
   }
 }
 
-Cycle FetchUnit::fetch(uint32_t subcore, uint32_t slot, uint64_t pc, Cycle now) {
+Cycle FetchUnit::fetch_at(uint32_t subcore, uint32_t slot, Addr addr, Cycle now) {
   accesses_.inc();
   if (perfect_) return now;
-  Addr line = line_of(code_base_ + pc);
+  Addr line = line_of(addr);
   if (slot >= warp_line_.size()) warp_line_.resize(size_t{slot} + 1);
   WarpLine& mine = warp_line_[slot];
   // (Half the ways: fills started before the stamp may be installed after it.)

@@ -48,7 +48,12 @@ class FetchUnit {
   // Warp `slot` of `subcore` wants the instruction at `pc` at cycle `now`:
   // the cycle it is available, or kWaiting (the line comes from the L2; the
   // warp is then reported by woken()).
-  Cycle fetch(uint32_t subcore, uint32_t slot, uint64_t pc, Cycle now);
+  Cycle fetch(uint32_t subcore, uint32_t slot, uint64_t pc, Cycle now) {
+    return fetch_at(subcore, slot, code_base_ + pc, now);
+  }
+  // The same for the instruction at `addr` (a kernel's code base + PC: kernels
+  // running together each have their own code_base).
+  Cycle fetch_at(uint32_t subcore, uint32_t slot, Addr addr, Cycle now);
   // Sends queued line requests and takes arrived sectors.
   void tick(Cycle now);
   std::vector<Wake>& woken() { return woken_; }

@@ -38,6 +38,10 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
     throw ConfigError("core.max_warps", "must be a multiple of core.subcores with at most 64 warps per sub-core");
   warps_.resize(max_warps);
   ctas_.resize(max_warps);  // never more CTAs than warps
+  // The residency limits (declared with the occupancy rules, timing/gpu/occupancy.cpp).
+  max_ctas_ = static_cast<uint32_t>(cfg.get<int64_t>("core.max_ctas"));
+  capacity_ = CtaNeeds{max_warps, static_cast<uint32_t>(cfg.get<int64_t>("core.max_threads")),
+                       static_cast<uint32_t>(cfg.get<int64_t>("core.registers")), 0};
   std::string sched = kScheduler.get(cfg);
   RegFileSpec regfile = read_regfile_spec(cfg);
   for (uint32_t s = 0; s < nsub; ++s) {
@@ -52,10 +56,16 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
 
 void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm,
                       Addr code_base) {
-  ctas_per_sm_ = ctas_per_sm;
-  fetch_.begin_kernel(code_base);
-  ldst_.begin_kernel();
-  unit_of_.assign(unit_names.size(), kLdstUnit);
+  own_.unit_of = map_units(info, unit_names);
+  own_.code_base = code_base;
+  own_.max_ctas_per_sm = ctas_per_sm;
+  own_.needs = CtaNeeds{};  // the limit above alone decides
+  own_.resident.assign(size_t{id_} + 1, 0);
+  prepare_alone(own_);
+}
+
+std::vector<int16_t> Sm::map_units(const ir::KernelInfo& info, const std::vector<std::string>& unit_names) const {
+  std::vector<int16_t> unit_of(unit_names.size(), kLdstUnit);
   for (size_t u = 0; u < unit_names.size(); ++u) {
     if (unit_names[u] == "ldst") continue;
     auto it = std::find_if(unit_specs_.begin(), unit_specs_.end(),
@@ -64,8 +74,28 @@ void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>
       throw ConfigError("core.units." + unit_names[u],
                         "the opcode table for sm_" + std::to_string(info.binary_version) + " uses unit '" +
                             unit_names[u] + "', which the GPU preset does not declare");
-    unit_of_[u] = static_cast<int16_t>(it - unit_specs_.begin());
+    unit_of[u] = static_cast<int16_t>(it - unit_specs_.begin());
   }
+  return unit_of;
+}
+
+void Sm::prepare_alone(const SmKernel& k) {
+  fetch_.begin_kernel(k.code_base);
+  ldst_.begin_kernel();
+  if (k.shared_kb == 0 && k.l1_kb == 0) return;
+  carveout_kb_ = k.shared_kb;
+  l1_kb_ = k.l1_kb;
+  l1_->set_capacity_bytes(uint64_t{k.l1_kb} * 1024);
+}
+
+bool Sm::can_host(const SmKernel& k) const {
+  if (k.resident[id_] >= k.max_ctas_per_sm || live_ctas_ >= max_ctas_) return false;
+  const CtaNeeds& n = k.needs;
+  if (used_.warps + n.warps > capacity_.warps || used_.threads + n.threads > capacity_.threads ||
+      used_.registers + n.registers > capacity_.registers)
+    return false;
+  // An empty SM takes the kernel's own carve-out (which holds one CTA).
+  return live_ctas_ == 0 || uint64_t{used_.shared_bytes} + n.shared_bytes <= uint64_t{carveout_kb_} * 1024;
 }
 
 // Residency between two events is constant, so cycles the SM was not ticked
@@ -77,9 +107,14 @@ void Sm::account_residency(Cycle now) {
   last_account_ = now;
 }
 
-void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
+void Sm::launch(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
   wake();
   account_residency(clock_.now());
+  if (live_ctas_ == 0 && (k.shared_kb != carveout_kb_ || k.l1_kb != l1_kb_) && (k.shared_kb || k.l1_kb)) {
+    carveout_kb_ = k.shared_kb;  // the driver reconfigures an idle SM for the kernel that arrives
+    l1_kb_ = k.l1_kb;
+    l1_->set_capacity_bytes(uint64_t{k.l1_kb} * 1024);
+  }
   auto cta_it = std::find_if(ctas_.begin(), ctas_.end(), [](const CtaSlot& c) { return !c.live; });
   CtaSlot& cta = *cta_it;
   uint32_t cta_index = static_cast<uint32_t>(cta_it - ctas_.begin());
@@ -88,14 +123,17 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
   cta.warps_done = cta.warps_at_barrier = 0;
   cta.warp_slots.clear();
   cta.source = std::move(source);
-  for (uint32_t slot = 0, k = 0; k < cta.num_warps && slot < warps_.size(); ++slot) {
+  cta.kernel = &k;
+  for (uint32_t slot = 0, n = 0; n < cta.num_warps && slot < warps_.size(); ++slot) {
     if (warps_[slot].live) continue;
     Warp& w = warps_[slot];
     w.live = true;
     w.at_barrier = false;
     w.fetch_at_release = false;
     w.cta_slot = cta_index;
-    w.warp_in_cta = k++;
+    w.warp_in_cta = n++;
+    w.unit_of = k.unit_of.data();
+    w.code_base = k.code_base;
     w.pending_loads = 0;
     w.busy_until = 0;
     w.wake_at = 0;
@@ -111,6 +149,11 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source) {
   }
   if (cta.warp_slots.size() != cta.num_warps) throw Error("internal: CTA launched without enough warp slots");
   ++live_ctas_;
+  ++k.resident[id_];
+  used_.warps += k.needs.warps;
+  used_.threads += k.needs.threads;
+  used_.registers += k.needs.registers;
+  used_.shared_bytes += k.needs.shared_bytes;
   next_tick_ = clock_.tick_of(clock_.now());
 }
 
@@ -132,7 +175,7 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
     case ir::OpKind::MemBar:
       return true;
     default: {
-      int16_t kind = unit_of_[in.unit];
+      int16_t kind = w.unit_of[in.unit];
       if (kind == kLdstUnit) return true;  // e.g. LDC without addresses: fixed latency
       if (sc.units.free_pipe(static_cast<uint32_t>(kind), now) >= 0) return true;
       // The pipeline is needed once the operands are read: a busy one may
@@ -235,6 +278,9 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
   const ir::WarpInst& in = w.inst;
   warp_insts_.inc();
   thread_insts_.inc(in.active_count());
+  SmKernel& k = *ctas_[w.cta_slot].kernel;
+  ++k.warp_insts;
+  k.thread_insts += in.active_count();
   switch (in.kind) {
     case ir::OpKind::Load:
     case ir::OpKind::Store:
@@ -260,7 +306,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       break;
     default: {
       Cycle dispatch = collect_operands(sc, slot, now);
-      int16_t kind = unit_of_[in.unit];
+      int16_t kind = w.unit_of[in.unit];
       if (kind == kLdstUnit) {
         ldst_.issue(w, slot, in, now);
         break;
@@ -303,7 +349,7 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   // bringing them into the host's caches (32 x 8 B, four lines).
   if (w.inst.addrs)
     for (int line = 0; line < 4; ++line) __builtin_prefetch(reinterpret_cast<const char*>(w.inst.addrs) + 64 * line);
-  w.fetch_ready = fetch_.fetch(subcore_of(slot), slot, w.inst.pc, now);
+  w.fetch_ready = fetch_.fetch_at(subcore_of(slot), slot, w.code_base + w.inst.pc, now);
   if (sc.collector.enabled()) w.src_banks = sc.collector.raw_counts(w.inst);
   if (w.inst.is_memory()) sc.mem_next |= bit;
 }
@@ -349,6 +395,13 @@ void Sm::finish_warp(uint32_t slot) {
   cta.source.reset();  // frees the CTA's instructions
   --live_ctas_;
   ctas_done_.inc();
+  SmKernel& k = *cta.kernel;
+  --k.resident[id_];
+  ++k.ctas_done;
+  used_.warps -= k.needs.warps;
+  used_.threads -= k.needs.threads;
+  used_.registers -= k.needs.registers;
+  used_.shared_bytes -= k.needs.shared_bytes;
 }
 
 void Sm::tick() {

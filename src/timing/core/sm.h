@@ -15,6 +15,7 @@
 #include "timing/core/fetch_unit.h"
 #include "timing/core/ldst_unit.h"
 #include "timing/core/operand_collector.h"
+#include "timing/core/sm_kernel.h"
 #include "timing/core/warp.h"
 #include "timing/core/warp_scheduler.h"
 #include "timing/engine/clocked.h"
@@ -32,12 +33,25 @@ class Sm : public Clocked {
   uint16_t id() const { return id_; }
   uint32_t max_warps() const { return static_cast<uint32_t>(warps_.size()); }
 
-  // Prepares for a kernel: maps its unit names onto this SM's pipelines;
-  // its instructions are fetched from `code_base` + PC.
+  // Prepares for a kernel that runs alone: maps its unit names onto this
+  // SM's pipelines; its instructions are fetched from `code_base` + PC; at
+  // most `ctas_per_sm` of its CTAs are resident. launch(cta) then runs them.
   void begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>& unit_names, uint32_t ctas_per_sm,
                     Addr code_base = 0);
-  bool can_launch() const { return live_ctas_ < ctas_per_sm_; }
-  void launch(std::unique_ptr<ir::CtaSource> cta);
+  bool can_launch() const { return can_host(own_); }
+  void launch(std::unique_ptr<ir::CtaSource> cta) { launch(std::move(cta), own_); }
+
+  // Kernels that may share the SM (the GPU owns their contexts).
+  // The pipeline of each unit name (throws ConfigError for a unit the preset lacks).
+  std::vector<int16_t> map_units(const ir::KernelInfo& info, const std::vector<std::string>& unit_names) const;
+  // A kernel starts with the SM to itself: fresh instruction-fetch and
+  // constant-cache state, and its L1/shared carve-out.
+  void prepare_alone(const SmKernel& k);
+  // One more CTA of `k` fits beside the resident ones: CTA slots, warps,
+  // threads, registers and shared memory within the carve-out in force (set
+  // by the first CTA on an empty SM), and the kernel's own occupancy limit.
+  bool can_host(const SmKernel& k) const;
+  void launch(std::unique_ptr<ir::CtaSource> cta, SmKernel& k);
   uint32_t live_ctas() const { return live_ctas_; }
   // Running totals (all kernels): warp instructions issued, CTAs finished.
   uint64_t warp_insts() const { return warp_insts_.value(); }
@@ -92,9 +106,12 @@ class Sm : public Clocked {
   std::vector<Warp> warps_;
   std::vector<std::pair<Cycle, uint32_t>> refetch_;  // barrier release: (issued, slot) to fetch for
   std::vector<CtaSlot> ctas_;
-  std::vector<int16_t> unit_of_;  // kernel unit id -> pipeline kind (or kLdstUnit)
   std::vector<UnitSpec> unit_specs_;
-  uint32_t ctas_per_sm_ = 0, live_ctas_ = 0;
+  SmKernel own_;  // begin_kernel's kernel
+  CtaNeeds capacity_, used_;  // resources of the SM, and those resident CTAs hold
+  uint32_t max_ctas_ = 0;
+  uint32_t carveout_kb_ = 0, l1_kb_ = 0;  // the shared-memory carve-out in force, and the L1 left
+  uint32_t live_ctas_ = 0;
   uint32_t fence_latency_;
   uint64_t warp_age_ = 0;
   Tick next_tick_ = kNever;

@@ -8,6 +8,7 @@
 #include "common/types.h"
 #include "ir/source.h"
 #include "timing/core/scoreboard.h"
+#include "timing/core/sm_kernel.h"
 
 namespace ws::timing {
 
@@ -19,6 +20,9 @@ struct Warp {
   Cycle barrier_issued = 0;       // when that barrier issued
   uint32_t cta_slot = 0;
   uint32_t warp_in_cta = 0;
+  // Its kernel's unit map and code (copied from the SmKernel: read per issue).
+  const int16_t* unit_of = nullptr;
+  Addr code_base = 0;
   uint32_t pending_loads = 0;    // memory instructions whose results are outstanding
   Cycle busy_until = 0;          // a fence holds the warp until this cycle
   // Lower bound on the next cycle the warp could issue (kPending: a memory
@@ -50,6 +54,7 @@ struct CtaSlot {
   uint32_t num_warps = 0;
   uint32_t warps_done = 0;
   uint32_t warps_at_barrier = 0;
+  SmKernel* kernel = nullptr;        // whose CTA it is
   std::vector<uint32_t> warp_slots;  // SM warp slot of each warp of the CTA
 };
 

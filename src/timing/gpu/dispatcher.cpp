@@ -1,58 +1,78 @@
 #include "timing/gpu/dispatcher.h"
 
+#include <algorithm>
+
+#include "common/error.h"
 #include "ir/read_cta.h"
 #include "timing/core/sm.h"
 
 namespace ws::timing {
 
-void Dispatcher::start(ir::KernelSource& kernel, Cycle first_dispatch) {
-  kernel_ = &kernel;
-  first_dispatch_ = first_dispatch;
-  next_ = kernel.next_cta();
-  dispatched_ = 0;
-  stopped_ = false;
+void Dispatcher::add(ir::KernelSource& kernel, SmKernel& ctx, Cycle first_dispatch) {
+  auto e = std::make_unique<Entry>(Entry{&kernel, &ctx, kernel.next_cta(), first_dispatch});
+  entries_.push_back(std::move(e));
+  wake();
 }
 
-void Dispatcher::drain_undispatched() {
+void Dispatcher::remove(const SmKernel& ctx) {
+  std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) { return e->ctx == &ctx; });
+}
+
+Dispatcher::Entry& Dispatcher::find(const SmKernel& ctx) const {
+  for (const auto& e : entries_)
+    if (e->ctx == &ctx) return *e;
+  throw Error("internal: kernel " + std::to_string(ctx.id) + " is not in the dispatcher");
+}
+
+void Dispatcher::drain_undispatched(const SmKernel& ctx) {
+  Entry& e = find(ctx);
   ir::WarpInst scratch;
-  while (next_) {
-    ir::read_cta(*next_, [](const ir::WarpInst&) {}, scratch);
-    next_ = kernel_->next_cta();
+  while (e.next) {
+    ir::read_cta(*e.next, [](const ir::WarpInst&) {}, scratch);
+    e.next = e.source->next_cta();
   }
 }
 
-bool Dispatcher::kernel_done() const {
-  if (next_ && !stopped_) return false;
-  for (const Sm* sm : sms_)
-    if (sm->live_ctas() > 0) return false;
-  return true;
+bool Dispatcher::done(const SmKernel& ctx) const {
+  const Entry& e = find(ctx);
+  return !e.dispatching() && ctx.ctas_done == e.dispatched;
 }
 
-bool Dispatcher::any_sm_free() const {
+Dispatcher::Entry* Dispatcher::head() const {
+  for (const auto& e : entries_)
+    if (e->dispatching()) return clock_.now() < e->first_dispatch ? nullptr : e.get();
+  return nullptr;
+}
+
+bool Dispatcher::any_sm_free(const SmKernel& ctx) const {
   for (const Sm* sm : sms_)
-    if (sm->can_launch()) return true;
+    if (sm->can_host(ctx)) return true;
   return false;
 }
 
 void Dispatcher::tick() {
-  if (!next_ || stopped_ || clock_.now() < first_dispatch_) return;
+  Entry* e = head();
   // Round robin over SMs, one CTA each at most, starting after the SM that
   // got the previous CTA.
   size_t start = rr_, n = sms_.size();
-  for (size_t i = 0; i < n && next_; ++i) {
+  for (size_t i = 0; i < n && e; ++i) {
     size_t idx = (start + i) % n;
-    if (!sms_[idx]->can_launch()) continue;
-    sms_[idx]->launch(std::move(next_));
-    ++dispatched_;
-    next_ = kernel_->next_cta();
+    if (!sms_[idx]->can_host(*e->ctx)) continue;
+    sms_[idx]->launch(std::move(e->next), *e->ctx);
+    ++e->dispatched;
+    e->next = e->source->next_cta();
     rr_ = (idx + 1) % n;
+    if (!e->next) e = head();
   }
 }
 
 Tick Dispatcher::next_event() const {
-  if (!next_ || stopped_) return kNever;
-  if (clock_.now() < first_dispatch_) return clock_.tick_of(first_dispatch_);
-  return any_sm_free() ? clock_.now_tick() : kNever;
+  for (const auto& e : entries_) {
+    if (!e->dispatching()) continue;
+    if (clock_.now() < e->first_dispatch) return clock_.tick_of(e->first_dispatch);
+    return any_sm_free(*e->ctx) ? clock_.now_tick() : kNever;
+  }
+  return kNever;
 }
 
 }  // namespace ws::timing

@@ -1,10 +1,15 @@
-// Hands a kernel's CTAs to SMs in launch order, at most one per SM per cycle,
-// starting after the kernel launch latency, as long as occupancy allows.
+// Hands the CTAs of the running kernels to SMs, at most one per SM per
+// cycle, from each kernel's first-dispatch cycle on, as long as the SM has
+// room (Sm::can_host). Kernels are served in the order they were added: a
+// later kernel's CTAs go out only once every earlier kernel has handed out
+// all of its own, so it fills the room they leave (the "left-over" policy
+// of concurrent kernel execution).
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "ir/source.h"
+#include "timing/core/sm_kernel.h"
 #include "timing/engine/clocked.h"
 
 namespace ws::timing {
@@ -15,30 +20,42 @@ class Dispatcher : public Clocked {
  public:
   Dispatcher(const ClockDomain& core, std::vector<Sm*> sms) : clock_(core), sms_(std::move(sms)) {}
 
-  void start(ir::KernelSource& kernel, Cycle first_dispatch);
-  // Every CTA was dispatched and has completed.
-  bool kernel_done() const;
-  uint64_t ctas_dispatched() const { return dispatched_; }
-  // Hands out no more CTAs: the kernel ends when those dispatched finish.
-  void stop_dispatch() { stopped_ = true; }
+  // `ctx` (per-SM resident counts sized to the SMs) and `kernel` stay alive
+  // until remove().
+  void add(ir::KernelSource& kernel, SmKernel& ctx, Cycle first_dispatch);
+  void remove(const SmKernel& ctx);
+  size_t kernels() const { return entries_.size(); }
+  // Every CTA of the kernel was dispatched (or dispatch stopped) and has completed.
+  bool done(const SmKernel& ctx) const;
+  uint64_t ctas_dispatched(const SmKernel& ctx) const { return find(ctx).dispatched; }
+  // Hands out no more of its CTAs: the kernel ends when those dispatched finish.
+  void stop_dispatch(const SmKernel& ctx) { find(ctx).stopped = true; }
   // Reads the CTAs never dispatched to their end, so that a source that
   // executes as it is read (exec) still runs them.
-  void drain_undispatched();
+  void drain_undispatched(const SmKernel& ctx);
 
   void tick() override;
   Tick next_event() const override;
 
  private:
-  bool any_sm_free() const;
+  struct Entry {
+    ir::KernelSource* source;
+    SmKernel* ctx;
+    std::unique_ptr<ir::CtaSource> next;
+    Cycle first_dispatch;
+    uint64_t dispatched = 0;
+    bool stopped = false;
+    bool dispatching() const { return next && !stopped; }
+  };
+  Entry& find(const SmKernel& ctx) const;
+  // The kernel whose CTAs go out now (nullptr: none, or not before its first dispatch).
+  Entry* head() const;
+  bool any_sm_free(const SmKernel& ctx) const;
 
   const ClockDomain& clock_;
   std::vector<Sm*> sms_;
-  ir::KernelSource* kernel_ = nullptr;
-  std::unique_ptr<ir::CtaSource> next_;
-  Cycle first_dispatch_ = 0;
+  std::vector<std::unique_ptr<Entry>> entries_;  // in the order added
   size_t rr_ = 0;
-  uint64_t dispatched_ = 0;
-  bool stopped_ = false;
 };
 
 }  // namespace ws::timing

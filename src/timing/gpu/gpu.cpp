@@ -45,6 +45,11 @@ const config::Param<int64_t> kProgressTimeout{
     "stop a kernel with an error naming the stuck components when no instruction issues and no message crosses "
     "the interconnect for this long (0 = never)",
     {0, 1e15}};
+const config::Param<int64_t> kMaxConcurrent{
+    "gpu.max_concurrent_kernels", 128, "kernels",
+    "kernels of different streams that may run at the same time (CUDA programming guide: 128 from compute "
+    "capability 7.0, 32 on Kepler and Maxwell, 16 on Fermi); 1 runs stream work one kernel at a time",
+    {1, 1024}};
 const config::Param<bool> kGating{"gpu.activity_gating", true, "",
                                   "tick only components with work (false: every component on every edge; "
                                   "same results, much slower: a validation mode)"};
@@ -58,7 +63,8 @@ Gpu::Gpu(const config::Config& cfg)
       fixed_cycles_(static_cast<Cycle>(kFixedCycles.get(cfg))),
       max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))),
       progress_timeout_(static_cast<uint64_t>(kProgressTimeout.get(cfg))),
-      projector_(cfg) {
+      projector_(cfg),
+      max_concurrent_(static_cast<uint32_t>(kMaxConcurrent.get(cfg))) {
   check_host_memory(cfg);  // before building: an OOM kill would leave no message
   core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));
   icnt_ = &engine_.add_domain("icnt", ClockPeriod::from_mhz(kIcntMhz.get(cfg)));
@@ -126,54 +132,20 @@ Addr Gpu::code_base(const std::string& kernel_name) {
 }
 
 KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progress) {
-  const ir::KernelInfo& info = kernel.info();
-  KernelResult r;
-  r.name = info.name;
-  r.id = info.id;
-  r.grid = info.grid;
-  r.block = info.block;
-  r.binary_version = info.binary_version;
-  r.occupancy = plan_occupancy(limits_, info);
-  Addr code = code_base(info.name);
-  for (auto& sm : sms_) {
-    sm->begin_kernel(info, kernel.unit_names(), r.occupancy.ctas_per_sm, code);
-    sm->l1().set_capacity_bytes(uint64_t{r.occupancy.l1_kb} * 1024);
-  }
-  r.before = stats_.snapshot();
-  r.launch_gap = host_synced_ ? launch_latency_ : launch_overhead_;
+  if (!streams_.done()) throw Error("internal: run_kernel while work queued on streams is unfinished");
+  Cycle gap = host_synced_ ? launch_latency_ : launch_overhead_;
   host_synced_ = false;
-  r.start_cycle = core_now() + r.launch_gap;
-  dispatcher_->start(kernel, r.start_cycle + fixed_cycles_);
-  begin_projection(r, info);
-  engine_.wake_all();
-  uint64_t steps = 0, moved = progress_count();
-  Cycle moved_at = r.start_cycle;  // when `moved` last changed
+  running_.push_back(begin(kernel, gap, core_now() + gap, true));
+  Running& k = *running_.back();
+  begin_projection(k.result, kernel.info());
+  Watch watch{0, progress_count(), k.result.start_cycle};
   // A kernel ends when its CTAs are done and its stores have reached the L2
   // (stores are not acknowledged in v1, so the LD/ST queues, L1s, crossbars
   // and L2 slices must be idle); DRAM write-backs of dirty L2 lines may still
   // be pending.
-  while (!dispatcher_->kernel_done() || !memory_quiescent()) {
-    if (!engine_.step())
-      throw Error("simulation deadlock in kernel '" + info.name + "': nothing can make progress at core cycle " +
-                  std::to_string(core_now()) + stuck_report());
-    Cycle now = core_now();
-    if (projector_.stable(now, dispatcher_->ctas_dispatched())) dispatcher_->stop_dispatch();
-    Cycle elapsed = now > r.start_cycle ? now - r.start_cycle : 0;
-    if (max_cycles_ && elapsed > max_cycles_)
-      stop_kernel(r, "kernel '" + info.name + "' exceeded " + max_cycles_param_ + " = " +
-                         std::to_string(max_cycles_) + " (its partial results are kept)");
-    if ((++steps & 0x3fff) == 0) {
-      check_progress(info.name, moved, moved_at);
-      if (progress) progress(elapsed);
-      if (stop_check_)
-        if (std::string why = stop_check_(); !why.empty()) stop_kernel(r, why + " in kernel '" + info.name + "'");
-    }
-  }
-  finish_result(r);
-  if (projector_.enabled()) {
-    r.projection = projector_.project(core_now(), dispatcher_->ctas_dispatched());
-    dispatcher_->drain_undispatched();  // an execution-driven source still runs them (functionally)
-  }
+  while (!dispatcher_->done(k.ctx) || !memory_quiescent()) step(k, watch, progress);
+  KernelResult r = end(k);
+  running_.clear();
   return r;
 }
 
@@ -231,19 +203,21 @@ std::string Gpu::stuck_report() const {
   return out.empty() ? out : "; waiting:" + out;
 }
 
-void Gpu::finish_result(KernelResult& r) const {
+void Gpu::finish_result(Running& k) const {
+  KernelResult& r = k.result;
   Cycle end = core_now();
   r.cycles = end > r.start_cycle ? end - r.start_cycle : 0;  // (a kernel without CTAs ends at once)
   r.after = stats_.snapshot();
+  r.own = KernelResult::Own{k.ctx.warp_insts, k.ctx.thread_insts, k.ctx.ctas_done};
 }
 
 // The counters so far describe the part of the kernel that ran (residency
 // counters as of each SM's last event); SMs still hold its warps, so the GPU
 // cannot run another kernel after this.
-void Gpu::stop_kernel(KernelResult& r, const std::string& why) {
-  finish_result(r);
-  r.complete = false;
-  throw KernelStopped(why, std::move(r));
+void Gpu::stop_kernel(Running& k, const std::string& why) {
+  finish_result(k);
+  k.result.complete = false;
+  throw KernelStopped(why, k.result);
 }
 
 }  // namespace ws::timing

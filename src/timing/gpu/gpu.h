@@ -5,9 +5,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -18,6 +21,7 @@
 #include "timing/engine/engine.h"
 #include "timing/gpu/dispatcher.h"
 #include "timing/gpu/occupancy.h"
+#include "timing/gpu/stream_queue.h"
 #include "timing/model.h"
 
 namespace ws::timing {
@@ -51,8 +55,22 @@ class Gpu final : public TimingModel {
   // One region per kernel name, in order of first launch.
   Addr code_base(const std::string& kernel_name) override;
   // Runs one kernel to completion (kernels run in order). Throws
-  // KernelStopped past gpu.max_cycles or when the stop check says so.
+  // KernelStopped past gpu.max_cycles or when the stop check says so. Not
+  // while work queued on streams is unfinished.
   KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {}) override;
+
+  // Streams (docs/exec.md, "Streams and concurrent kernels"; the contract is
+  // TimingModel's). Work queued here starts when stream order allows
+  // (StreamQueue); kernels whose turn has come run together, up to
+  // gpu.max_concurrent_kernels, their CTAs sharing SMs where resources allow
+  // (Dispatcher). Simulated time passes only in synchronize().
+  void launch(ir::KernelSource& kernel, StreamId stream, bool blocking_stream = true) override;
+  void record_event(uint64_t event, StreamId stream, bool blocking_stream = true) override;
+  void wait_event(StreamId stream, uint64_t event, bool blocking_stream = true) override;
+  std::vector<KernelResult> synchronize(SyncPoint until = {}, const ProgressFn& progress = {}) override;
+  std::vector<KernelResult> take_ended() override { return std::exchange(ended_, {}); }
+  std::optional<Cycle> event_cycle(uint64_t event) const override;
+  bool streams_idle() const override { return streams_.done(); }
   void set_stop_check(StopCheck check) override { stop_check_ = std::move(check); }
   // A second cycle limit for kernels, named after the parameter that set it
   // (exec's watchdog); the lower of it and gpu.max_cycles applies.
@@ -62,13 +80,27 @@ class Gpu final : public TimingModel {
   void build_memory(const config::Config& cfg);
   Cycle core_now() const;
   bool memory_quiescent() const;
-  void finish_result(KernelResult& r) const;
+  struct Running;  // a kernel between its start and its end (gpu_streams.cpp)
+  void finish_result(Running& k) const;
   void begin_projection(const KernelResult& r, const ir::KernelInfo& info);
   uint64_t progress_count() const;
   void check_progress(const std::string& kernel, uint64_t& moved, Cycle& moved_at) const;
   std::string stuck_report() const;
-  [[noreturn]] void stop_kernel(KernelResult& r, const std::string& why);
+  [[noreturn]] void stop_kernel(Running& k, const std::string& why);
 
+  struct Watch {   // progress bookkeeping of a run loop
+    uint64_t steps = 0, moved = 0;
+    Cycle moved_at = 0;
+  };
+  std::unique_ptr<Running> begin(ir::KernelSource& kernel, Cycle gap, Cycle start, bool alone);
+  KernelResult end(Running& k);
+  void step(Running& oldest, Watch& watch, const ProgressFn& progress);
+  bool sync_reached(const SyncPoint& until) const;
+  void start_ready_kernels();
+  struct Queued {  // a launch waiting for its turn
+    ir::KernelSource* source;
+    bool after_host_sync;
+  };
   stats::Registry stats_;
   Engine engine_;
   ClockDomain *core_, *icnt_, *l2_, *dram_;
@@ -89,6 +121,19 @@ class Gpu final : public TimingModel {
   std::vector<std::unique_ptr<DramChannel>> channels_;
   std::unique_ptr<Dispatcher> dispatcher_;
   KernelProjector projector_;
+  uint32_t max_concurrent_;  // gpu.max_concurrent_kernels
+  StreamQueue streams_;
+  std::map<StreamQueue::Seq, Queued> queued_;
+  std::vector<std::unique_ptr<Running>> running_;  // in start order
+  Cycle last_start_ = 0;  // of the kernel started last
+  std::vector<KernelResult> ended_;  // by the synchronize() under way
+};
+
+struct Gpu::Running {
+  ir::KernelSource* source = nullptr;
+  StreamQueue::Seq seq = 0;  // 0: run_kernel's
+  SmKernel ctx;
+  KernelResult result;
 };
 
 }  // namespace ws::timing

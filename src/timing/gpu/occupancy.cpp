@@ -36,10 +36,15 @@ SmLimits SmLimits::from(const config::Config& cfg) {
   return s;
 }
 
-Occupancy plan_occupancy(const SmLimits& sm, const ir::KernelInfo& k) {
+CtaNeeds cta_needs(const SmLimits& sm, const ir::KernelInfo& k) {
   uint32_t warps = k.warps_per_cta();
-  uint32_t threads = static_cast<uint32_t>(k.block.count());
-  uint32_t regs = round_up(std::max(k.nregs, 1u) * 32, sm.reg_granularity) * warps;
+  return CtaNeeds{warps, static_cast<uint32_t>(k.block.count()),
+                  round_up(std::max(k.nregs, 1u) * 32, sm.reg_granularity) * warps, k.shmem_bytes};
+}
+
+Occupancy plan_occupancy(const SmLimits& sm, const ir::KernelInfo& k) {
+  CtaNeeds needs = cta_needs(sm, k);
+  uint32_t warps = needs.warps, threads = needs.threads, regs = needs.registers;
   // Limits other than shared memory decide how many CTAs the carve-out must hold.
   struct Lim {
     uint32_t n;

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "ir/source.h"
+#include "timing/core/sm_kernel.h"
 
 namespace ws::timing {
 
@@ -27,5 +28,8 @@ struct Occupancy {
 
 // Throws InputError naming the kernel when one CTA cannot fit on an SM.
 Occupancy plan_occupancy(const SmLimits& sm, const ir::KernelInfo& k);
+// What one CTA of the kernel holds while resident, by the same rules
+// (registers allocated per warp in reg_alloc_granularity units).
+CtaNeeds cta_needs(const SmLimits& sm, const ir::KernelInfo& k);
 
 }  // namespace ws::timing

@@ -1,0 +1,31 @@
+// What an SM needs to know of a kernel whose CTAs it holds. Kernels on
+// different streams may share an SM, so each resident CTA points at its
+// kernel's context instead of the SM being set up for one kernel at a time.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "common/types.h"
+
+namespace ws::timing {
+
+// SM resources one CTA holds while resident (its CTA slot is implied).
+struct CtaNeeds {
+  uint32_t warps = 0, threads = 0, registers = 0, shared_bytes = 0;
+};
+
+struct SmKernel {
+  uint32_t id = 0;                 // the launch's kernel id
+  std::vector<int16_t> unit_of;    // kernel unit id -> SM pipeline (Sm::map_units)
+  Addr code_base = 0;              // instructions are fetched from code_base + PC
+  CtaNeeds needs;
+  uint32_t max_ctas_per_sm = 0;    // the occupancy limit of the kernel alone
+  uint32_t shared_kb = 0, l1_kb = 0;  // carve-out it asks for (0, 0: leave the SM's as it is)
+  // Per SM: its CTAs resident there (indexed by SM id).
+  std::vector<uint16_t> resident;
+  // Work of this kernel only, on every SM: the SM counters add up the work of
+  // all kernels that ran at the same time.
+  uint64_t warp_insts = 0, thread_insts = 0, ctas_done = 0;
+};
+
+}  // namespace ws::timing
