@@ -23,4 +23,4 @@ for csv in "$hw"/*.csv; do
   "$build/bin/warpsim" exec --gpu h100 --timing "$@" --out "$runs/$name" -- "$prog" >"$runs/$name.log" 2>&1 ||
     echo "h100-correlate: $name failed (see $runs/$name.log)" >&2
 done
-"$build/bin/warpsim" correlate --sim "$runs" --hw "$hw" --allow-unknown --allow-unmatched
+"$build/bin/warpsim" correlate --sim "$runs" --hw "$hw" --allow-unknown --allow-unmatched --out "$runs/correlation.html"

@@ -67,6 +67,33 @@ TEST(L2Slice, HitLatencyAndIdleNever) {
   EXPECT_EQ(b.l2->next_event(), kNever);
 }
 
+// l2.code_loaded: a code line's first read finds it (the module load wrote
+// it); once evicted it comes from DRAM like any line. Data lines are not
+// affected. The tiny L2 holds 8 lines in one set: 9 more lines evict it.
+TEST(L2Slice, LoadedCodeHitsOnceThenBehavesAsData) {
+  std::vector<std::string> sets = kTiny;
+  sets.push_back("l2.code_loaded=true");
+  L2Bench b(sets);
+  Addr code = kCodeRegionBase + 0x80;
+  b.send(AccessType::Read, code);
+  b.run(200);
+  EXPECT_EQ(b.dram_reads(), 0u);
+  EXPECT_EQ(b.stat("read_hits"), 1u);
+  for (Addr i = 1; i <= 9; ++i) {
+    b.send(AccessType::Read, i * kLineBytes);  // data lines: misses
+    b.run(200);
+  }
+  EXPECT_EQ(b.dram_reads(), 9u);
+  b.send(AccessType::Read, code);  // evicted by then: from DRAM
+  b.run(200);
+  EXPECT_EQ(b.dram_reads(), 10u);
+
+  L2Bench off;  // the default: code is read from DRAM the first time
+  off.send(AccessType::Read, code);
+  off.run(200);
+  EXPECT_EQ(off.dram_reads(), 1u);
+}
+
 TEST(L2Slice, FullSectorWriteThenReadNeedsNoDram) {
   L2Bench b;
   b.send(AccessType::Write, 0x2000, kFullSectorMask);

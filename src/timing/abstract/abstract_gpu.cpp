@@ -10,8 +10,6 @@ namespace ws::timing::abstract {
 namespace {
 // The detailed model's code layout (gpu.cpp): one 1 GiB region per kernel
 // name, away from data, so that both models give a kernel the same addresses.
-constexpr Addr kCodeRegionBase = 0x0000'4000'0000'0000ull;
-constexpr unsigned kCodeRegionShift = 30;
 // Events between polls of the stop check, the progress callback and the cycle limit.
 constexpr uint64_t kPollEvery = 0x3fff;
 // As the detailed model: warm at most this many L2 capacities of a copy's tail.

@@ -35,8 +35,6 @@ const config::Param<int64_t> kFixedCycles{
     {0, 100000000}};
 // Kernel code lives in its own part of the address space, away from data
 // (exec's global, shared, local and unified windows start at 0x6000'0000'0000).
-constexpr Addr kCodeRegionBase = 0x0000'4000'0000'0000ull;
-constexpr unsigned kCodeRegionShift = 30;  // 1 GiB per kernel: PCs of exec kernels reach up to 2^20 per function
 const config::Param<int64_t> kMaxCycles{"gpu.max_cycles", 0, "core cycles",
                                         "stop a kernel that runs longer than this, keeping it as partial (0 = no limit)",
                                         {0, 1e15}};

@@ -22,6 +22,13 @@ const Param<int64_t> kLatency{"l2.latency", 160, "cycles", "L2 pipeline (ROP) la
 const Param<int64_t> kDramLatency{"l2.dram_latency", 100, "cycles", "L2-to-DRAM-channel path latency", {0, 100000}};
 const Param<int64_t> kMshrs{"l2.mshr_entries", 256, "entries", "L2 MSHRs per slice (distinct sectors in flight)",
                             {1, 65536}};
+// Kernel code reaches device memory as a copy when its module is loaded, and
+// a copy leaves its lines in the L2 (as cudaMemcpy does here): with this set,
+// the first read of each code line finds it in the L2. Code evicted later is
+// read from DRAM as any line is.
+const Param<bool> kCodeLoaded{"l2.code_loaded", false, "",
+                              "kernel code starts in the L2 (written there when its module was loaded): the first "
+                              "read of each code line hits"};
 const Param<int64_t> kMaxMerge{"l2.mshr_max_merge", 8, "requests", "requests merged into one L2 MSHR", {1, 1024}};
 const Param<int64_t> kInputQueue{"l2.input_queue", 16, "requests", "requests buffered from the crossbar", {1, 65536}};
 const Param<int64_t> kDramQueue{"l2.dram_queue", 16, "requests", "requests waiting to enter the DRAM channel",
@@ -87,6 +94,7 @@ L2Slice::L2Slice(const config::Config& cfg, stats::Scope scope, const ClockDomai
       dram_writes_(scope.counter("dram_writes", "dirty sectors written back to DRAM")),
       mshr_merges_(scope.counter("mshr_merges", "misses merged into an in-flight sector")),
       stall_cycles_(scope.counter("stall_cycles", "cycles the pipeline head waited for MSHR or queue space")) {
+  code_loaded_ = kCodeLoaded.get(cfg);
   track_events();
   from_icnt_.wire_consumer(this);
   from_dram_.wire_consumer(this);
@@ -169,6 +177,7 @@ bool L2Slice::process_read(const MemRequest& r) {
     reply(r);
     return true;
   }
+  if (code_loaded_ && r.addr >= kCodeRegionBase && load_code(r.addr)) return process_read(r);
   // Absent, or only partly written: fetch from DRAM and merge on fill.
   if (!miss(r)) return false;
   reads_.inc();
@@ -276,6 +285,16 @@ void L2Slice::send_dram(Addr sector, uint32_t byte_mask, AccessType type) {
 void L2Slice::reply(MemRequest r) {
   r.is_reply = true;
   reply_q_.push_back(r);
+}
+
+// The first read of a code line installs it (its module load wrote it here);
+// false when the line was loaded before (then it was evicted since).
+bool L2Slice::load_code(Addr addr) {
+  Addr line = line_of(addr);
+  if (loaded_code_.find(line)) return false;
+  loaded_code_[line] = 1;
+  warm(line, kLineBytes);
+  return true;
 }
 
 void L2Slice::warm(Addr addr, uint64_t bytes) {

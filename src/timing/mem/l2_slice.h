@@ -72,6 +72,7 @@ class L2Slice : public Clocked {
   std::string waiting_for() const override;
 
  private:
+  bool load_code(Addr addr);
   struct Mshr {
     // Reads and atomics waiting for the sector; a second one (a merge) is rare
     // and spills, so an entry stays one host cache line.
@@ -106,6 +107,8 @@ class L2Slice : public Clocked {
   uint16_t id_;
   L2AddressMap map_;
   uint32_t latency_, dram_latency_, mshr_cap_, max_merge_, dram_queue_cap_, pipeline_cap_;
+  bool code_loaded_ = false;       // l2.code_loaded
+  FlatMap<uint8_t> loaded_code_;   // code lines installed once (module load)
   SectorCache tags_;
   Port<MemRequest> from_icnt_, from_dram_;
   Port<MemRequest>* to_reply_ = nullptr;

@@ -9,6 +9,11 @@ namespace ws::timing {
 
 inline constexpr uint32_t kSectorBytes = 32;
 inline constexpr uint32_t kLineBytes = 128;
+// Kernel code lives at kCodeRegionBase + (region << kCodeRegionShift), one
+// region per kernel name (1 GiB each: PCs of exec kernels reach 2^20 per
+// function), far above any data address.
+inline constexpr Addr kCodeRegionBase = 0x0000'4000'0000'0000ull;
+inline constexpr unsigned kCodeRegionShift = 30;
 
 enum class AccessType : uint8_t { Read, Write, Atomic };
 
