@@ -34,8 +34,29 @@ TEST(HashIndex, AllHashesStayInRangeAndXorMixesHighBits) {
   EXPECT_GT(buckets_hit(*x, 32, 32).size(), 1u);
 }
 
+// A100's 80 and H100's 160 slices: every aligned stripe of N consecutive
+// lines still covers each slice once (the L2 set index and the DRAM address
+// map rely on it), and a stride of N lines, which linear puts on one slice,
+// spreads over many.
+TEST(HashIndex, IpolyOfAnyCountPermutesEachStripeAndSpreadsStridesOfTheCount) {
+  for (uint32_t n : {80u, 160u, 10u, 24u}) {
+    auto ipoly = make_index_hash("t", "ipoly", n);
+    auto lin = make_index_hash("t", "linear", n);
+    for (uint64_t stripe : {0ull, 1ull, 7ull, 12345ull}) {
+      std::set<uint32_t> s;
+      for (uint64_t r = 0; r < n; ++r) s.insert(ipoly->map(stripe * n + r));
+      EXPECT_EQ(s.size(), n) << n << " stripe " << stripe;
+      EXPECT_LT(*s.rbegin(), n);
+    }
+    EXPECT_EQ(buckets_hit(*lin, n, n).size(), 1u);
+    EXPECT_GT(buckets_hit(*ipoly, n, n).size(), n / 2) << n;
+    // Consecutive lines stay on consecutive slices (modulo N) within a stripe.
+    EXPECT_EQ((ipoly->map(5 * n + 1) + n - ipoly->map(5 * n)) % n, 1u);
+  }
+}
+
 TEST(HashIndex, BadChoicesNameTheParameter) {
-  EXPECT_THROW(make_index_hash("l2.slice_hash", "ipoly", 48), ConfigError);
+  EXPECT_THROW(make_index_hash("l2.slice_hash", "xor", 48), ConfigError);
   EXPECT_THROW(make_index_hash("l2.slice_hash", "crc", 64), ConfigError);
   EXPECT_EQ(make_index_hash("t", "linear", 48)->map(50), 2u);
 }

@@ -86,18 +86,46 @@ class IpolyHash : public IndexHash {
   std::array<std::array<uint32_t, 256>, 8> by_byte_{};
 };
 
+// IPOLY for a bucket count that is not a power of two (A100's 80 and H100's
+// 160 L2 slices): block = stripe x N + r. Each stripe of N consecutive blocks
+// still covers every bucket once (consecutive lines on consecutive slices, and
+// a slice's lines differ in their stripe number, as the L2 set index and the
+// DRAM address map assume), but is rotated by the IPOLY remainder of its
+// stripe number (degree 16), so strides that are multiples of N, or resonate
+// with it, no longer land on the same few buckets at once.
+class RotatedIpolyHash : public IndexHash {
+ public:
+  explicit RotatedIpolyHash(uint32_t buckets) : buckets_(buckets), stripe_hash_(1u << 16) {}
+  uint32_t map(uint64_t block) const override {
+    uint64_t stripe = block / buckets_;
+    uint64_t r = block - stripe * buckets_;
+    return static_cast<uint32_t>((r + stripe_hash_.map(stripe)) % buckets_);
+  }
+
+ private:
+  uint32_t buckets_;
+  IpolyHash stripe_hash_;
+};
+
+std::unique_ptr<IndexHash> make_ipoly(uint32_t n) {
+  if (is_pow2(n)) return std::make_unique<IpolyHash>(n);
+  return std::make_unique<RotatedIpolyHash>(n);
+}
+
 const PluginRegistrar<IndexHash, uint32_t> kLinearReg{
     "linear", "block modulo bucket count", [](uint32_t n) { return std::make_unique<LinearHash>(n); }};
 const PluginRegistrar<IndexHash, uint32_t> kXorReg{
     "xor", "XOR-fold of all block-number bits", [](uint32_t n) { return std::make_unique<XorHash>(n); }};
 const PluginRegistrar<IndexHash, uint32_t> kIpolyReg{
-    "ipoly", "irreducible-polynomial modulus", [](uint32_t n) { return std::make_unique<IpolyHash>(n); }};
+    "ipoly",
+    "irreducible-polynomial modulus (any other count: stripes of N blocks rotated by the IPOLY hash of the stripe)",
+    make_ipoly};
 
 }  // namespace
 
 std::unique_ptr<IndexHash> make_index_hash(const std::string& param, const std::string& name, uint32_t buckets) {
   if (buckets == 0) throw ConfigError(param, "needs at least one bucket");
-  if (name != "linear" && !is_pow2(buckets))
+  if (name == "xor" && !is_pow2(buckets))
     throw ConfigError(param, "'" + name + "' needs a power-of-two bucket count, got " + std::to_string(buckets));
   if (name == "ipoly" && buckets > (1u << 16)) throw ConfigError(param, "ipoly supports at most 65536 buckets");
   return IndexHashRegistry::instance().create(param, name, buckets);

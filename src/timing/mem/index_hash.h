@@ -17,7 +17,8 @@ class IndexHash {
   virtual uint32_t map(uint64_t block) const = 0;
 };
 
-// Factories take the bucket count; xor and ipoly require a power of two.
+// Factories take the bucket count; xor requires a power of two (ipoly has a
+// rotated form for other counts).
 using IndexHashRegistry = PluginRegistry<IndexHash, uint32_t>;
 
 // `param` names the config parameter that chose `name`, for error messages.

@@ -36,7 +36,9 @@ const Param<int64_t> kDramQueue{"l2.dram_queue", 16, "requests", "requests waiti
 const Param<int64_t> kDramReplyQueue{"l2.dram_reply_queue", 16, "replies", "DRAM replies buffered", {1, 65536}};
 const Param<std::string> kReplacement{"l2.replacement", "lru", "", "L2 replacement policy (lru, fifo)"};
 const Param<std::string> kSetIndex{"l2.set_index", "linear", "", "L2 set index within a slice (linear, xor, ipoly)"};
-const Param<std::string> kSliceHash{"l2.slice_hash", "ipoly", "", "address-to-slice mapping (linear, xor, ipoly)"};
+const Param<std::string> kSliceHash{"l2.slice_hash", "ipoly", "",
+                                     "address-to-slice mapping (linear, xor, ipoly; ipoly of a count that is not a "
+                                     "power of two rotates each stripe of one line per slice)"};
 
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
