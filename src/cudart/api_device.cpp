@@ -257,10 +257,22 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
 
 }  // extern "C"
 
-WARPSIM_PER_THREAD_ALIAS(cudaStreamSynchronize_ptsz, cudaStreamSynchronize);
-WARPSIM_PER_THREAD_ALIAS(cudaStreamQuery_ptsz, cudaStreamQuery);
-WARPSIM_PER_THREAD_ALIAS(cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent);
-WARPSIM_PER_THREAD_ALIAS(cudaStreamAddCallback_ptsz, cudaStreamAddCallback);
-WARPSIM_PER_THREAD_ALIAS(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc);
-WARPSIM_PER_THREAD_ALIAS(cudaEventRecord_ptsz, cudaEventRecord);
-WARPSIM_PER_THREAD_ALIAS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags);
+extern "C" {
+
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) { return cudaStreamSynchronize(per_thread_default(s)); }
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) { return cudaStreamQuery(per_thread_default(s)); }
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int flags) {
+  return cudaStreamWaitEvent(per_thread_default(s), e, flags);
+}
+cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallback_t cb, void* data, unsigned int flags) {
+  return cudaStreamAddCallback(per_thread_default(s), cb, data, flags);
+}
+cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t s, cudaHostFn_t fn, void* data) {
+  return cudaLaunchHostFunc(per_thread_default(s), fn, data);
+}
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) { return cudaEventRecord(e, per_thread_default(s)); }
+cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s, unsigned int flags) {
+  return cudaEventRecordWithFlags(e, per_thread_default(s), flags);
+}
+
+}  // extern "C"

@@ -339,7 +339,25 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, const void*
 
 }  // extern "C"
 
-WARPSIM_PER_THREAD_ALIAS(__cudaLaunchKernel_ptsz, __cudaLaunchKernel);
-WARPSIM_PER_THREAD_ALIAS(cudaLaunchKernel_ptsz, cudaLaunchKernel);
-WARPSIM_PER_THREAD_ALIAS(cudaLaunchCooperativeKernel_ptsz, cudaLaunchCooperativeKernel);
-WARPSIM_PER_THREAD_ALIAS(cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC);
+extern "C" {
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shmem,
+                                    cudaStream_t stream) {
+  return __cudaLaunchKernel(kernel, grid, block, args, shmem, per_thread_default(stream));
+}
+cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
+                                  cudaStream_t stream) {
+  return cudaLaunchKernel(func, grid, block, args, shmem, per_thread_default(stream));
+}
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
+                                             cudaStream_t stream) {
+  return cudaLaunchCooperativeKernel(func, grid, block, args, shmem, per_thread_default(stream));
+}
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  if (!config) return cudaLaunchKernelExC(config, func, args);
+  cudaLaunchConfig_t c = *config;
+  c.stream = per_thread_default(c.stream);
+  return cudaLaunchKernelExC(&c, func, args);
+}
+
+}  // extern "C"

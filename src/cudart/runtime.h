@@ -97,7 +97,7 @@ class Runtime {
   cudaError_t deferred_fault();
   // The stream as the device sees it (a valid handle).
   exec::StreamRef stream_ref(cudaStream_t stream) const {
-    return {streams_.number(stream), streams_.blocking(stream)};
+    return {streams_.number(stream), streams_.blocking(stream), streams_.nonblocking() > 0};
   }
   // cudaDeviceReset: frees allocations, forgets streams, events, errors.
   void reset();
@@ -174,6 +174,10 @@ cudaError_t launch_error(exec::LaunchFailure why);
 }  // namespace ws::cudart
 
 // The per-thread-default-stream variants (nvcc --default-stream per-thread)
-// behave like the legacy ones here (a null stream is the legacy stream).
+// of calls whose null stream does not matter here (copies and memsets
+// synchronise everything): the legacy ones.
 #define WARPSIM_PER_THREAD_ALIAS(variant, target) \
   extern "C" decltype(target) variant __attribute__((alias(#target)))
+
+// The others: in them a null stream is the per-thread default stream.
+inline cudaStream_t per_thread_default(cudaStream_t stream) { return stream ? stream : cudaStreamPerThread; }

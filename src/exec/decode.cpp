@@ -175,15 +175,23 @@ const char* space_text(ptx::StateSpace s) {
 Decoder::Decoder(const LoadedModule& module, const KernelLayout& layout, DecodedFunction& out)
     : module_(module), layout_(layout), out_(out), fn_(out.fn), frame_(layout.frames.at(out.fn)) {
   next_slot_ = static_cast<uint32_t>(fn_->regs.size());
+  high_halves_.assign(fn_->regs.size(), 0);
+  for (size_t r = 0; r < fn_->regs.size(); ++r)
+    if (fn_->regs[r].type == ptx::Type::B128) high_halves_[r] = next_slot_++ * kLanes;
   out_.param_frame_bytes = frame_.param_bytes;
   out_.local_bytes = frame_.local_bytes;
 }
 
-void Decoder::decode_all() {
+void Decoder::decode_all(std::vector<std::string>* errors) {
   std::vector<uint32_t> ipdom = immediate_post_dominators(*fn_);
   out_.code.resize(fn_->body.size() + 1);
   for (size_t i = 0; i < fn_->body.size(); ++i) {
-    decode_one(i);
+    try {
+      decode_one(i);
+    } catch (const InputError& e) {
+      if (!errors) throw;
+      errors->push_back(e.what());
+    }
     out_.code[i].reconv = ipdom[i];
   }
   DecodedInst& end = out_.code.back();
@@ -339,6 +347,13 @@ uint32_t Decoder::dst_operand(const ptx::Operand& o) {
 }
 
 uint32_t Decoder::dst(size_t i) { return dst_operand(op(i)); }
+
+uint32_t Decoder::high_half(const ptx::Operand& o) {
+  bool wide = o.kind == ptx::Operand::Kind::Reg && o.reg >= 0 && static_cast<size_t>(o.reg) < high_halves_.size() &&
+              high_halves_[o.reg] != 0;
+  if (!wide) fail("a .b128 operand must be a .b128 register");
+  return high_halves_[o.reg];
+}
 
 uint64_t Decoder::symbol_address(const std::string& name, ptx::StateSpace& space, uint16_t& flags, int32_t local) {
   if (local >= 0 && static_cast<size_t>(local) < fn_->locals.size()) {

@@ -63,7 +63,9 @@ struct KernelLayout {
 class Decoder {
  public:
   Decoder(const LoadedModule& module, const KernelLayout& layout, DecodedFunction& out);
-  void decode_all();
+  // `errors`: collect each instruction's decode error and go on (a coverage
+  // check); without it the first error throws.
+  void decode_all(std::vector<std::string>* errors = nullptr);
 
   // --- for opcode decoders ---
   const ptx::Instruction& inst() const { return *inst_; }
@@ -76,6 +78,9 @@ class Decoder {
   uint32_t src_operand(const ptx::Operand& o, ptx::Type t);
   uint32_t dst(size_t i);
   uint32_t dst_operand(const ptx::Operand& o);
+  // A .b128 register is two 64-bit slots: the operand's own (low half) and
+  // this one (high half). Fails when `o` is not a .b128 register.
+  uint32_t high_half(const ptx::Operand& o);
   uint32_t constant(uint64_t value);
   // A register slot of the decoder's own (a sink, the carry flag), per id.
   uint32_t private_slot(unsigned id);
@@ -107,6 +112,7 @@ class Decoder {
   std::unordered_map<uint64_t, uint32_t> const_slots_;
   std::map<std::pair<ptx::SpecialReg, uint8_t>, uint32_t> special_slots_;
   std::map<unsigned, uint32_t> private_slots_;
+  std::vector<uint32_t> high_halves_;  // per register: its .b128 high-half offset, 0 for other types
   const FrameLayout& frame_;
 };
 
@@ -137,8 +143,10 @@ ExecFn implicit_return();
 // Wraps in.inner, refreshing %clock-like registers first.
 void h_refresh_clock(Ctx& c, const DecodedInst& in, uint32_t m);
 
-// Decodes `kernel` and every function it calls.
-std::unique_ptr<DecodedKernel> decode_kernel(const LoadedModule& module, const ptx::Function& kernel);
+// Decodes `kernel` and every function it calls. `errors`: as Decoder::decode_all
+// (the kernel then must not run).
+std::unique_ptr<DecodedKernel> decode_kernel(const LoadedModule& module, const ptx::Function& kernel,
+                                             std::vector<std::string>* errors = nullptr);
 
 // For each instruction of `f`, the index of the first instruction of the
 // immediate post-dominator of its basic block (kNoPc when it has none,

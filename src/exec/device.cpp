@@ -206,10 +206,11 @@ ir::KernelInfo Device::kernel_info(const Launch& l) {
 }
 
 // A timed launch is queued on its stream (one on the legacy stream runs to
-// its end at once). Any other runs at once: in the plain emulator (fastest),
+// its end at once unless a non-blocking stream could overlap it). Any other runs at once: in the plain emulator (fastest),
 // or read through for a trace or a profile.
 LaunchResult Device::launch(const Launch& l, StreamRef stream) {
   Timing& t = *timing_;
+  note_stream(stream);
   if (!t.gpu && !t.trace && opts_.profile_out.empty()) {
     Timing::HostTime host_time = t.time_host();
     LaunchResult r = emulator_.run(l);
@@ -225,7 +226,8 @@ LaunchResult Device::launch(const Launch& l, StreamRef stream) {
   if (t.plan) drain();
   if (t.gpu && timed_under_plan(info)) {
     uint32_t id = queue_timed(l, info, stream);
-    return stream.id == timing::kLegacyStream ? run_legacy(id) : LaunchResult{};
+    bool run_now = stream.id == timing::kLegacyStream && !stream.nonblocking_live;
+    return run_now ? run_legacy(id) : LaunchResult{};
   }
   Timing::HostTime host_time = t.time_host();
   // A two-level profile leaves launches after the first N to cheap features.
@@ -322,6 +324,13 @@ LaunchResult Device::run_legacy(uint32_t id) {
   return r;
 }
 
+// A written trace says which streams are non-blocking (a StreamNonBlocking
+// line before a stream's first use), so that a replay orders them as here.
+void Device::note_stream(StreamRef stream) {
+  if (timing_->trace && !stream.blocking && nonblocking_noted_.insert(stream.id).second)
+    timing_->trace->stream_event(ir::StreamEvent{ir::StreamEvent::Kind::NonBlocking, stream.id, 0});
+}
+
 // Events are numbered in order of first use (handles differ between runs;
 // traces must not).
 uint64_t Device::event_number(uint64_t handle) {
@@ -331,6 +340,7 @@ uint64_t Device::event_number(uint64_t handle) {
 void Device::record_event(uint64_t event, StreamRef stream) {
   Timing& t = *timing_;
   uint64_t n = event_number(event);
+  note_stream(stream);
   if (t.trace) t.trace->stream_event(ir::StreamEvent{ir::StreamEvent::Kind::Record, stream.id, n});
   if (!t.gpu || gpu_broken_) return;
   t.gpu->record_event(n, stream.id, stream.blocking);
@@ -341,6 +351,7 @@ void Device::record_event(uint64_t event, StreamRef stream) {
 void Device::wait_event(StreamRef stream, uint64_t event) {
   Timing& t = *timing_;
   uint64_t n = event_number(event);
+  note_stream(stream);
   if (t.trace) t.trace->stream_event(ir::StreamEvent{ir::StreamEvent::Kind::Wait, stream.id, n});
   if (t.gpu && !gpu_broken_) t.gpu->wait_event(stream.id, n, stream.blocking);
 }

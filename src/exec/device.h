@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +75,10 @@ struct DeviceOptions {
 struct StreamRef {
   int64_t id = 0;
   bool blocking = true;
+  // The program has a live cudaStreamNonBlocking stream: a timed kernel on
+  // the legacy stream is then queued (it may overlap that stream's work)
+  // rather than run to its end at launch.
+  bool nonblocking_live = false;
 };
 
 class Device {
@@ -142,6 +147,7 @@ class Device {
   void stopped(timing::KernelStopped& stop);
   void resolve_events(Cycle base_cycle, double base_ns);
   uint64_t event_number(uint64_t handle);
+  void note_stream(StreamRef stream);
   double estimated_ns(const LaunchResult& r) const;
   void record_copy(Addr dst, uint64_t bytes);
   bool timed_under_plan(const ir::KernelInfo& info);
@@ -162,6 +168,7 @@ class Device {
   std::map<uint32_t, std::unique_ptr<Queued>> queued_;  // by kernel id
   std::map<uint64_t, double> event_ns_;                 // completed events (timing mode), by handle
   std::map<uint64_t, uint64_t> event_numbers_;          // handle -> number (the model's and the trace's)
+  std::set<int64_t> nonblocking_noted_;                  // streams the trace was told are non-blocking
   std::vector<uint64_t> unresolved_events_;
   std::optional<Fault> fault_;
   bool gpu_broken_ = false;  // a fault or stop left the timing model unusable

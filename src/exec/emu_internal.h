@@ -2,6 +2,7 @@
 // DecodedInst (a handler pointer plus register offsets), and the per-warp /
 // per-CTA state the handlers work on. Not part of the public interface.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -100,7 +101,24 @@ struct DecodedKernel {
   std::vector<std::unique_ptr<DecodedFunction>> funcs;  // [0] is the kernel
   uint32_t static_shared = 0;      // bytes before the dynamic shared array
   uint32_t dynamic_shared_offset = 0;
+  bool reserved_shared = false;    // reads %reserved_smem_offset_*: its CTAs get the reserved region
 };
+
+// The CTA's reserved shared memory (sm_80+, where cooperative groups keep
+// multi-warp tiles' barriers and exchange slots): warpsim places it after
+// the kernel's own shared memory, only for kernels that read its offsets
+// (so that other kernels' out-of-bounds shared accesses still fault). Its
+// two regions (%reserved_smem_offset_0 and _1) are 512 bytes each; CUDA's
+// cooperative groups need 288.
+inline constexpr uint32_t kReservedSharedBytes = 1024;
+inline constexpr uint32_t kReservedRegionBytes = 512;
+// Shared bytes of a CTA without the reserved region (aligned to 16, where the region starts).
+inline size_t cta_shared_bytes(const DecodedKernel& k, uint32_t dynamic) {
+  return std::max<size_t>(k.static_shared, size_t{k.dynamic_shared_offset} + dynamic);
+}
+inline size_t reserved_shared_base(const DecodedKernel& k, uint32_t dynamic) {
+  return (cta_shared_bytes(k, dynamic) + 15) / 16 * 16;
+}
 
 // --- run-time state ---
 

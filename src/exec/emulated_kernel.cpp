@@ -80,7 +80,8 @@ std::string width_suffix(uint32_t bytes) {
     case 2: return ".U16";
     case 4: return "";
     case 8: return ".64";
-    default: return ".128";  // wider vectors issue as 128-bit accesses
+    case 32: return ".256";  // .v8.b32 / .v4.b64 (sm_100's 256-bit loads and stores)
+    default: return ".128";
   }
 }
 

@@ -63,6 +63,11 @@ uint64_t special_value(const Ctx& c, const Warp& w, ptx::SpecialReg r, unsigned 
     // CUDA's driver ABI: %envreg1 (high half) and %envreg2 (low half) hold the
     // address of a cooperative launch's grid workspace (cg::this_grid()).
     case S::EnvReg: return index == 1 ? l.grid_workspace >> 32 : index == 2 ? uint32_t(l.grid_workspace) : 0;
+    case S::ReservedSmem: {
+      uint64_t base = reserved_shared_base(*c.kernel, l.dynamic_shmem);
+      constexpr uint64_t kOffsets[] = {0, kReservedSharedBytes, 0, 0, kReservedRegionBytes};
+      return index == 2 ? kReservedSharedBytes : base + kOffsets[index < 5 ? index : 0];
+    }
     default: return 0;
   }
 }
@@ -263,7 +268,9 @@ class CtaExec : public CtaRun {
     cta_.linear = id.x + uint64_t{l.grid.x} * (id.y + uint64_t{l.grid.y} * id.z);
     cta_.nthreads = static_cast<uint32_t>(l.block.count());
     cta_.nwarps = (cta_.nthreads + kLanes - 1) / kLanes;
-    cta_.shared.assign(std::max<size_t>(k.static_shared, size_t{k.dynamic_shared_offset} + l.dynamic_shmem), 0);
+    cta_.shared.assign(k.reserved_shared ? reserved_shared_base(k, l.dynamic_shmem) + kReservedSharedBytes
+                                         : cta_shared_bytes(k, l.dynamic_shmem),
+                       0);
     if (warps.size() < cta_.nwarps) warps.resize(cta_.nwarps);
     cta_.warps = &warps;
     c_.mem = &impl.mem, c_.launch = &l, c_.kernel = &k, c_.num_sms = impl.num_sms, c_.cta = &cta_;

@@ -133,7 +133,8 @@ uint32_t stack_bytes(DecodedKernel& k, uint32_t f, std::vector<int>& state) {
 
 }  // namespace
 
-std::unique_ptr<DecodedKernel> decode_kernel(const LoadedModule& module, const ptx::Function& kernel) {
+std::unique_ptr<DecodedKernel> decode_kernel(const LoadedModule& module, const ptx::Function& kernel,
+                                             std::vector<std::string>* errors) {
   auto k = std::make_unique<DecodedKernel>();
   k->module = &module;
   KernelLayout l;
@@ -148,7 +149,11 @@ std::unique_ptr<DecodedKernel> decode_kernel(const LoadedModule& module, const p
     k->funcs.push_back(std::make_unique<DecodedFunction>());
     k->funcs.back()->fn = f;
   }
-  for (auto& df : k->funcs) Decoder(module, l, *df).decode_all();
+  for (auto& df : k->funcs) {
+    Decoder(module, l, *df).decode_all(errors);
+    for (const DecodedFunction::SpecialSlot& s : df->specials)
+      k->reserved_shared |= s.reg == ptx::SpecialReg::ReservedSmem;
+  }
   std::vector<int> state(k->funcs.size(), 0);
   stack_bytes(*k, 0, state);
   return k;

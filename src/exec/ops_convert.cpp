@@ -239,9 +239,39 @@ void run_unpack(Ctx& c, const DecodedInst& in, uint32_t m) {
   });
 }
 
+// Copies s[i] to d[i] for i < nd, every source read before any write
+// (a .b128 value moves as its two 64-bit halves).
+void run_mov_halves(Ctx& c, const DecodedInst& in, uint32_t m) {
+  each_lane(m, [&](unsigned l) {
+    uint64_t lo = c.R[in.s[0] + l], hi = c.R[in.s[1] + l];
+    c.R[in.d[0] + l] = lo;
+    c.R[in.d[1] + l] = hi;
+  });
+}
+
+// mov.b128: d <- {lo, hi} packs two 64-bit values, {lo, hi} <- s unpacks, d <- s copies.
+void decode_mov_b128(Decoder& dc, DecodedInst& out) {
+  const ptx::Operand &dst = dc.op(0), &src = dc.op(1);
+  auto halves = [&](const ptx::Operand& o, bool is_dst, uint32_t& lo, uint32_t& hi) {
+    if (o.kind == ptx::Operand::Kind::Vector) {
+      if (o.elems.size() != 2) dc.fail("a .b128 vector operand has two 64-bit elements");
+      lo = is_dst ? dc.dst_operand(o.elems[0]) : dc.src_operand(o.elems[0], ptx::Type::B64);
+      hi = is_dst ? dc.dst_operand(o.elems[1]) : dc.src_operand(o.elems[1], ptx::Type::B64);
+    } else {
+      lo = is_dst ? dc.dst_operand(o) : dc.src_operand(o, ptx::Type::B64);
+      hi = dc.high_half(o);
+    }
+  };
+  halves(dst, true, out.d[0], out.d[1]);
+  halves(src, false, out.s[0], out.s[1]);
+  out.nd = out.ns = 2;
+  out.fn = run_mov_halves;
+}
+
 void decode_mov(Decoder& dc, DecodedInst& out) {
   ptx::Type t = dc.type();
   if (dc.nops() != 2) dc.fail("mov takes two operands");
+  if (t == ptx::Type::B128) return decode_mov_b128(dc, out);
   const ptx::Operand &dst = dc.op(0), &src = dc.op(1);
   using K = ptx::Operand::Kind;
   if (dst.kind == K::Vector || src.kind == K::Vector) {

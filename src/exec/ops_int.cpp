@@ -319,6 +319,56 @@ void decode_bfe(Decoder& dc, DecodedInst& out) {
   out.s[2] = dc.src(3, ptx::Type::U32);
 }
 
+// shf.{l,r}.{wrap,clamp}.b32 d, a, b, c (PTX ISA funnel shift): {b, a} as
+// one 64-bit value shifted by n = c & 31 (.wrap) or min(c, 32) (.clamp); .l
+// keeps the high 32 bits, .r the low. in.sub: bit 0 left, bit 1 clamp.
+void run_shf(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t *d = c.R + in.d[0], *a = c.R + in.s[0], *b = c.R + in.s[1], *k = c.R + in.s[2];
+  bool left = in.sub & 1, clamp = in.sub & 2;
+  each_lane(m, [&](unsigned l) {
+    uint32_t amount = static_cast<uint32_t>(k[l]);
+    unsigned n = clamp ? std::min(amount, 32u) : amount & 31;
+    uint64_t v = uint64_t{static_cast<uint32_t>(b[l])} << 32 | static_cast<uint32_t>(a[l]);
+    d[l] = left ? static_cast<uint32_t>((v << n) >> 32) : static_cast<uint32_t>(v >> n);
+  });
+}
+
+void decode_shf(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  int dir = m.take_one({"r", "l"});
+  int mode = m.take_one({"wrap", "clamp"});
+  if (dir < 0 || mode < 0) dc.fail("shf needs .l or .r and .wrap or .clamp");
+  if (type_bytes(dc.type()) != 4) dc.fail("unsupported type for shf");
+  out.sub = static_cast<uint8_t>(dir | mode << 1);
+  out.fn = run_shf;
+  plain_operands(dc, out, ptx::Type::U32, 3);
+}
+
+// bmsk.{clamp,wrap}.b32 d, a, b (PTX ISA): b bits set from bit a up. Both
+// counts are taken mod 32; a field running past bit 31 keeps the bits up to
+// 31; .clamp makes a >= 32 give 0 and b >= 32 give every bit from a up. in.sub: clamp.
+uint32_t bit_mask(uint32_t a, uint32_t b, bool clamp) {
+  uint32_t pos = a & 31, width = b & 31;
+  uint32_t from = ~0u << pos;
+  if (clamp && a >= 32) return 0;
+  if ((clamp && b >= 32) || pos + width >= 32) return from;
+  return width == 0 ? 0 : from & ~(~0u << (pos + width));
+}
+
+void run_bmsk(Ctx& c, const DecodedInst& in, uint32_t m) {
+  uint64_t *d = c.R + in.d[0], *a = c.R + in.s[0], *b = c.R + in.s[1];
+  each_lane(m, [&](unsigned l) { d[l] = bit_mask(uint32_t(a[l]), uint32_t(b[l]), in.sub); });
+}
+
+void decode_bmsk(Decoder& dc, DecodedInst& out) {
+  int mode = dc.mods().take_one({"wrap", "clamp"});
+  if (mode < 0) dc.fail("bmsk needs .clamp or .wrap");
+  if (type_bytes(dc.type()) != 4) dc.fail("unsupported type for bmsk");
+  out.sub = static_cast<uint8_t>(mode);
+  out.fn = run_bmsk;
+  plain_operands(dc, out, ptx::Type::U32, 2);
+}
+
 // fns.b32 d, mask, base, offset (PTX ISA): the position of the |offset|-th set
 // bit of mask counting from bit `base` (itself included) upward for a positive
 // offset, downward for a negative one; offset 0 asks whether bit `base` is
@@ -462,6 +512,8 @@ void register_int_ops(DecodeTable& t) {
   t["cnot"] = decode_int_simple<Unary, CNot, 1>;
   t["shl"] = decode_shift<true>;
   t["shr"] = decode_shift<false>;
+  t["shf"] = decode_shf;
+  t["bmsk"] = decode_bmsk;
   t["popc"] = decode_bit_count<Popc>;
   t["clz"] = decode_bit_count<Clz>;
   t["brev"] = decode_bit_count<Brev>;

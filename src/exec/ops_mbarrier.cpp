@@ -248,6 +248,19 @@ void run_bulk_copy(Ctx& c, const DecodedInst& in, uint32_t m) {
   c.step_bytes = 16;
 }
 
+// What cannot run is refused by name and reason.
+void refuse_tensor_and_multicast(Decoder& dc) {
+  Mods& m = dc.mods();
+  if (m.take("tensor"))
+    dc.fail("cp.async.bulk.tensor (TMA) is not supported: its tensor-map operand is a CUtensorMap that the driver "
+            "API encodes (cuTensorMapEncodeTiled/Im2col), which warpsim does not emulate; cp.async.bulk without a "
+            "tensor map, cp.async and plain loads run");
+  const std::vector<std::string>& words = dc.inst().mods;
+  if (std::find(words.begin(), words.end(), "multicast::cluster") != words.end())
+    dc.fail("cp.async.bulk .multicast::cluster is not supported: it writes the shared memory of several CTAs of a "
+            "cluster, and warpsim runs clusters of one CTA");
+}
+
 }  // namespace
 
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [s], size, [mbar]
@@ -260,16 +273,24 @@ void decode_cp_async_bulk(Decoder& dc, DecodedInst& out) {
     out.fn = [](Ctx&, const DecodedInst&, uint32_t) {};
     return;
   }
-  // The destination's space is the word after "bulk" (the source's follows).
+  refuse_tensor_and_multicast(dc);
   const std::vector<std::string>& words = dc.inst().mods;
+  if (m.take("prefetch")) {  // cp.async.bulk.prefetch.L2.global [a], size: a cache hint, no data moves
+    m.take("L2");
+    out.fn = [](Ctx&, const DecodedInst&, uint32_t) {};
+    return;
+  }
+  // The destination's space is the word after "bulk" (the source's follows).
   auto bulk = std::find(words.begin(), words.end(), "bulk");
   std::string dst_space = bulk != words.end() && bulk + 1 != words.end() ? *(bulk + 1) : "";
   m.take("shared::cluster");  // a cluster of one CTA: its own shared memory
   bool to_shared = dst_space == "shared::cluster" || dst_space == "shared::cta";
   if (to_shared && m.take("mbarrier::complete_tx::bytes")) out.sub = kCompleteTx;
   else if (dst_space == "global" && m.take("bulk_group")) out.sub = kInit;  // anything but kCompleteTx: no mbarrier
-  else dc.fail("unsupported cp.async.bulk form (tensor, multicast, prefetch and cache-hint forms are not supported)");
-  if (dc.nops() != (to_shared ? 4u : 3u)) dc.fail("wrong number of cp.async.bulk operands");
+  else dc.fail("unsupported cp.async.bulk form");
+  // .L2::cache_hint adds a cache-policy operand last; the hint has no effect here.
+  bool hint = std::find(words.begin(), words.end(), "L2::cache_hint") != words.end();
+  if (dc.nops() != (to_shared ? 4u : 3u) + hint) dc.fail("wrong number of cp.async.bulk operands");
   out.space = to_shared ? Space::Shared : Space::Global;  // the destination
   dc.address(0, out, 0);
   DecodedInst src;

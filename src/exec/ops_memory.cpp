@@ -80,8 +80,11 @@ uint64_t extend(const uint8_t* p, unsigned bytes, bool sign) {
 }
 
 // ld: s[0] address; d[0..vec) destinations. st: s[0] address; s[1..vec] values.
-template <bool Store>
+// `List`: the registers are in the function's reg_lists instead (.v8, 256-bit).
+template <bool Store, bool List>
 void run_access(Ctx& c, const DecodedInst& in, uint32_t m) {
+  const uint32_t* list = List ? c.w->frames.back().fn->reg_lists.data() + in.aux : nullptr;
+  auto reg = [&](unsigned v) { return List ? list[v] : Store ? in.s[1 + v] : in.d[v]; };
   unsigned bytes = in.bytes, total = bytes * in.vec;
   bool sign = in.flags & kSigned;
   c.step_bytes = total;
@@ -94,8 +97,8 @@ void run_access(Ctx& c, const DecodedInst& in, uint32_t m) {
     if (!p) return;
     c.addrs[l] = addr, c.step_space = sp;
     for (unsigned v = 0; v < in.vec; ++v, p += bytes) {
-      if constexpr (Store) std::memcpy(p, &c.R[in.s[1 + v] + l], bytes);
-      else c.R[in.d[v] + l] = extend(p, bytes, sign);
+      if constexpr (Store) std::memcpy(p, &c.R[reg(v) + l], bytes);
+      else c.R[reg(v) + l] = extend(p, bytes, sign);
     }
   });
 }
@@ -107,13 +110,27 @@ Space access_space(Decoder& dc) {
   return sp == Space::None ? Space::Generic : sp;
 }
 
+// The data registers of an access: one per element; a .b128 element is its
+// register's two 64-bit halves (so .b128 moves as .v2.b64 would).
+std::vector<uint32_t> access_registers(Decoder& dc, const std::vector<ptx::Operand>& elems, ptx::Type t, bool store) {
+  std::vector<uint32_t> regs;
+  for (const ptx::Operand& e : elems) {
+    regs.push_back(store ? dc.src_operand(e, t == ptx::Type::B128 ? ptx::Type::B64 : t) : dc.dst_operand(e));
+    if (t == ptx::Type::B128) regs.push_back(dc.high_half(e));
+  }
+  return regs;
+}
+
 template <bool Store>
 void decode_access(Decoder& dc, DecodedInst& out) {
   Mods& m = dc.mods();
   ptx::Type t = dc.type();
-  out.bytes = static_cast<uint8_t>(type_bytes(t));
-  out.vec = static_cast<uint8_t>(m.vec);
-  if (out.bytes == 0 || out.bytes > 8 || m.vec > 4) dc.fail("unsupported access type");
+  bool wide = t == ptx::Type::B128;
+  unsigned elem_bytes = type_bytes(t);
+  // PTX: .v8 only with 32-bit elements, .b128 only as a scalar.
+  if (elem_bytes == 0 || (m.vec == 8 && elem_bytes != 4) || (wide && m.vec != 1)) dc.fail("unsupported access type");
+  out.bytes = static_cast<uint8_t>(wide ? 8 : elem_bytes);
+  out.vec = static_cast<uint8_t>(wide ? 2 : m.vec);
   if (is_signed_int(t)) out.flags |= kSigned;
   out.space = access_space(dc);
   out.cache = m.cache;
@@ -122,13 +139,16 @@ void decode_access(Decoder& dc, DecodedInst& out) {
   const ptx::Operand& data = dc.op(Store ? 1 : 0);
   std::vector<ptx::Operand> elems = data.kind == ptx::Operand::Kind::Vector ? data.elems : std::vector{data};
   if (elems.size() != m.vec) dc.fail("vector size does not match the operand");
-  for (unsigned v = 0; v < m.vec; ++v) {
-    if (Store) out.s[1 + v] = dc.src_operand(elems[v], t);
-    else out.d[v] = dc.dst_operand(elems[v]);
+  std::vector<uint32_t> regs = access_registers(dc, elems, t, Store);
+  out.ns = static_cast<uint8_t>(Store ? 1 + std::min<size_t>(regs.size(), 4) : 1);
+  out.nd = static_cast<uint8_t>(Store ? 0 : std::min<size_t>(regs.size(), 4));
+  if (regs.size() > 4) {
+    out.aux = dc.reg_list(regs);
+    out.fn = run_access<Store, true>;
+    return;
   }
-  out.ns = static_cast<uint8_t>(Store ? 1 + m.vec : 1);
-  out.nd = static_cast<uint8_t>(Store ? 0 : m.vec);
-  out.fn = run_access<Store>;
+  for (size_t v = 0; v < regs.size(); ++v) (Store ? out.s[1 + v] : out.d[v]) = regs[v];
+  out.fn = run_access<Store, false>;
 }
 
 // --- atomics ---
@@ -211,6 +231,52 @@ void run_atomic_add_half(Ctx& c, const DecodedInst& in, uint32_t m) {
   });
 }
 
+// atom.exch/cas.b128 (sm_90): 16 bytes as one, each value a register's two
+// 64-bit halves. d[0..1] old value, s[1..2] b, s[3..4] c (cas: the new value).
+void run_atomic_b128(Ctx& c, const DecodedInst& in, uint32_t m) {
+  c.step_bytes = 16;
+  c.step_space = in.space;
+  each_lane(m, [&](unsigned l) {
+    if (c.faulted) return;
+    Space sp = in.space;
+    uint64_t addr = lane_address(c, in, l);
+    uint8_t* p = lane_ptr(c, in, sp, addr, 16, l);
+    if (!p) return;
+    c.addrs[l] = addr, c.step_space = sp;
+    uint64_t old[2], b[2] = {c.R[in.s[1] + l], c.R[in.s[2] + l]}, k[2] = {c.R[in.s[3] + l], c.R[in.s[4] + l]};
+    std::memcpy(old, p, 16);
+    bool cas = in.sub == ACas;
+    if (!cas) std::memcpy(p, b, 16);
+    else if (old[0] == b[0] && old[1] == b[1]) std::memcpy(p, k, 16);
+    c.R[in.d[0] + l] = old[0];
+    c.R[in.d[1] + l] = old[1];
+  });
+}
+
+Space atomic_space(Decoder& dc) {
+  Space sp = access_space(dc);
+  if (sp != Space::Global && sp != Space::Shared && sp != Space::Generic) dc.fail("unsupported state space for atomics");
+  return sp;
+}
+
+void decode_atomic_b128(Decoder& dc, DecodedInst& out, bool reduce) {
+  if (reduce || (out.sub != AExch && out.sub != ACas)) dc.fail("only atom.exch and atom.cas take .b128");
+  size_t nsrc = out.sub == ACas ? 2 : 1;
+  if (dc.nops() != 2 + nsrc) dc.fail("wrong number of operands");
+  out.d[0] = dc.dst(0);
+  out.d[1] = dc.high_half(dc.op(0));
+  out.nd = 2;
+  dc.address(1, out, 0);
+  for (size_t i = 0; i < 2; ++i) {
+    const ptx::Operand& v = dc.op(2 + (i < nsrc ? i : 0));
+    out.s[1 + 2 * i] = dc.src_operand(v, ptx::Type::B64);
+    out.s[2 + 2 * i] = dc.high_half(v);
+  }
+  out.ns = 5;
+  out.bytes = 16;
+  out.fn = run_atomic_b128;
+}
+
 ExecFn atomic_handler(ptx::Type t) {
   switch (t) {
     case ptx::Type::B32: case ptx::Type::U32: return run_atomic<uint32_t>;
@@ -230,6 +296,10 @@ void decode_atomic(Decoder& dc, DecodedInst& out) {
   if (op < 0) dc.fail("missing atomic operation");
   ptx::Type t = dc.type();
   out.sub = static_cast<uint8_t>(op);
+  if (t == ptx::Type::B128) {
+    out.space = atomic_space(dc);
+    return decode_atomic_b128(dc, out, Reduce);
+  }
   bool half = t == ptx::Type::F16 || t == ptx::Type::BF16 || t == ptx::Type::F16x2 || t == ptx::Type::BF16x2;
   if (half) {
     if (op != AAdd) dc.fail("only atom.add takes f16/bf16");
@@ -244,9 +314,7 @@ void decode_atomic(Decoder& dc, DecodedInst& out) {
   bool float_ok = op == AAdd || op == AExch || op == ACas || op == AMin || op == AMax;
   if (is_float(t) && !float_ok) dc.fail("unsupported atomic type");
   if ((op == AInc || op == ADec) && type_bytes(t) != 4) dc.fail("inc/dec need 32-bit types");
-  out.space = access_space(dc);
-  if (out.space != Space::Global && out.space != Space::Shared && out.space != Space::Generic)
-    dc.fail("unsupported state space for atomics");
+  out.space = atomic_space(dc);
   size_t base = Reduce ? 0 : 1;
   size_t nsrc = op == ACas ? 2 : 1;
   if (dc.nops() != base + 1 + nsrc) dc.fail("wrong number of operands");

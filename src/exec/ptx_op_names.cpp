@@ -31,6 +31,10 @@ const char* type_class(const std::string& m) {
 
 // The modifiers with the source's space dropped and the accessed one first.
 std::vector<std::string> effective_mods(const ptx::Instruction& inst, ptx::StateSpace space) {
+  // A generic access that no lane made (all predicated off, as in the
+  // `@%p atom.add.release.gpu` of grid.sync in the warps without thread 0)
+  // resolved no space: it takes the global form's name (it accesses nothing).
+  if (space == ptx::StateSpace::Generic) space = ptx::StateSpace::Global;
   std::vector<std::string> mods;
   if (space != ptx::StateSpace::None) mods.push_back(ptx::space_name(space));
   for (const std::string& m : inst.mods) {

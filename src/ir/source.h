@@ -66,9 +66,11 @@ struct MemcpyHtoD {
 struct HostSync {};
 
 // An event recorded on a stream, or a stream made to wait for an event's
-// last record (cudaEventRecord, cudaStreamWaitEvent).
+// last record (cudaEventRecord, cudaStreamWaitEvent); or the note that a
+// stream was created with cudaStreamNonBlocking (NonBlocking, before its
+// first use: it does not synchronise with the legacy stream; `event` unused).
 struct StreamEvent {
-  enum class Kind : uint8_t { Record, Wait } kind = Kind::Record;
+  enum class Kind : uint8_t { Record, Wait, NonBlocking } kind = Kind::Record;
   int64_t stream = 0;
   uint64_t event = 0;
 };

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include <cmath>
 #include <fmt/format.h>
@@ -47,6 +48,7 @@ void simulate(ir::WorkloadSource& work, timing::TimingModel& gpu, RunReport& rep
   uint32_t index = 0;
   uint64_t done_warp_insts = 0;
   std::vector<std::unique_ptr<ir::KernelSource>> in_flight;
+  std::set<int64_t> nonblocking;  // streams a StreamNonBlocking line named
   auto ended = [&](std::vector<timing::KernelResult> results) {
     for (timing::KernelResult& r : results) {
       report.kernels.push_back(std::move(r));
@@ -84,15 +86,17 @@ void simulate(ir::WorkloadSource& work, timing::TimingModel& gpu, RunReport& rep
       continue;
     }
     if (auto* e = std::get_if<ir::StreamEvent>(&*cmd)) {
-      if (e->kind == ir::StreamEvent::Kind::Record) gpu.record_event(e->event, e->stream);
-      else gpu.wait_event(e->stream, e->event);
+      bool blocking = !nonblocking.count(e->stream);
+      if (e->kind == ir::StreamEvent::Kind::NonBlocking) nonblocking.insert(e->stream);
+      else if (e->kind == ir::StreamEvent::Kind::Record) gpu.record_event(e->event, e->stream, blocking);
+      else gpu.wait_event(e->stream, e->event, blocking);
       continue;
     }
     auto& kernel = std::get<std::unique_ptr<ir::KernelSource>>(*cmd);
     ++index;
     if (plan && skip_launch(*plan, report, index, kernel->info().name)) continue;
     if (plan || in_flight.size() >= kMaxInFlight) catch_up();
-    gpu.launch(*kernel, kernel->info().stream);
+    gpu.launch(*kernel, kernel->info().stream, !nonblocking.count(kernel->info().stream));
     in_flight.push_back(std::move(kernel));
     if (plan) catch_up();
   }

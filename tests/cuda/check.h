@@ -27,6 +27,16 @@ inline bool close_enough(double got, double want, double rel, double abs_tol = 0
   return std::fabs(got - want) <= abs_tol + rel * std::fabs(want);
 }
 
+// Milliseconds between two recorded events, after `stop` completed; both destroyed.
+inline float elapsed_ms_and_destroy(cudaEvent_t start, cudaEvent_t stop) {
+  CHECK(cudaEventSynchronize(stop));
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, start, stop));
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  return ms;
+}
+
 // Prints the verdict; the process exit status is non-zero on mismatches.
 inline int verdict(const char* test, long mismatches) {
   if (mismatches == 0) {

@@ -1,6 +1,8 @@
 // Two small independent kernels (4 CTAs each, a long dependent FMA chain per
 // thread) on two streams, then on one stream; a producer and a consumer
-// ordered by cudaStreamWaitEvent. Results are checked on the CPU. Under
+// ordered by cudaStreamWaitEvent; a kernel on the legacy stream followed by
+// one on a blocking, then on a non-blocking created stream. Results are
+// checked on the CPU. Under
 // `warpsim exec --timing` the events time the phases: each kernel uses 4 of
 // the GPU's SMs, so on two streams the pair takes about as long as one
 // kernel, on one stream about twice as long.
@@ -41,12 +43,24 @@ float phase_ms(cudaStream_t first, cudaStream_t second, float* a, float* b, floa
   if (second) chain<<<kCtas, kThreads, 0, second>>>(b, seed + 1.0f, kIters);
   CHECK(cudaGetLastError());
   CHECK(cudaEventRecord(stop, 0));
-  CHECK(cudaEventSynchronize(stop));
-  float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, start, stop));
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  return ms;
+  return elapsed_ms_and_destroy(start, stop);
+}
+
+// Milliseconds from before kernel A on the legacy stream to after kernel B,
+// issued next on `other`, both events on `other`. A blocking stream's B
+// waits for A; a cudaStreamNonBlocking stream's B may run beside it.
+float legacy_then_ms(cudaStream_t other, float* a, float* b, float seed) {
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  CHECK(cudaEventRecord(start, other));
+  chain<<<kCtas, kThreads>>>(a, seed, kIters);
+  CHECK(cudaGetLastError());
+  chain<<<kCtas, kThreads, 0, other>>>(b, seed + 1.0f, kIters);
+  CHECK(cudaGetLastError());
+  CHECK(cudaEventRecord(stop, other));
+  CHECK(cudaDeviceSynchronize());
+  return elapsed_ms_and_destroy(start, stop);
 }
 
 long check_chain(const float* dev, float seed) {
@@ -86,7 +100,18 @@ int main() {
   CHECK(cudaMemcpy(host, c, sizeof host, cudaMemcpyDeviceToHost));
   for (int i = 0; i < n; ++i) bad += !close_enough(host[i], chain_cpu(i, 3.0f, kIters) * 2.0f + 1.0f, 1e-5);
 
+  // The legacy stream against a blocking and a non-blocking created stream.
+  cudaStream_t nb;
+  CHECK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+  float legacy_blocking = legacy_then_ms(s1, a, b, 5.0f);
+  bad += check_chain(a, 5.0f) + check_chain(b, 6.0f);
+  float legacy_nonblocking = legacy_then_ms(nb, a, b, 7.0f);
+  bad += check_chain(a, 7.0f) + check_chain(b, 8.0f);
+  CHECK(cudaStreamDestroy(nb));
+
   std::printf("one kernel %.4f ms, two streams %.4f ms, one stream %.4f ms\n", one, two_streams, one_stream);
+  std::printf("legacy then blocking stream %.4f ms, legacy then non-blocking stream %.4f ms\n", legacy_blocking,
+              legacy_nonblocking);
   const char* timed = std::getenv("WARPSIM_TIMING");
   if (timed && std::strcmp(timed, "1") == 0) {
     // Concurrent: about one kernel (plus a launch overhead); in sequence:
@@ -94,6 +119,10 @@ int main() {
     bad += !(two_streams < 1.3f * one);
     bad += !(one_stream > 1.8f * one);
     bad += !(two_streams < 0.75f * one_stream);
+    // The legacy stream's kernel and a non-blocking stream's overlap; a
+    // blocking stream's waits for it.
+    bad += !(legacy_blocking > 1.8f * one);
+    bad += !(legacy_nonblocking < 1.3f * one);
   }
   CHECK(cudaEventDestroy(produced));
   CHECK(cudaStreamDestroy(s1));

@@ -119,6 +119,29 @@ TEST(ExecDeviceStop, FunctionalWatchdogStopsAnEndlessKernelWhileTracing) {
   spin_with_low_watchdog(o);
 }
 
+// A timed kernel whose generic atomic faults on its first lane: the fault is
+// what is reported. The instruction's step then has no lane that resolved its
+// generic space; it used to stop the run with "no SASS class for PTX
+// instruction `atom.add.release.gpu.u32 ...`" instead.
+TEST(ExecDeviceStop, TimedFaultInAGenericAtomicIsReportedAsTheFault) {
+  const std::string ptx = test::kernel_ptx("bad", ".param .u64 out", R"(
+    mov.u64 %rd1, 4096;
+    atom.add.release.gpu.u32 %r1, [%rd1], 1;
+)");
+  Device dev(timed(temp("generic-atom"), {"gpu.sms=2"}));
+  const LoadedModule& m = dev.program().load(ptx::parse_module(ptx, "bad.ptx"));
+  std::string error;
+  try {
+    LaunchResult r = dev.launch(one_warp(m, "bad"));
+    EXPECT_FALSE(r.ok);
+    error = r.error;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("illegal address 0x1000"), std::string::npos) << error;
+  EXPECT_EQ(error.find("no SASS class"), std::string::npos) << error;
+}
+
 // Both watchdogs are on by default (a user's endless loop must end).
 TEST(ExecDeviceStop, WatchdogsAreOnByDefault) {
   for (const char* key : {"exec.watchdog_warp_insts", "exec.watchdog_cycles"}) {

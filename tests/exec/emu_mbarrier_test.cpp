@@ -205,6 +205,43 @@ TEST(EmuMbarrier, BulkCopyCompletesTransactions) {
   }
 }
 
+// The cache-hint form carries one more operand (a policy, no effect here) and
+// copies as the plain form; an L2 bulk prefetch moves no data.
+TEST(EmuMbarrier, BulkCopyCacheHintAndPrefetch) {
+  auto v = run(R"(
+    setp.eq.u32 %p1, %r0, 0;
+    mov.u32 %r3, s;
+    mov.u64 %rd5, 0;
+    @%p1 cp.async.bulk.prefetch.L2.global [%rd40], 64;
+    @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+    @%p1 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], 32;
+    @%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%r3], [%rd40+32], 32, [bar], %rd5;
+    @%p1 mbarrier.arrive.shared::cta.b64 %rd1, [bar];
+    bar.sync 0;
+    ld.shared.u32 %r6, [s+28];
+    cvt.u64.u32 %rd2, %r6;               st.global.b64 [%rd0], %rd2;
+  )", 1, 1);
+  EXPECT_EQ(v[0], 1015u);  // s[7] = source word 8 + 7
+}
+
+// Tensor (TMA) and multicast bulk copies are refused at decode, saying why.
+TEST(EmuMbarrier, TensorAndMulticastBulkCopiesAreRefusedWithTheReason) {
+  const char* tma =
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [s], [%rd40, {%r1, %r2}], [bar];";
+  const char* multicast =
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [s], [%rd40], 16, [bar], %rs1;";
+  std::pair<const char*, const char*> cases[] = {{tma, "CUtensorMap"}, {multicast, "clusters of one CTA"}};
+  for (auto [inst, why] : cases) {
+    try {
+      run(inst, 1, 1);
+      ADD_FAILURE() << "expected a decode error for " << inst;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("test.ptx:"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // CUDA's driver ABI hands a cooperative launch's grid workspace to
 // cg::this_grid() as %envreg1 (high half) and %envreg2 (low half); other
 // environment registers, and both outside a cooperative launch, read 0.

@@ -166,6 +166,42 @@ TEST(EmuMemory, SharedOutOfWindowFaults) {
   EXPECT_NE(r.error.find("illegal address 0x40 (shared, 4 bytes)"), std::string::npos) << r.error;
 }
 
+// The CTA's reserved shared memory (what cooperative groups' multi-warp tiles
+// use on sm_80+): 1 KB after the kernel's own shared memory, 20 static bytes
+// and 8 dynamic ones (which start 16-aligned, at 32), so from offset 48 (the
+// next multiple of 16 after 40); region 1 starts 512 bytes in. It is real
+// shared memory: a word stored through region 1's generic address reads back
+// through ld.shared at the same offset.
+TEST(EmuMemory, ReservedSharedMemoryFollowsTheKernelsOwn) {
+  Harness h;
+  h.dynamic_shmem = 8;
+  h.load(kernel_ptx("k", ".param .u64 out", R"(
+    .shared .align 4 .b8 s[20];
+    ld.param.u64 %rd0, [out];
+    mov.u32 %r1, %reserved_smem_offset_begin;  st.global.u32 [%rd0], %r1;
+    mov.u32 %r2, %reserved_smem_offset_end;    st.global.u32 [%rd0+4], %r2;
+    mov.u32 %r3, %reserved_smem_offset_cap;    st.global.u32 [%rd0+8], %r3;
+    mov.u32 %r4, %reserved_smem_offset_0;      st.global.u32 [%rd0+12], %r4;
+    mov.u32 %r5, %reserved_smem_offset_1;      st.global.u32 [%rd0+16], %r5;
+    cvt.u64.u32 %rd1, %r5;
+    cvta.shared.u64 %rd2, %rd1;
+    st.u32 [%rd2+284], 77;
+    ld.shared.u32 %r6, [%r5+284];              st.global.u32 [%rd0+20], %r6;
+    mov.u32 %r7, %total_smem_size;             st.global.u32 [%rd0+24], %r7;
+  )"));
+  Addr out = h.buffer(std::vector<uint32_t>(7, 0));
+  LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{32, 1, 1}, out);
+  ASSERT_TRUE(r.ok) << r.error;
+  auto v = h.read<uint32_t>(out, 7);
+  EXPECT_EQ(v[0], 48u);
+  EXPECT_EQ(v[1], 48u + 1024);
+  EXPECT_EQ(v[2], 1024u);
+  EXPECT_EQ(v[3], 48u);
+  EXPECT_EQ(v[4], 48u + 512);
+  EXPECT_EQ(v[5], 77u);
+  EXPECT_EQ(v[6], 48u + 1024);
+}
+
 TEST(EmuMemory, UnsupportedInstructionsFailAtDecodeNamingFileAndLine) {
   Harness h;
   h.load(kernel_ptx("k", "", "mov.u32 %r1, 1;\ndp4a.u32.u32 %r1, %r1, %r1, 0;"), "bad.ptx");

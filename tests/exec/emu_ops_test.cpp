@@ -482,5 +482,50 @@ TEST(EmuOps, FnsFindsTheNthSetBit) {
   EXPECT_EQ(uint32_t(v[8]), 0xffffffffu);   // only one set bit at or above 1
 }
 
+// shf: {b, a} = 0x01234567'89abcdef shifted as one 64-bit value; .wrap takes
+// the amount mod 32, .clamp caps it at 32. nvcc emits shf.l.wrap for rotates.
+TEST(EmuOps, FunnelShiftsWrapOrClampTheAmount) {
+  auto v = run1(R"(
+    mov.u32 %r1, 0x89abcdef;
+    mov.u32 %r2, 0x01234567;
+    shf.l.wrap.b32 %r3, %r1, %r2, 8;    st.global.b32 [%rd0], %r3;
+    shf.r.wrap.b32 %r3, %r1, %r2, 8;    st.global.b32 [%rd0+8], %r3;
+    shf.l.wrap.b32 %r3, %r1, %r2, 40;   st.global.b32 [%rd0+16], %r3;
+    shf.l.clamp.b32 %r3, %r1, %r2, 40;  st.global.b32 [%rd0+24], %r3;
+    shf.r.clamp.b32 %r3, %r1, %r2, 40;  st.global.b32 [%rd0+32], %r3;
+    shf.r.wrap.b32 %r3, %r1, %r2, 0;    st.global.b32 [%rd0+40], %r3;
+    shf.l.wrap.b32 %r3, %r1, %r1, 4;    st.global.b32 [%rd0+48], %r3;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 0x23456789u);  // high word of {b, a} << 8
+  EXPECT_EQ(uint32_t(v[1]), 0x6789abcdu);  // low word of {b, a} >> 8
+  EXPECT_EQ(uint32_t(v[2]), 0x23456789u);  // 40 wraps to 8
+  EXPECT_EQ(uint32_t(v[3]), 0x89abcdefu);  // clamped to 32: all of a
+  EXPECT_EQ(uint32_t(v[4]), 0x01234567u);  // clamped to 32: all of b
+  EXPECT_EQ(uint32_t(v[5]), 0x89abcdefu);
+  EXPECT_EQ(uint32_t(v[6]), 0x9abcdef8u);  // a rotated left by 4
+}
+
+// bmsk: b bits from bit a; a field past bit 31 is cut there; .clamp treats
+// counts of 32 and more as "none left" (a) and "all the rest" (b), .wrap
+// takes both mod 32 (CUB's radix sort emits bmsk.clamp).
+TEST(EmuOps, BitMasksClampOrWrapTheirCounts) {
+  auto v = run1(R"(
+    bmsk.wrap.b32 %r1, 1, 2;     st.global.b32 [%rd0], %r1;
+    bmsk.clamp.b32 %r1, 4, 40;   st.global.b32 [%rd0+8], %r1;
+    bmsk.clamp.b32 %r1, 33, 2;   st.global.b32 [%rd0+16], %r1;
+    bmsk.wrap.b32 %r1, 33, 2;    st.global.b32 [%rd0+24], %r1;
+    bmsk.clamp.b32 %r1, 30, 4;   st.global.b32 [%rd0+32], %r1;
+    bmsk.clamp.b32 %r1, 3, 0;    st.global.b32 [%rd0+40], %r1;
+    bmsk.wrap.b32 %r1, 0, 31;    st.global.b32 [%rd0+48], %r1;
+  )");
+  EXPECT_EQ(uint32_t(v[0]), 0x00000006u);  // bits 1 and 2
+  EXPECT_EQ(uint32_t(v[1]), 0xfffffff0u);  // width clamped: every bit from 4
+  EXPECT_EQ(uint32_t(v[2]), 0u);           // position 33 clamped: nothing
+  EXPECT_EQ(uint32_t(v[3]), 0x00000006u);  // position 33 wraps to 1
+  EXPECT_EQ(uint32_t(v[4]), 0xc0000000u);  // bits 30..33 cut at 31
+  EXPECT_EQ(uint32_t(v[5]), 0u);           // width 0
+  EXPECT_EQ(uint32_t(v[6]), 0x7fffffffu);
+}
+
 }  // namespace
 }  // namespace ws::exec::test

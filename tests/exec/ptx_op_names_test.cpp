@@ -39,6 +39,12 @@ constexpr const char* kPtx = R"(
   cp.async.mbarrier.arrive.noinc.shared.b64 [%rd2];
   cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 64, [%r2];
   setmaxnreg.inc.sync.aligned.u32 240;
+  atom.add.release.gpu.u32 %r4, [%rd2], 1;
+  ld.global.v8.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f0}, [%rd1];
+  atom.exch.b128 %rd1, [%rd2], %rd3;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 0;
+  cp.async.bulk.prefetch.L2.global [%rd1], 64;
 }
 )";
 
@@ -76,6 +82,17 @@ TEST_F(PtxOpNamesTest, MemoryByTheSpaceActuallyAccessed) {
   EXPECT_EQ(name(9, ptx::StateSpace::Global), "ATOMG");
   EXPECT_EQ(name(9, ptx::StateSpace::Shared), "ATOMS");
   EXPECT_EQ(name(12, ptx::StateSpace::Param), "MOV");  // kernel parameters are constant-bank operands
+  EXPECT_EQ(name(20, ptx::StateSpace::Global), "LDG");   // 256-bit: the width rides in the suffix
+  EXPECT_EQ(name(21, ptx::StateSpace::Shared), "ATOMS");
+}
+
+// A generic access every lane of which was predicated off resolved no space
+// (the emulator reports it as generic): it is named as the global form, not
+// refused ("no SASS class" for grid.sync's `@%p atom.add.release.gpu.u32`).
+TEST_F(PtxOpNamesTest, GenericAccessWithNoLaneTakesTheGlobalName) {
+  EXPECT_EQ(name(19, ptx::StateSpace::Generic), "ATOMG");
+  EXPECT_EQ(name(2, ptx::StateSpace::Generic), "LDG");
+  EXPECT_EQ(name(19, ptx::StateSpace::Shared), "ATOMS");
 }
 
 // mbarrier objects are shared-memory words updated in place; a bulk copy is
@@ -86,6 +103,9 @@ TEST_F(PtxOpNamesTest, AsynchronousBarriersAndCopies) {
   EXPECT_EQ(name(16, ptx::StateSpace::Shared), "ATOMS");  // not cp.async's LDG
   EXPECT_EQ(name(17, ptx::StateSpace::Global), "LDG");
   EXPECT_EQ(name(18), "NOP");
+  EXPECT_EQ(name(22), "DEPBAR");  // the bulk forms' groups, as cp.async's
+  EXPECT_EQ(name(23), "DEPBAR");
+  EXPECT_EQ(name(24), "NOP");
 }
 
 TEST_F(PtxOpNamesTest, ControlAndReturn) {

@@ -1,4 +1,8 @@
 // Writer output and a write -> read round trip.
+#include <cstdio>
+#include <tuple>
+
+#include "common/error.h"
 #include "frontend/trace_test_util.h"
 #include "frontend/trace/trace_writer.h"
 
@@ -79,6 +83,48 @@ TEST(TraceWriter, RoundTrip) {
   }
   EXPECT_EQ(cta->next(0), nullptr);
   EXPECT_EQ(k->next_cta(), nullptr);
+}
+
+// Stream lines read back as written: a non-blocking stream's note (so that
+// a replay does not order it after the legacy stream), then an event record
+// and wait on it; a malformed note names the expected form.
+TEST(TraceWriter, StreamLinesRoundTrip) {
+  auto dir = test::temp_dir("streams");
+  {
+    TraceWriter w(dir.string());
+    w.stream_event(ir::StreamEvent{ir::StreamEvent::Kind::NonBlocking, 4, 0});
+    w.stream_event(ir::StreamEvent{ir::StreamEvent::Kind::Record, 4, 7});
+    w.stream_event(ir::StreamEvent{ir::StreamEvent::Kind::Wait, 2, 7});
+    ir::KernelInfo k;
+    k.name = "k";
+    k.grid = Dim3{1, 1, 1};
+    k.block = Dim3{32, 1, 1};
+    k.binary_version = 70;
+    w.begin_kernel(k);
+    w.begin_cta(Dim3{0, 0, 0});
+    w.begin_warp(0, 1);
+    TraceInst exit_i;
+    exit_i.opcode = "EXIT";
+    w.add(exit_i);
+    w.end_cta();
+  }
+  auto wl = open_trace_workload(dir.string());
+  using K = ir::StreamEvent::Kind;
+  for (auto [kind, stream, event] : {std::tuple{K::NonBlocking, 4, 0}, {K::Record, 4, 7}, {K::Wait, 2, 7}}) {
+    auto e = std::get<ir::StreamEvent>(*wl->next());
+    EXPECT_EQ(e.kind, kind);
+    EXPECT_EQ(e.stream, stream);
+    EXPECT_EQ(e.event, uint64_t(event));
+  }
+  std::FILE* f = std::fopen((dir / "kernelslist.g").c_str(), "a");
+  std::fputs("StreamNonBlocking,x\n", f);
+  std::fclose(f);
+  try {
+    open_trace_workload(dir.string());
+    FAIL() << "a malformed StreamNonBlocking line was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected StreamNonBlocking,<stream>"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TraceWriter, CountMismatchIsAnError) {

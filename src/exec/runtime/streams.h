@@ -37,8 +37,17 @@ class StreamTable {
  public:
   // An opaque, unique handle (never 0, 1 or 2, which name the default streams).
   static constexpr unsigned kNonBlocking = 0x01;  // cudaStreamNonBlocking
-  void* create(unsigned flags) { return streams_.add(Stream{flags, next_id_++}); }
-  bool destroy(void* stream) { return streams_.remove(stream); }
+  void* create(unsigned flags) {
+    nonblocking_ += (flags & kNonBlocking) != 0;
+    return streams_.add(Stream{flags, next_id_++});
+  }
+  bool destroy(void* stream) {
+    const Stream* s = streams_.find(stream);
+    if (s && (s->flags & kNonBlocking)) --nonblocking_;
+    return streams_.remove(stream);
+  }
+  // Live streams created with cudaStreamNonBlocking.
+  size_t nonblocking() const { return nonblocking_; }
   // Live handles and the default streams (0, cudaStreamLegacy, cudaStreamPerThread).
   bool valid(const void* stream) const;
   size_t live() const { return streams_.size(); }
@@ -54,6 +63,7 @@ class StreamTable {
   };
   HandleTable<Stream> streams_;
   int64_t next_id_ = 2;
+  size_t nonblocking_ = 0;
 };
 
 class EventTable {

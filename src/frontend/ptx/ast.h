@@ -34,6 +34,8 @@ enum class SpecialReg : uint8_t {
   LaneMaskEq, LaneMaskLe, LaneMaskLt, LaneMaskGe, LaneMaskGt,
   Clock, Clock64, GlobalTimer, DynamicSmemSize, TotalSmemSize,
   EnvReg,  // %envregN, N in Operand::imm: what the driver passes a launch (grid workspace), else 0
+  // %reserved_smem_offset_{begin,end,cap,0,1}: Operand::imm 0..4 (the CTA's reserved shared memory)
+  ReservedSmem,
 };
 
 struct Operand {

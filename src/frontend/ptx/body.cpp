@@ -30,7 +30,18 @@ constexpr std::array<SpecialName, 28> kSpecials = {{
     {"%dynamic_smem_size", SpecialReg::DynamicSmemSize}, {"%total_smem_size", SpecialReg::TotalSmemSize},
 }};
 
+// %reserved_smem_offset_{begin,end,cap,0,1} -> 0..4; -1 for other names.
+int reserved_smem_index(std::string_view name) {
+  constexpr std::string_view kPrefix = "%reserved_smem_offset_";
+  constexpr std::string_view kWhich[] = {"begin", "end", "cap", "0", "1"};
+  if (!name.starts_with(kPrefix)) return -1;
+  for (int i = 0; i < 5; ++i)
+    if (name.substr(kPrefix.size()) == kWhich[i]) return i;
+  return -1;
+}
+
 bool find_special(std::string_view name, SpecialReg& out) {
+  if (reserved_smem_index(name) >= 0) return out = SpecialReg::ReservedSmem, true;
   for (const SpecialName& s : kSpecials) {
     if (s.name == name) {
       out = s.reg;
@@ -303,6 +314,7 @@ Operand Parser::name_operand(const Token& t) {
     if (!find_special(t.text, o.special)) fail(t, "undeclared register");
     o.kind = Operand::Kind::Special;
     if (o.special == SpecialReg::EnvReg) o.imm = std::stoi(std::string(t.text.substr(7)));
+    if (o.special == SpecialReg::ReservedSmem) o.imm = reserved_smem_index(t.text);
     return o;
   }
   o.kind = Operand::Kind::Symbol;

@@ -252,7 +252,8 @@ void each_modifier(std::string_view op, F&& f) {
 uint8_t access_bytes_of(std::string_view op) {
   uint8_t bytes = 4;
   each_modifier(op, [&bytes](std::string_view m) {
-    if (m == "128") bytes = 16;
+    if (m == "256") bytes = 32;
+    else if (m == "128") bytes = 16;
     else if (m == "64") bytes = 8;
     else if (m == "U8" || m == "S8") bytes = 1;
     else if (m == "U16" || m == "S16") bytes = 2;

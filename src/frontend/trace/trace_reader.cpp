@@ -277,6 +277,16 @@ ir::StreamEvent parse_stream_event(std::string_view line, const LineReader& r) {
   return ir::StreamEvent{ir::StreamEvent::Kind::Wait, first, static_cast<uint64_t>(second)};
 }
 
+// StreamNonBlocking,<stream> (warpsim line): a cudaStreamNonBlocking stream.
+ir::StreamEvent parse_nonblocking(std::string_view line, const LineReader& r) {
+  std::string_view s = trim(line.substr(line.find(',') + 1));
+  int64_t stream = 0;
+  auto rs = std::from_chars(s.data(), s.data() + s.size(), stream);
+  if (s.empty() || rs.ec != std::errc{} || rs.ptr != s.data() + s.size() || stream < 0)
+    throw InputError(r.path(), r.line_no(), "stream", "expected StreamNonBlocking,<stream>");
+  return ir::StreamEvent{ir::StreamEvent::Kind::NonBlocking, stream, 0};
+}
+
 // MemcpyHtoD,0x<addr>,<bytes>
 ir::MemcpyHtoD parse_memcpy(std::string_view line, const LineReader& r) {
   std::string_view rest = line.substr(line.find(',') + 1);
@@ -359,6 +369,8 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
       entries_.push_back(ListEntry{ListEntry::Kind::Sync, {}, {}, {}});
     } else if (starts_with(line, "EventRecord,") || starts_with(line, "StreamWaitEvent,")) {
       entries_.push_back(ListEntry{ListEntry::Kind::Event, {}, {}, parse_stream_event(line, *r)});
+    } else if (starts_with(line, "StreamNonBlocking,")) {
+      entries_.push_back(ListEntry{ListEntry::Kind::Event, {}, {}, parse_nonblocking(line, *r)});
     } else if (is_kernel_file_name(line)) {
       fs::path k = p.parent_path() / std::string(line);
       if (!fs::is_regular_file(k, ec)) throw InputError(list_, r->line_no(), "kernel", "missing kernel file " + k.string());
@@ -367,7 +379,7 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
     } else {
       throw InputError(list_, r->line_no(), "", "not a kernel list line: " + quoted_excerpt(line) +
                                                     " (expected MemcpyHtoD,<addr>,<bytes>, HostSync, "
-                                                    "EventRecord, StreamWaitEvent or a kernel-N.traceg file name)");
+                                                    "EventRecord, StreamWaitEvent, StreamNonBlocking or a kernel-N.traceg file name)");
     }
   }
   if (kernels_ == 0)

@@ -80,8 +80,10 @@ void TraceWriter::memcpy(Addr dst, uint64_t bytes) {
 }
 
 void TraceWriter::stream_event(const ir::StreamEvent& e) {
-  std::string line = e.kind == ir::StreamEvent::Kind::Record ? fmt::format("EventRecord,{},{}\n", e.event, e.stream)
-                                                              : fmt::format("StreamWaitEvent,{},{}\n", e.stream, e.event);
+  using K = ir::StreamEvent::Kind;
+  std::string line = e.kind == K::Record ? fmt::format("EventRecord,{},{}\n", e.event, e.stream)
+                     : e.kind == K::Wait ? fmt::format("StreamWaitEvent,{},{}\n", e.stream, e.event)
+                                         : fmt::format("StreamNonBlocking,{}\n", e.stream);
   std::fputs(line.c_str(), list_);
 }
 
