@@ -126,6 +126,16 @@ void BM_TraceRead(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(fs::file_size(file));
 }
 
+// Opening a kernel file alone (header, and for .wst the index and static
+// instructions): the fixed cost a small kernel pays.
+void BM_TraceOpen(benchmark::State& state) {
+  const Workload& w = workload(static_cast<int>(state.range(0)));
+  fs::path file = (state.range(1) ? w.wst / "kernel-1.wst" : w.text / "kernel-1.traceg");
+  auto isa = std::make_shared<const ws::frontend::IsaTable>(
+      ws::frontend::IsaTable::load(ws::frontend::read_trace_header(file.string()).info.binary_version));
+  for (auto _ : state) benchmark::DoNotOptimize(ws::frontend::open_trace_kernel(file.string(), isa));
+}
+
 // Sizes only (the timing is meaningless): kernel files as text, as `xz -9`
 // of the text, and as .wst; ratios text/wst and xz/wst.
 void BM_TraceSizes(benchmark::State& state) {
@@ -147,6 +157,7 @@ BENCHMARK(BM_TraceRead)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.5);
+BENCHMARK(BM_TraceOpen)->ArgsProduct({{2}, {0, 1}})->ArgNames({"workload", "wst"})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceSizes)->DenseRange(0, 2)->ArgName("workload")->Iterations(1);
 
 }  // namespace

@@ -93,19 +93,58 @@ std::string WstFile::read_frame(uint64_t offset, uint64_t csize, uint64_t usize,
   return decompress(read_at(offset, csize, what), usize, path_, offset);
 }
 
+// Column by column, as WstWriter::put_protos() writes them.
 void WstFile::read_protos(ByteReader& r) {
-  protos_.resize(r.varint_max(uint64_t{1} << 26, "static instruction count"));
+  protos_.resize(r.varint_max(r.remaining(), "static instruction count"));
+  if (!protos_.empty() && opcodes_.empty()) r.fail("static instructions but no opcodes");
+  uint64_t line = 0, pc = 0;
   for (InstProto& p : protos_) {
-    p.line_num = static_cast<uint32_t>(r.varint_max(UINT32_MAX, "line number"));
-    p.pc = r.varint();
-    p.opcode = static_cast<uint32_t>(r.varint_max(opcodes_.empty() ? 0 : opcodes_.size() - 1, "opcode index"));
-    if (opcodes_.empty()) r.fail("static instructions but no opcodes");
+    line += static_cast<uint64_t>(unzigzag(r.varint()));
+    if (line > UINT32_MAX) r.fail("line number over 32 bits");
+    p.line_num = static_cast<uint32_t>(line);
+  }
+  for (InstProto& p : protos_) p.pc = pc += static_cast<uint64_t>(unzigzag(r.varint()));
+  for (InstProto& p : protos_) p.opcode = static_cast<uint32_t>(r.varint_max(opcodes_.size() - 1, "opcode index"));
+  for (InstProto& p : protos_)
     for (auto* regs : {&p.dst, &p.src}) {
       std::string_view b = r.counted();
       regs->assign(b.begin(), b.end());
     }
+  for (InstProto& p : protos_) {
     p.mem_width = static_cast<uint32_t>(r.varint_max(UINT32_MAX, "mem width"));
-    p.immediate = unzigzag(r.varint());
+    has_addrs_.push_back(p.mem_width > 0 ? 1 : 0);
+  }
+  for (InstProto& p : protos_) p.immediate = unzigzag(r.varint());
+}
+
+// As WstWriter::put_index() writes it.
+void WstFile::read_index(ByteReader& r) {
+  chunks_.resize(r.varint_max(r.remaining(), "chunk count"));
+  for (auto& c : chunks_) {
+    for (uint64_t& v : c) v = r.varint();
+    if (c[2] > kMaxFrameBytes) r.fail("a chunk of " + std::to_string(c[2]) + " bytes");
+  }
+  ctas_.resize(r.varint_max(r.remaining(), "CTA count"));
+  uint64_t chunk = 0, end = 0;
+  uint64_t id[3] = {0, 0, 0};
+  for (CtaIndex& c : ctas_) {
+    uint64_t step = r.varint_max(chunks_.size(), "chunk step");
+    if (step) end = 0;
+    chunk += step;
+    if (chunk >= chunks_.size()) r.fail("a CTA in chunk " + std::to_string(chunk) + " of " + std::to_string(chunks_.size()));
+    c.chunk = static_cast<uint32_t>(chunk);
+    uint64_t room = chunks_[chunk][2];
+    c.offset = end + r.varint_max(room, "record offset");
+    c.size = r.varint_max(room, "record size");
+    if (c.offset > room || c.size > room - c.offset) r.fail("a CTA record lies outside its chunk");
+    end = c.offset + c.size;
+    // Each instruction takes one op byte at least.
+    c.insts = static_cast<uint32_t>(r.varint_max(c.size, "CTA instruction count"));
+    for (uint64_t& v : id) {
+      v += static_cast<uint64_t>(unzigzag(r.varint()));
+      if (v > UINT32_MAX) r.fail("block index over 32 bits");
+    }
+    c.id = Dim3{static_cast<uint32_t>(id[0]), static_cast<uint32_t>(id[1]), static_cast<uint32_t>(id[2])};
   }
 }
 
@@ -113,28 +152,10 @@ void WstFile::read_footer(uint64_t offset, uint64_t csize, uint64_t usize) {
   std::string raw = read_frame(offset, csize, usize, "footer");
   static const std::string kFooter = "the footer";
   ByteReader r(raw, path_, 0, kFooter);
-  opcodes_.resize(r.varint_max(uint64_t{1} << 20, "opcode count"));
+  opcodes_.resize(r.varint_max(r.remaining(), "opcode count"));
   for (std::string& op : opcodes_) op = std::string(r.counted());
   read_protos(r);
-  chunks_.resize(r.varint_max(uint64_t{1} << 32, "chunk count"));
-  for (auto& c : chunks_) {
-    for (uint64_t& v : c) v = r.varint();
-    if (c[2] > kMaxFrameBytes) r.fail("a chunk of " + std::to_string(c[2]) + " bytes");
-  }
-  ctas_.resize(r.varint_max(uint64_t{1} << 32, "CTA count"));
-  for (CtaIndex& c : ctas_) {
-    c.chunk = static_cast<uint32_t>(r.varint_max(chunks_.empty() ? 0 : chunks_.size() - 1, "chunk index"));
-    if (chunks_.empty()) r.fail("CTAs but no chunks");
-    c.offset = r.varint();
-    c.size = r.varint();
-    if (c.offset > chunks_[c.chunk][2] || c.size > chunks_[c.chunk][2] - c.offset)
-      r.fail("a CTA record lies outside its chunk");
-    // Each instruction takes one op byte at least.
-    c.insts = static_cast<uint32_t>(r.varint_max(c.size, "CTA instruction count"));
-    c.id.x = static_cast<uint32_t>(r.varint_max(UINT32_MAX, "block x"));
-    c.id.y = static_cast<uint32_t>(r.varint_max(UINT32_MAX, "block y"));
-    c.id.z = static_cast<uint32_t>(r.varint_max(UINT32_MAX, "block z"));
-  }
+  read_index(r);
   insts_ = r.varint();
   if (!r.done()) r.fail("trailing bytes");
 }

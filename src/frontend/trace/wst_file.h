@@ -35,6 +35,9 @@ class WstFile {
   const LineFormat& format() const { return fmt_; }
   const std::vector<std::string>& opcodes() const { return opcodes_; }
   const std::vector<InstProto>& protos() const { return protos_; }
+  // Per static instruction: 1 if it carries address fields (mem width > 0);
+  // packed apart for the decoder's hot loop.
+  const std::vector<uint8_t>& has_addrs() const { return has_addrs_; }
   const std::vector<CtaIndex>& ctas() const { return ctas_; }
   uint64_t instructions() const { return insts_; }
   // CTA `i`'s record, valid until the next call (as is the reader: it
@@ -47,6 +50,7 @@ class WstFile {
   std::string read_frame(uint64_t offset, uint64_t csize, uint64_t usize, const char* what);
   void read_footer(uint64_t offset, uint64_t csize, uint64_t usize);
   void read_protos(ByteReader& r);
+  void read_index(ByteReader& r);
 
   std::string path_;
   FILE* file_ = nullptr;
@@ -56,6 +60,7 @@ class WstFile {
   LineFormat fmt_;
   std::vector<std::string> opcodes_;
   std::vector<InstProto> protos_;
+  std::vector<uint8_t> has_addrs_;
   std::vector<std::array<uint64_t, 3>> chunks_;  // file offset, compressed, raw size
   std::vector<CtaIndex> ctas_;
   uint64_t insts_ = 0;
@@ -113,6 +118,7 @@ void decode_record(ByteReader r, const WstFile& f, Predictor& pred, Visitor& v) 
   }
   ByteReader &ops = streams[kOps], &masks = streams[kMasks], &addrs = streams[kAddrs];
   const auto n_protos = static_cast<uint32_t>(f.protos().size());
+  const uint8_t* has_addrs = f.has_addrs().data();
   const bool prefixed = f.format().tracer_version < 3;
   pred.new_cta();
   pred.grow(n_protos);
@@ -127,7 +133,7 @@ void decode_record(ByteReader r, const WstFile& f, Predictor& pred, Visitor& v) 
       if (pcode > n_protos || id >= n_protos) ops.fail("instruction refers to no static instruction");
       ProtoState& s = pred.at(id);
       if (code & 1) s.mask = masks.u32();
-      if (f.protos()[id].mem_width > 0) decode_addrs(addrs, s.mask, s, a);
+      if (has_addrs[id]) decode_addrs(addrs, s.mask, s, a);
       if (prefixed)
         for (uint32_t& p : prefix) p = static_cast<uint32_t>(streams[kPrefix].varint_max(UINT32_MAX, "prefix"));
       pred.followed_by(s, id);

@@ -39,7 +39,7 @@ class Fields {
       fail(field, "expected a decimal number, got '" + std::string(t.substr(0, 40)) + "'");
     return v;
   }
-  void regs(std::vector<uint8_t>& out, const char* field) {
+  void regs(RegList& out, const char* field) {
     auto n = dec<uint32_t>(field);
     if (n > kMaxRegTokens) fail(field, std::to_string(n) + " registers");
     out.clear();
@@ -98,7 +98,7 @@ void append_dec(std::string& out, T v) {
   out.push_back(' ');
 }
 
-void append_regs(std::string& out, const std::vector<uint8_t>& regs) {
+void append_regs(std::string& out, const RegList& regs) {
   append_dec(out, regs.size());
   for (uint8_t r : regs) {
     out.push_back('R');

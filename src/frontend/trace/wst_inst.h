@@ -13,13 +13,17 @@
 
 namespace ws::frontend::wst {
 
+// Register numbers as listed (255 = RZ kept). A string of bytes: the short
+// lists of real instructions live inside it, without an allocation each.
+using RegList = std::basic_string<uint8_t>;
+
 // The fields that repeat from one dynamic instance of a static instruction
 // to the next; the binary format stores each distinct one once per kernel.
 struct InstProto {
   uint32_t line_num = 0;  // lineinfo traces only
   uint64_t pc = 0;
   uint32_t opcode = 0;    // index into the kernel's opcode strings
-  std::vector<uint8_t> dst, src;  // register numbers as listed (255 = RZ kept)
+  RegList dst, src;
   uint32_t mem_width = 0;
   int64_t immediate = 0;  // tracer version 5 only
   bool operator==(const InstProto&) const = default;

@@ -39,6 +39,7 @@ class WstKernel final : public ir::KernelSource {
   wst::WstFile file_;
   std::shared_ptr<const IsaTable> isa_;
   std::vector<ProtoFacts> facts_;
+  std::vector<uint32_t> fixed_;  // per proto: facts_[i].fixed, or UINT32_MAX with addresses (the hot loop's view)
   std::shared_ptr<CtaBufferPool> pool_ = std::make_shared<CtaBufferPool>();
   wst::Predictor pred_;
   ParsedInst scratch_;
@@ -58,30 +59,59 @@ WstKernel::WstKernel(const std::string& path, std::shared_ptr<const IsaTable> is
   resolve_protos();
 }
 
-// Each static instruction goes through the text parser once, spelled as
-// its line would be: the opcode tables decide kind, unit, space and access
-// size exactly as for a text trace, and their errors read the same.
+// Copies a static instruction's registers into the IR, dropping RZ (R255)
+// as the text parser does, with its error when too many remain.
+template <size_t N>
+uint8_t ir_regs(const wst::RegList& regs, std::array<uint16_t, N>& out, const std::string& file,
+                const char* field) {
+  uint8_t n = 0;
+  for (uint8_t r : regs) {
+    if (r == 255) continue;
+    if (n == N)
+      throw InputError(file, 0, field, "more than " + std::to_string(N) + " registers (the IR holds at most " +
+                                           std::to_string(N) + ")");
+    out[n++] = r;
+  }
+  return n;
+}
+
+// Each opcode (with or without traced addresses) goes through the text
+// parser once, spelled as a line without registers: the opcode tables
+// decide kind, unit, space and access size exactly as for a text trace,
+// and their errors read the same. Static instructions then take that
+// template with their own pc and registers.
 void WstKernel::resolve_protos() {
   const wst::WstFile& f = file_;
   InstParser parser(*isa_, f.format());
+  std::vector<int32_t> parsed(2 * f.opcodes().size(), -1);  // (opcode, has width) -> index in templates
+  std::vector<ProtoFacts> templates;
   std::string line;
   facts_.resize(f.protos().size());
   for (size_t i = 0; i < facts_.size(); ++i) {
-    wst::TextInst t;
-    t.proto = f.protos()[i];
-    t.opcode = f.opcodes()[t.proto.opcode];
-    t.mask = ~0u;
-    t.addrs.mode = 1;
-    line.clear();
-    wst::render_inst_line(t, f.format(), line);
-    parser.parse(line, scratch_, LineCtx{f.path(), 0});
-    ProtoFacts& p = facts_[i];
-    p.proto = scratch_.inst;
-    p.proto.active_mask = 0;
-    p.proto.addrs = nullptr;
-    p.addrs = scratch_.has_addrs;
-    p.generic = scratch_.space_from_address;
+    const wst::InstProto& proto = f.protos()[i];
+    int32_t& t = parsed[2 * proto.opcode + (proto.mem_width > 0)];
+    if (t < 0) {
+      wst::TextInst text;
+      text.proto = proto;
+      text.proto.dst.clear();
+      text.proto.src.clear();
+      text.opcode = f.opcodes()[proto.opcode];
+      text.mask = ~0u;
+      text.addrs.mode = 1;
+      line.clear();
+      wst::render_inst_line(text, f.format(), line);
+      parser.parse(line, scratch_, LineCtx{f.path(), 0});
+      t = static_cast<int32_t>(templates.size());
+      templates.push_back(ProtoFacts{scratch_.inst, scratch_.has_addrs, scratch_.space_from_address});
+      templates.back().proto.active_mask = 0;
+      templates.back().proto.addrs = nullptr;
+    }
+    ProtoFacts& p = facts_[i] = templates[static_cast<size_t>(t)];
+    p.proto.pc = proto.pc;
+    p.proto.n_dst = ir_regs(proto.dst, p.proto.dst, f.path(), "dst") & 0xf;
+    p.proto.n_src = ir_regs(proto.src, p.proto.src, f.path(), "src") & 0xf;
     if (!p.addrs) p.fixed = pool_->protos().intern(p.proto, false);
+    fixed_.push_back(p.addrs ? UINT32_MAX : p.fixed);
   }
 }
 
@@ -99,8 +129,8 @@ uint32_t WstKernel::strided_id(ProtoFacts& f, int64_t stride, ir::MemSpace space
 // access over consecutive lanes directly; anything else through the lane
 // addresses, as TraceCta::add() stores a parsed line.
 StoredInst WstKernel::stored(TraceCta& cta, uint32_t id, uint32_t mask, const wst::InstAddrs& a) {
+  if (uint32_t fixed = fixed_[id]; fixed != UINT32_MAX) return StoredInst{fixed, mask, 0};
   ProtoFacts& f = facts_[id];
-  if (!f.addrs) return StoredInst{f.fixed, mask, 0};
   if (a.mode == 1 && mask != 0) {
     auto first = static_cast<uint32_t>(__builtin_ctz(mask));
     uint32_t run = mask >> first;

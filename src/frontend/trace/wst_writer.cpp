@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "common/error.h"
 
@@ -63,11 +64,8 @@ uint32_t WstWriter::intern_opcode(std::string_view op) {
 uint32_t WstWriter::intern_proto(const InstProto& p) {
   key_.clear();
   serialize_proto(p, key_);
-  auto [it, added] = proto_ids_.try_emplace(key_, proto_count_);
-  if (added) {
-    protos_ += key_;
-    ++proto_count_;
-  }
+  auto [it, added] = proto_ids_.try_emplace(key_, static_cast<uint32_t>(protos_.size()));
+  if (added) protos_.push_back(p);
   return it->second;
 }
 
@@ -166,20 +164,52 @@ void WstWriter::flush_chunk() {
   chunk_.clear();
 }
 
-std::string WstWriter::footer() const {
-  std::string f;
-  put_varint(f, opcodes_.size());
-  for (const std::string& op : opcodes_) put_bytes(f, op);
-  put_varint(f, proto_count_);
-  f += protos_;
+// Static instructions column by column, each value as its change from the
+// one before (pcs and line numbers rise in small steps): the columns
+// compress far better than whole records would.
+void WstWriter::put_protos(std::string& f) const {
+  put_varint(f, protos_.size());
+  uint64_t pc = 0, line = 0;
+  for (const InstProto& p : protos_) put_varint(f, delta(p.line_num, std::exchange(line, p.line_num)));
+  for (const InstProto& p : protos_) put_varint(f, delta(p.pc, std::exchange(pc, p.pc)));
+  for (const InstProto& p : protos_) put_varint(f, p.opcode);
+  for (const InstProto& p : protos_)
+    for (const auto* regs : {&p.dst, &p.src})
+      put_bytes(f, std::string_view(reinterpret_cast<const char*>(regs->data()), regs->size()));
+  for (const InstProto& p : protos_) put_varint(f, p.mem_width);
+  for (const InstProto& p : protos_) put_varint(f, zigzag(p.immediate));
+}
+
+// The CTA index: each record's place as its change from where the one
+// before ended, block ids as changes from the one before.
+void WstWriter::put_index(std::string& f) const {
   put_varint(f, chunks_.size());
   for (const auto& c : chunks_)
     for (uint64_t v : c) put_varint(f, v);
   put_varint(f, ctas_.size());
+  uint64_t chunk = 0, end = 0;
+  Dim3 id{0, 0, 0};
   for (const CtaEntry& c : ctas_) {
-    for (uint64_t v : {c.chunk, c.offset, c.size, c.insts}) put_varint(f, v);
-    for (uint32_t v : {c.id.x, c.id.y, c.id.z}) put_varint(f, v);
+    if (c.chunk != chunk) end = 0;
+    put_varint(f, c.chunk - chunk);
+    put_varint(f, c.offset - end);
+    put_varint(f, c.size);
+    put_varint(f, c.insts);
+    put_varint(f, delta(c.id.x, id.x));
+    put_varint(f, delta(c.id.y, id.y));
+    put_varint(f, delta(c.id.z, id.z));
+    chunk = c.chunk;
+    end = c.offset + c.size;
+    id = c.id;
   }
+}
+
+std::string WstWriter::footer() const {
+  std::string f;
+  put_varint(f, opcodes_.size());
+  for (const std::string& op : opcodes_) put_bytes(f, op);
+  put_protos(f);
+  put_index(f);
   put_varint(f, insts_);
   return f;
 }

@@ -45,6 +45,8 @@ class WstWriter {
   void flush_chunk();
   void write(std::string_view bytes);
   std::string footer() const;
+  void put_protos(std::string& f) const;
+  void put_index(std::string& f) const;
 
   std::string path_;
   FILE* file_ = nullptr;
@@ -53,8 +55,7 @@ class WstWriter {
   std::unordered_map<std::string, uint32_t> opcode_ids_;
   std::vector<std::string> opcodes_;
   std::unordered_map<std::string, uint32_t> proto_ids_;
-  std::string protos_;  // serialized, as the footer holds them
-  uint32_t proto_count_ = 0;
+  std::vector<InstProto> protos_;
   std::string key_;     // scratch
   Predictor pred_;
   bool in_record_ = false;
