@@ -165,6 +165,24 @@ TEST(Wst, ManyCtasAcrossChunks) {
   auto t = open_trace_kernel((dir / "kernel-1.traceg").string());
   auto b = open_trace_kernel((bin / "kernel-1.wst").string());
   EXPECT_EQ(stream_text(*t), stream_text(*b));
+
+  // Seeking: the last CTA decodes on its own from the index (its chunk
+  // alone is decompressed), with the block id and count the index gives.
+  struct Count {
+    uint64_t insts = 0;
+    Dim3 block{0, 0, 0};
+    void op(wst::Op op, const uint64_t* a) {
+      if (op == wst::kTb) block = Dim3{uint32_t(a[0]), uint32_t(a[1]), uint32_t(a[2])};
+    }
+    void text(wst::Op, std::string_view) {}
+    void inst(uint32_t, uint32_t, const wst::InstAddrs&, const uint32_t*) { ++insts; }
+  } count;
+  wst::Predictor pred;
+  wst::decode_record(f.record(159), f, pred, count);
+  EXPECT_EQ(count.block, (Dim3{159, 0, 0}));
+  EXPECT_EQ(count.block, f.ctas()[159].id);
+  EXPECT_EQ(count.insts, f.ctas()[159].insts);
+  EXPECT_EQ(count.insts, synth_instruction_count(s) / 160);  // every CTA runs the same loop
 }
 
 // A damaged file is refused with its name and an offset, never a crash:
