@@ -68,9 +68,11 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--model", exec_model, "timing model under --timing: detailed or abstract (gpu.model)")
       ->check(CLI::IsMember({"detailed", "abstract"}));
   exec_cmd->add_option("--out", exec.out, "output folder for stats.json and config.toml");
-  exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
+  CLI::Option* trace_out_opt =
+      exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
   exec_cmd->add_flag("--binary", exec.trace_binary,
-                     "with --trace-out: write binary kernel files (kernel-N.wst, docs/trace-format.md)");
+                     "with --trace-out: write binary kernel files (kernel-N.wst, docs/trace-format.md)")
+      ->needs(trace_out_opt);
   exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
   exec_cmd->add_option("--plan", exec.plan,
                        "sampling plan (warpsim sample plan; needs --timing): time its representatives, run the other "

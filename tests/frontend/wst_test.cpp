@@ -214,6 +214,22 @@ TEST(Wst, DamagedFilesGiveClearErrors) {
   }
 }
 
+// A list mixing binary and text kernels converts to text: the binary one
+// is converted, the text one copied, and the list names both as text.
+TEST(Wst, MixedListConvertsToText) {
+  auto mixed = test::temp_dir("wst-mixed"), out = test::temp_dir("wst-mixed-out");
+  std::string va = real_trace("vectoradd-100-32-trace") + "/kernel-1.traceg";
+  text_kernel_to_wst(va, (mixed / "kernel-1.wst").string());
+  fs::copy_file(va, mixed / "kernel-2.traceg");
+  test::write_file(mixed / "kernelslist.g", "kernel-1.wst\nHostSync\nkernel-2.traceg\n");
+  ConvertStats s = convert_traces(mixed.string(), out.string());
+  EXPECT_FALSE(s.to_binary);
+  EXPECT_EQ(s.kernels, 1u);
+  EXPECT_EQ(read_bytes(out / "kernelslist.g"), "kernel-1.traceg\nHostSync\nkernel-2.traceg\n");
+  EXPECT_EQ(read_bytes(out / "kernel-1.traceg"), read_bytes(va));
+  EXPECT_EQ(read_bytes(out / "kernel-2.traceg"), read_bytes(va));
+}
+
 TEST(Wst, OtherFormatVersionIsRefused) {
   auto bin = test::temp_dir("wst-version");
   convert_traces(real_trace("vectoradd-100-32-trace"), bin.string());

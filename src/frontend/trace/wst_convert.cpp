@@ -221,6 +221,19 @@ void convert_file(const std::string& in, const std::string& out, bool to_binary,
   ++s.kernels;
 }
 
+// One kernel line of a list: its file converted (or, a text kernel in a
+// list being made text, copied) under `out`; returns its new name.
+std::string convert_entry(const fs::path& dir, std::string_view t, const std::string& out, ConvertStats& s) {
+  fs::path from = dir / std::string(t);
+  bool keep = !s.to_binary && !is_wst_name(t);
+  std::string name = keep ? std::string(t) : converted_name(t, s.to_binary);
+  fs::path to = fs::path(out) / name;
+  fs::create_directories(to.parent_path());
+  if (keep) fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+  else convert_file(from.string(), to.string(), s.to_binary, s);
+  return name;
+}
+
 }  // namespace
 
 uint64_t text_kernel_to_wst(const std::string& in, const std::string& out) {
@@ -273,8 +286,7 @@ ConvertStats convert_traces(const std::string& in, const std::string& out) {
       list += line + "\n";
       continue;
     }
-    std::string name = converted_name(t, s.to_binary);
-    convert_file((p.parent_path() / std::string(t)).string(), (fs::path(out) / name).string(), s.to_binary, s);
+    std::string name = convert_entry(p.parent_path(), t, out, s);
     size_t at = line.find(t);
     list += line.substr(0, at) + name + line.substr(at + t.size()) + "\n";
   }
