@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the fuzz targets (trace parser, PTX parser, preset loader) with clang
+# Builds the fuzz targets (trace parser, PTX parser, preset loader, binary
+# trace reader) with clang
 # and runs each for FUZZ_SECONDS (default 10) on a corpus seeded from real
 # inputs. One summary line per target; non-zero exit on a crash.
 set -euo pipefail
@@ -23,7 +24,7 @@ fail() {
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPSIM_FUZZ=ON -DWARPSIM_TESTS=OFF -DWARPSIM_BENCH=OFF >"$log" 2>&1 ||
   fail "configuring the fuzz build failed"
-targets=(trace_parser_fuzz ptx_parser_fuzz preset_loader_fuzz)
+targets=(trace_parser_fuzz ptx_parser_fuzz preset_loader_fuzz wst_reader_fuzz)
 ninja -C "$build" "${targets[@]}" >>"$log" 2>&1 || fail "building the fuzz targets failed"
 
 # Seeds: a selector byte (tracer version / lineinfo / table) then real lines.
@@ -39,6 +40,17 @@ for f in "$root"/examples/traces/*/kernel-*.traceg; do
   { printf '\x0a'; grep -m 40 '^[0-9a-f]' "$f"; } > "$corpus/real$i" || true
   i=$((i + 1))
 done
+
+# Binary traces: the real traces converted, when a warpsim binary is there
+# to convert them (make test builds it first); else libFuzzer starts empty.
+wst_corpus="$root/fuzz/corpus-wst"
+rm -rf "$wst_corpus" && mkdir -p "$wst_corpus"
+warpsim_bin="${WARPSIM_BIN:-$root/build/bin/warpsim}"
+if [[ -x "$warpsim_bin" ]]; then
+  for d in "$root"/examples/traces/*/; do
+    "$warpsim_bin" convert "$d/kernel-1.traceg" "$wst_corpus/$(basename "$d").wst" >>"$log" 2>&1 || true
+  done
+fi
 
 # PTX: the modules nvcc wrote for the PTX frontend tests.
 ptx_corpus="$root/fuzz/corpus-ptx"
@@ -66,3 +78,4 @@ run_target() {  # name corpus max_len
 run_target trace_parser_fuzz "$corpus" 4096
 run_target ptx_parser_fuzz "$ptx_corpus" 16384
 run_target preset_loader_fuzz "$preset_corpus" 4096
+run_target wst_reader_fuzz "$wst_corpus" 65536

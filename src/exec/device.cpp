@@ -188,7 +188,7 @@ Device::Device(const DeviceOptions& opts)
   if (!opts.plan.empty() && !opts.timing) throw InputError("plan " + opts.plan + ": needs timing (WARPSIM_TIMING=1)");
   if (!opts.profile_out.empty() && opts.timing)
     throw InputError("profile " + opts.profile_out + ": a profile is a functional run (no WARPSIM_TIMING)");
-  if (!opts.trace_out.empty()) t.trace = std::make_unique<frontend::TraceWriter>(opts.trace_out);
+  if (!opts.trace_out.empty()) t.trace = std::make_unique<frontend::TraceWriter>(opts.trace_out, opts.trace_binary);
 }
 
 Device::~Device() = default;
@@ -288,7 +288,7 @@ struct Device::Queued {
   Launch launch;
   ir::KernelInfo info;
   std::unique_ptr<StepTranslator> tr;
-  std::unique_ptr<frontend::KernelTraceFile> trace;
+  std::unique_ptr<frontend::KernelFile> trace;
   std::unique_ptr<EmulatedKernel> kernel;
 };
 

@@ -64,6 +64,7 @@ struct DeviceOptions {
   bool timing = false;              // run kernels through the cycle-level model
   std::string out_dir;              // stats.json/config.toml when timing ("" = none)
   std::string trace_out;            // Accel-Sim trace folder to write ("" = none)
+  bool trace_binary = false;        // ... with binary kernel files (.wst) instead of text
   bool print_summary = true;        // timing: a summary table on stderr at finish()
   std::string plan;                 // timing: sampling plan; only its representatives are timed
   std::string profile_out;          // functional: per-launch features CSV (warpsim profile)

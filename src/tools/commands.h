@@ -23,6 +23,7 @@ struct ExecOptions {
   bool timing = false;               // cycle-level model instead of functional only
   std::string out;                   // results folder (stats.json, config.toml)
   std::string trace_out;             // write an Accel-Sim trace folder
+  bool trace_binary = false;         // ... with binary kernel files (.wst)
   bool verbose = false;              // runtime debug log on stderr
   std::string plan;                  // sampling plan (with timing): time its representatives only
   std::string profile_out;           // write per-launch features here (functional run; warpsim profile)
@@ -40,6 +41,8 @@ struct ProfileOptions {
 };
 
 int run_command(const RunOptions& opt);
+// Text trace folders to binary ones (.wst) and back: docs/trace-format.md.
+int convert_command(const std::string& in, const std::string& out);
 // Per-kernel features (no timing) into a CSV: docs/sampling.md.
 int profile_command(const ProfileOptions& opt);
 // Replaces the process with the program (returns only when it cannot start).

@@ -100,6 +100,7 @@ int exec_command(const ExecOptions& opt) {
   set_env("WARPSIM_TIMING", opt.timing ? "1" : "");
   set_env("WARPSIM_OUT", opt.out);
   set_env("WARPSIM_TRACE_OUT", opt.trace_out);
+  set_env("WARPSIM_TRACE_BINARY", opt.trace_binary ? "1" : "");
   set_env("WARPSIM_VERBOSE", opt.verbose ? "1" : "");
   set_env("WARPSIM_PLAN", plan_path(opt));
   set_env("WARPSIM_PROFILE", opt.profile_out);

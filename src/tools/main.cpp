@@ -68,7 +68,11 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--model", exec_model, "timing model under --timing: detailed or abstract (gpu.model)")
       ->check(CLI::IsMember({"detailed", "abstract"}));
   exec_cmd->add_option("--out", exec.out, "output folder for stats.json and config.toml");
-  exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
+  CLI::Option* trace_out_opt =
+      exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
+  exec_cmd->add_flag("--binary", exec.trace_binary,
+                     "with --trace-out: write binary kernel files (kernel-N.wst, docs/trace-format.md)")
+      ->needs(trace_out_opt);
   exec_cmd->add_flag("-v,--verbose", exec.verbose, "runtime debug log on stderr");
   exec_cmd->add_option("--plan", exec.plan,
                        "sampling plan (warpsim sample plan; needs --timing): time its representatives, run the other "
@@ -116,6 +120,13 @@ int main(int argc, char** argv) {
   sample_cmd->set_help_flag();
   sample_cmd->allow_extras();
   sample_cmd->prefix_command();
+
+  std::string convert_in, convert_out;
+  CLI::App* convert_cmd = app.add_subcommand(
+      "convert", "text trace folder -> binary (.wst) trace folder, or back: warpsim convert IN OUT (docs/trace-format.md)");
+  convert_cmd->add_option("in", convert_in, "trace folder, kernelslist.g, or one kernel file (.traceg[.xz] or .wst)")
+      ->required();
+  convert_cmd->add_option("out", convert_out, "output folder (or file, for one kernel file)")->required();
 
   app.add_subcommand("presets", "list the GPU presets");
   bool markdown = false, params_json = false;
@@ -175,6 +186,7 @@ int main(int argc, char** argv) {
         throw ws::InputError("profile: one trace folder, or a program after -- (warpsim profile --out p.csv -- ./app)");
       return ws::tools::profile_command(profile);
     }
+    if (*convert_cmd) return ws::tools::convert_command(convert_in, convert_out);
     if (app.got_subcommand("presets")) return ws::tools::presets_command();
     if (*params_cmd) return ws::tools::params_command(params_json ? "json" : markdown ? "markdown" : "text");
     if (*counters_cmd) return ws::tools::counters_command(counters_gpu, markdown);

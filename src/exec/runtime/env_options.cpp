@@ -55,6 +55,7 @@ RuntimeOptions options_from_env(const GetEnv& getenv) {
   o.device.timing = flag(getenv, "WARPSIM_TIMING");
   o.device.out_dir = text(getenv, "WARPSIM_OUT");
   o.device.trace_out = text(getenv, "WARPSIM_TRACE_OUT");
+  o.device.trace_binary = flag(getenv, "WARPSIM_TRACE_BINARY");
   o.device.plan = text(getenv, "WARPSIM_PLAN");
   o.device.profile_out = text(getenv, "WARPSIM_PROFILE");
   o.device.profile_full = count(getenv, "WARPSIM_PROFILE_FULL");

@@ -103,7 +103,7 @@ void TraceCta::reserve(uint32_t n) { grow(b_.insts, b_.insts.size() + n); }
 
 // Strided lanes (coalesced accesses, the common case) keep base and stride
 // only; others list all 32 addresses.
-StoredInst TraceCta::add(uint32_t w, const ParsedInst& p) {
+StoredInst TraceCta::store(const ParsedInst& p) {
   ir::WarpInst proto = p.inst;
   proto.addrs = nullptr;
   StoredInst s{0, p.inst.active_mask, 0};
@@ -117,7 +117,6 @@ StoredInst TraceCta::add(uint32_t w, const ParsedInst& p) {
     proto.base = 0;
   }
   s.proto = pool_->protos().intern(proto, lane_list);
-  add_stored(w, s);
   return s;
 }
 

@@ -126,7 +126,24 @@ class TraceCta final : public ir::CtaSource {
   void reserve(uint32_t n);
   // Returns the stored form, which add_stored() takes again for a later
   // instance of the same line (see LineMemo) when it lists no lane addresses.
-  StoredInst add(uint32_t w, const ParsedInst& p);
+  StoredInst add(uint32_t w, const ParsedInst& p) {
+    StoredInst s = store(p);
+    add_stored(w, s);
+    return s;
+  }
+  // The stored form of `p` (its lane addresses kept in this CTA's buffers
+  // if it lists them), not yet added to any warp.
+  StoredInst store(const ParsedInst& p);
+  // Appends `n` instructions to warp `w`, to be written through the
+  // returned pointer (valid until the next add or extend): a reader that
+  // knows a warp's count fills them without a bounds check each.
+  StoredInst* extend(uint32_t w, uint32_t n) {
+    auto at = static_cast<uint32_t>(b_.insts.size());
+    if (b_.runs.empty() || b_.runs.back().warp != w) b_.runs.push_back({w, at, at});
+    b_.runs.back().end += n;
+    b_.insts.resize(at + size_t{n});
+    return b_.insts.data() + at;
+  }
   // Whether a stored instruction lists its 32 lane addresses in this CTA's
   // buffers (and so cannot be reused elsewhere).
   bool lists_lanes(const StoredInst& s) const { return pool_->protos().lane_list(s.proto); }

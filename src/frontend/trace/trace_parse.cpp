@@ -1,5 +1,6 @@
 #include "frontend/trace/trace_parse.h"
 #include "frontend/trace/tensor_work.h"
+#include "frontend/trace/trace_checks.h"
 
 #include <array>
 #include <charconv>
@@ -165,10 +166,6 @@ Dim3 parse_dim(std::string_view v, const LineCtx& ctx, std::string_view field) {
     v = i < 2 ? v.substr(comma + 1) : std::string_view{};
   }
   return Dim3{xyz[0], xyz[1], xyz[2]};
-}
-
-std::string dim_text(const Dim3& d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
 
 // CUDA's launch limits (every generation since sm_20): a header over them

@@ -5,13 +5,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <unordered_set>
 #include <vector>
 
 #include "common/error.h"
 #include "frontend/trace/line_memo.h"
 #include "frontend/trace/line_reader.h"
+#include "frontend/trace/trace_checks.h"
 #include "frontend/trace/trace_cta.h"
+#include "frontend/trace/wst_reader.h"
 
 namespace ws::frontend {
 
@@ -37,16 +38,6 @@ std::string_view trim(std::string_view s) {
   size_t e = s.size();
   while (is_blank_char(s[e - 1])) --e;
   return s.substr(b, e - b);
-}
-
-std::string dim_text(const Dim3& d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
-}
-
-std::string hex_text(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
 }
 
 std::string hex_addr(Addr a) {
@@ -110,7 +101,6 @@ class TraceKernel final : public ir::KernelSource {
   }
   bool next_nonblank(std::string_view& line);
   Dim3 check_block(Dim3 b);
-  uint32_t lanes_of(uint32_t w) const;
   void check_mask(uint32_t mask, uint32_t lanes, uint32_t w) const;
   void remember(std::string_view line, const StoredInst& s, const TraceCta& cta);
   void read_warp(TraceCta& cta, uint32_t w, uint32_t n);
@@ -123,8 +113,7 @@ class TraceKernel final : public ir::KernelSource {
   LineMemo memo_;
   std::shared_ptr<CtaBufferPool> pool_ = std::make_shared<CtaBufferPool>();
   uint64_t ctas_read_ = 0;
-  uint64_t blocks_below_ = 0;                   // every block with a smaller linear id was read
-  std::unordered_set<uint64_t> blocks_ahead_;  // linear ids read, above blocks_below_
+  BlockLedger blocks_;
 };
 
 bool TraceKernel::next_nonblank(std::string_view& line) {
@@ -142,39 +131,18 @@ void TraceKernel::remember(std::string_view line, const StoredInst& s, const Tra
     memo_.remember_rebased(line, p.base_at, p.base_len, p.base, s);
 }
 
-// A block id the grid does not have, or one read before, contradicts the
-// header: a truncated or spliced trace.
 Dim3 TraceKernel::check_block(Dim3 b) {
-  const Dim3& g = h_.info.grid;
-  if (b.x >= g.x || b.y >= g.y || b.z >= g.z)
-    fail("thread block", "block " + dim_text(b) + " is outside the grid " + dim_text(g));
-  uint64_t linear = b.x + uint64_t{g.x} * (b.y + uint64_t{g.y} * b.z);
-  if (linear < blocks_below_ || !blocks_ahead_.insert(linear).second)
-    fail("thread block", "block " + dim_text(b) + " listed twice");
-  // Traces list blocks in order: the set holds only those read out of order.
-  for (auto it = blocks_ahead_.find(blocks_below_); it != blocks_ahead_.end(); it = blocks_ahead_.find(blocks_below_)) {
-    blocks_ahead_.erase(it);
-    ++blocks_below_;
-  }
+  if (std::string e = blocks_.add(b, h_.info.grid); !e.empty()) fail("thread block", e);
   return b;
 }
 
-// Lanes a warp of the block has: all 32 but in a last, partial warp.
-uint32_t TraceKernel::lanes_of(uint32_t w) const {
-  uint64_t threads = h_.info.block.count(), first = uint64_t{w} * 32;
-  return threads >= first + 32 ? ~0u : (1u << (threads - first)) - 1;
-}
-
 void TraceKernel::check_mask(uint32_t mask, uint32_t lanes, uint32_t w) const {
-  if (!(mask & ~lanes)) return;
-  fail("mask", "active mask " + hex_text(mask) + " has lanes beyond the block's " +
-                   std::to_string(h_.info.block.count()) + " threads (warp " + std::to_string(w) +
-                   " has lanes " + hex_text(lanes) + ")");
+  if (mask & ~lanes) fail("mask", mask_error(mask, lanes, h_.info.block.count(), w));
 }
 
 void TraceKernel::read_warp(TraceCta& cta, uint32_t w, uint32_t n) {
   std::string_view line;
-  const uint32_t lanes = lanes_of(w);
+  const uint32_t lanes = warp_lanes(h_.info.block.count(), w);
   cta.reserve(std::min<uint32_t>(n, 1u << 20));
   for (uint32_t i = 0; i < n; ++i) {
     if (!next_nonblank(line))
@@ -342,9 +310,6 @@ std::string quoted_excerpt(std::string_view line) {
   return "'" + out + (line.size() > 60 ? "...'" : "'");
 }
 
-bool is_kernel_file_name(std::string_view name) {
-  return name.find(".traceg") != std::string_view::npos && name.find(',') == std::string_view::npos;
-}
 
 TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
   std::error_code ec;
@@ -379,7 +344,8 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
     } else {
       throw InputError(list_, r->line_no(), "", "not a kernel list line: " + quoted_excerpt(line) +
                                                     " (expected MemcpyHtoD,<addr>,<bytes>, HostSync, "
-                                                    "EventRecord, StreamWaitEvent, StreamNonBlocking or a kernel-N.traceg file name)");
+                                                    "EventRecord, StreamWaitEvent, StreamNonBlocking or a kernel-N.traceg or "
+                                                    "kernel-N.wst file name)");
     }
   }
   if (kernels_ == 0)
@@ -409,11 +375,19 @@ std::unique_ptr<ir::WorkloadSource> open_trace_workload(const std::string& path,
   return std::make_unique<TraceWorkload>(path, device_bytes);
 }
 
+bool is_kernel_file_name(std::string_view name) {
+  return (name.find(".traceg") != std::string_view::npos || is_wst_name(name)) && name.find(',') == std::string_view::npos;
+}
+
+bool is_wst_name(std::string_view name) { return name.size() > 4 && name.substr(name.size() - 4) == ".wst"; }
+
 std::unique_ptr<ir::KernelSource> open_trace_kernel(const std::string& path, std::shared_ptr<const IsaTable> isa) {
+  if (is_wst_name(path)) return open_wst_kernel(path, std::move(isa));
   return std::make_unique<TraceKernel>(LineReader::open(path), std::move(isa));
 }
 
 TraceHeader read_trace_header(const std::string& path) {
+  if (is_wst_name(path)) return read_wst_header(path);
   auto r = LineReader::open(path);
   return read_header(*r);
 }

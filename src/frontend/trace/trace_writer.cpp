@@ -19,8 +19,9 @@ FILE* create(const std::string& path) {
   return f;
 }
 
-// The k-th active lane's address is base + k*stride for every active lane.
-bool strided(const TraceInst& i, Addr& base, int64_t& stride) {
+}  // namespace
+
+bool active_lane_stride(const TraceInst& i, Addr& base, int64_t& stride) {
   bool first = true, have_stride = false;
   Addr prev = 0;
   for (unsigned lane = 0; lane < 32; ++lane) {
@@ -34,6 +35,8 @@ bool strided(const TraceInst& i, Addr& base, int64_t& stride) {
   }
   return !first;
 }
+
+namespace {
 
 void append_regs(std::string& s, const std::vector<uint16_t>& regs) {
   fmt::format_to(std::back_inserter(s), "{} ", regs.size());
@@ -52,14 +55,14 @@ std::string format_inst_line(const TraceInst& i) {
   if (i.mem_width == 0) return s;
   Addr base = 0;
   int64_t stride = 0;
-  if (strided(i, base, stride)) return s + fmt::format("1 0x{:x} {} ", base, stride);
+  if (active_lane_stride(i, base, stride)) return s + fmt::format("1 0x{:x} {} ", base, stride);
   s += "0 ";
   for (unsigned lane = 0; lane < 32; ++lane)
     if (i.mask >> lane & 1) fmt::format_to(std::back_inserter(s), "0x{:x} ", i.addrs[lane]);
   return s;
 }
 
-TraceWriter::TraceWriter(const std::string& out_dir) : dir_(out_dir) {
+TraceWriter::TraceWriter(const std::string& out_dir, bool binary) : dir_(out_dir), binary_(binary) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) throw InputError(dir_, 0, "", "cannot create the trace folder: " + ec.message());
@@ -87,11 +90,13 @@ void TraceWriter::stream_event(const ir::StreamEvent& e) {
   std::fputs(line.c_str(), list_);
 }
 
-std::unique_ptr<KernelTraceFile> TraceWriter::open_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_base) {
+std::unique_ptr<KernelFile> TraceWriter::open_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_base) {
   info.id = ++kernels_;
-  std::string name = fmt::format("kernel-{}.traceg", info.id);
-  auto file = std::make_unique<KernelTraceFile>((std::filesystem::path(dir_) / name).string(), info, shmem_base,
-                                                local_base);
+  std::string name = fmt::format("kernel-{}.{}", info.id, binary_ ? "wst" : "traceg");
+  std::string path = (std::filesystem::path(dir_) / name).string();
+  std::unique_ptr<KernelFile> file;
+  if (binary_) file = open_wst_kernel_file(path, info, shmem_base, local_base);
+  else file = std::make_unique<KernelTraceFile>(path, info, shmem_base, local_base);
   if (sync_pending_) std::fputs("HostSync\n", list_);
   sync_pending_ = false;
   std::fprintf(list_, "%s\n", name.c_str());
@@ -103,7 +108,7 @@ void TraceWriter::begin_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_
   kernel_ = open_kernel(std::move(info), shmem_base, local_base);
 }
 
-KernelTraceFile& TraceWriter::current() {
+KernelFile& TraceWriter::current() {
   if (!kernel_) throw Error("trace writer: no kernel open");
   return *kernel_;
 }
@@ -119,16 +124,22 @@ void TraceWriter::close() {
   list_ = nullptr;
 }
 
+std::string kernel_header_text(const ir::KernelInfo& info, Addr shmem_base, Addr local_base) {
+  std::string s = fmt::format("-kernel name = {}\n-kernel id = {}\n-grid dim = ({},{},{})\n-block dim = ({},{},{})\n",
+                              info.name, info.id, info.grid.x, info.grid.y, info.grid.z, info.block.x, info.block.y,
+                              info.block.z);
+  s += fmt::format("-shmem = {}\n-nregs = {}\n-binary version = {}\n-cuda stream id = {}\n", info.shmem_bytes,
+                   info.nregs, info.binary_version, info.stream);
+  s += fmt::format("-shmem base_addr = 0x{:016x}\n-local mem base_addr = 0x{:016x}\n", shmem_base, local_base);
+  s += "-nvbit version = warpsim\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n";
+  s += "#traces format = PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] "
+       "[mem_addresses]\n\n";
+  return s;
+}
+
 KernelTraceFile::KernelTraceFile(std::string path, const ir::KernelInfo& info, Addr shmem_base, Addr local_base)
     : file_(create(path)), path_(std::move(path)) {
-  put(fmt::format("-kernel name = {}\n-kernel id = {}\n-grid dim = ({},{},{})\n-block dim = ({},{},{})\n", info.name,
-                  info.id, info.grid.x, info.grid.y, info.grid.z, info.block.x, info.block.y, info.block.z));
-  put(fmt::format("-shmem = {}\n-nregs = {}\n-binary version = {}\n-cuda stream id = {}\n", info.shmem_bytes,
-                  info.nregs, info.binary_version, info.stream));
-  put(fmt::format("-shmem base_addr = 0x{:016x}\n-local mem base_addr = 0x{:016x}\n", shmem_base, local_base));
-  put("-nvbit version = warpsim\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n");
-  put("#traces format = PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] "
-      "[mem_addresses]\n\n");
+  put(kernel_header_text(info, shmem_base, local_base));
 }
 
 KernelTraceFile::~KernelTraceFile() {

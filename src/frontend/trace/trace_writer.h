@@ -22,6 +22,10 @@ struct TraceInst {
   std::array<Addr, 32> addrs{};  // lane-indexed; only active lanes are written
 };
 
+// Whether the k-th active lane's address is base + k*stride for every active
+// lane (address mode 1); false without active lanes.
+bool active_lane_stride(const TraceInst& i, Addr& base, int64_t& stride);
+
 // The instruction line for `i`: address mode 1 when the active lanes' addresses
 // form one stride, mode 0 otherwise.
 std::string format_inst_line(const TraceInst& i);
@@ -37,9 +41,20 @@ class CtaSink {
   virtual void end_cta() = 0;
 };
 
-// One kernel-<n>.traceg being written; kernels running at the same time
-// (streams) each write their own.
-class KernelTraceFile : public CtaSink {
+// One kernel file being written; kernels running at the same time (streams)
+// each write their own.
+class KernelFile : public CtaSink {
+ public:
+  // Flushes and closes (the destructor does too, without reporting errors).
+  virtual void close() = 0;
+};
+
+// The header lines of a kernel file TraceWriter writes (up to the first
+// #BEGIN_TB), each ending in '\n'.
+std::string kernel_header_text(const ir::KernelInfo& info, Addr shmem_base, Addr local_base);
+
+// A kernel-<n>.traceg.
+class KernelTraceFile : public KernelFile {
  public:
   KernelTraceFile(std::string path, const ir::KernelInfo& info, Addr shmem_base, Addr local_base);
   ~KernelTraceFile() override;
@@ -47,8 +62,7 @@ class KernelTraceFile : public CtaSink {
   void begin_warp(uint32_t warp, uint32_t count) override;
   void add(const TraceInst& i) override;
   void end_cta() override;
-  // Flushes and closes (the destructor does too, without reporting errors).
-  void close();
+  void close() override;
 
  private:
   void put(std::string_view s);
@@ -58,10 +72,16 @@ class KernelTraceFile : public CtaSink {
   uint32_t pending_ = 0;  // add() calls still owed to the current warp
 };
 
+// A kernel-<n>.wst (binary trace, docs/trace-format.md) with the same
+// content: converted to text it gives what KernelTraceFile writes.
+std::unique_ptr<KernelFile> open_wst_kernel_file(const std::string& path, const ir::KernelInfo& info, Addr shmem_base,
+                                                 Addr local_base);
+
 class TraceWriter : public CtaSink {
  public:
-  // Creates `out_dir` (and parents) and its kernelslist.g.
-  explicit TraceWriter(const std::string& out_dir);
+  // Creates `out_dir` (and parents) and its kernelslist.g; `binary`: kernel
+  // files are written as kernel-<n>.wst instead of kernel-<n>.traceg.
+  explicit TraceWriter(const std::string& out_dir, bool binary = false);
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -73,7 +93,7 @@ class TraceWriter : public CtaSink {
   // `EventRecord,<event>,<stream>` / `StreamWaitEvent,<stream>,<event>`
   // lines (warpsim's, read back as ir::StreamEvent).
   void stream_event(const ir::StreamEvent& e);
-  // Opens kernel-<n>.traceg (n counts from 1; info.id is overwritten with
+  // Opens kernel-<n>.traceg or .wst (n counts from 1; info.id is overwritten with
   // n) and lists it; the CtaSink calls below write to it until end_kernel().
   void begin_kernel(ir::KernelInfo info, Addr shmem_base = 0x00007f0000000000ull,
                     Addr local_base = 0x00007effe0000000ull);
@@ -84,17 +104,18 @@ class TraceWriter : public CtaSink {
   void end_kernel();
   // The same kernel file, written through its own object, so that several
   // may be open at once (kernels listed in the order opened).
-  std::unique_ptr<KernelTraceFile> open_kernel(ir::KernelInfo info, Addr shmem_base = 0x00007f0000000000ull,
+  std::unique_ptr<KernelFile> open_kernel(ir::KernelInfo info, Addr shmem_base = 0x00007f0000000000ull,
                                                Addr local_base = 0x00007effe0000000ull);
   // Flushes and closes; called by the destructor too (which cannot report errors).
   void close();
 
  private:
-  KernelTraceFile& current();
+  KernelFile& current();
 
   std::string dir_;
+  bool binary_ = false;
   FILE* list_ = nullptr;
-  std::unique_ptr<KernelTraceFile> kernel_;
+  std::unique_ptr<KernelFile> kernel_;
   uint32_t kernels_ = 0;
   bool sync_pending_ = false;
 };
