@@ -99,6 +99,27 @@ void BM_StreamQv100AbstractPerInst(benchmark::State& s) {
 void BM_ComputeQv100AbstractPerInst(benchmark::State& s) {
   simulate(s, compute_spec(), "compute-abs1", {"gpu.model=abstract", "abstract.block_cache=off", "abstract.block_max=1"});
 }
+// The floor under any trace-driven model: reading every instruction of the
+// same traces (parsing included) and nothing else. The abstract model's rate
+// cannot exceed this one.
+void read_only(benchmark::State& state, const SynthSpec& spec, const std::string& name) {
+  std::string dir = prepare(spec, name);
+  uint64_t warp_insts = 0;
+  ws::ir::WarpInst inst;
+  for (auto _ : state) {
+    auto work = ws::frontend::open_trace_workload(dir);
+    while (auto cmd = work->next()) {
+      auto* k = std::get_if<std::unique_ptr<ws::ir::KernelSource>>(&*cmd);
+      if (!k) continue;
+      while (auto cta = (*k)->next_cta())
+        for (uint32_t w = 0; w < cta->num_warps(); ++w)
+          while (cta->next_into(w, inst)) ++warp_insts;
+    }
+  }
+  state.counters["warp_insts_per_s"] = benchmark::Counter(static_cast<double>(warp_insts), benchmark::Counter::kIsRate);
+}
+void BM_TraceReadStream(benchmark::State& s) { read_only(s, stream_spec(), "stream-read"); }
+void BM_TraceReadCompute(benchmark::State& s) { read_only(s, compute_spec(), "compute-read"); }
 // Pre-characterisation of one block: the compute loop's body (four FFMA
 // chains, the loop counter, compare, branch) on the QV100 unit table.
 void BM_CharacteriseBlock(benchmark::State& state) {
@@ -136,6 +157,8 @@ BENCHMARK(BM_StreamQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()-
 BENCHMARK(BM_ComputeQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_StreamQv100AbstractPerInst)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_ComputeQv100AbstractPerInst)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_TraceReadStream)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_TraceReadCompute)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_CharacteriseBlock)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

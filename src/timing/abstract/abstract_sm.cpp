@@ -151,6 +151,9 @@ void AbstractSm::take_body(Warp& w, uint32_t n, Cycle t0) {
   const BlockTiming& b = blocks_.get(key, scratch_.data(), scratch_units_.data(), n);
   for (const RegAt& r : b.needs)
     if (Cycle at = w.regs.ready_at(&r.reg, 1, now); at > t0 + r.at) t0 = at - r.at;
+  // The block's code lines are asked for now, in time order with every other
+  // request to the memory model (asking at each line's later issue time made
+  // early askers wait for fills booked ahead of them).
   for (uint32_t i = 0; i < n; ++i)
     if (Cycle at = line_ready(w, scratch_[i].pc, now); at > t0 + b.issue[i]) t0 = at - b.issue[i];
   uint64_t lanes = 0;
