@@ -2,6 +2,7 @@
 // second (single-threaded, QV100 preset). `make bench` runs this.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "config/config.h"
 #include "frontend/trace/synth.h"
 #include "frontend/trace/trace_reader.h"
+#include "timing/abstract/block_table.h"
 #include "timing/model.h"
 
 namespace {
@@ -82,9 +84,60 @@ void BM_StreamQv100(benchmark::State& s) { simulate(s, stream_spec(), "stream");
 void BM_ComputeQv100(benchmark::State& s) { simulate(s, compute_spec(), "compute"); }
 // The abstract model (docs/abstract-model.md) on the same workloads: its
 // speedup is the ratio of the rates side by side in one run.
-void BM_StreamQv100Abstract(benchmark::State& s) { simulate(s, stream_spec(), "stream-abs", {"gpu.model=abstract"}); }
+// Block entries are characterised afresh in every iteration (no disk cache),
+// so the rate includes that cost; the PerInst variants take one event per
+// instruction (abstract.block_max = 1, the model before blocks).
+void BM_StreamQv100Abstract(benchmark::State& s) {
+  simulate(s, stream_spec(), "stream-abs", {"gpu.model=abstract", "abstract.block_cache=off"});
+}
 void BM_ComputeQv100Abstract(benchmark::State& s) {
-  simulate(s, compute_spec(), "compute-abs", {"gpu.model=abstract"});
+  simulate(s, compute_spec(), "compute-abs", {"gpu.model=abstract", "abstract.block_cache=off"});
+}
+void BM_StreamQv100AbstractPerInst(benchmark::State& s) {
+  simulate(s, stream_spec(), "stream-abs1", {"gpu.model=abstract", "abstract.block_cache=off", "abstract.block_max=1"});
+}
+void BM_ComputeQv100AbstractPerInst(benchmark::State& s) {
+  simulate(s, compute_spec(), "compute-abs1", {"gpu.model=abstract", "abstract.block_cache=off", "abstract.block_max=1"});
+}
+// The floor under any trace-driven model: reading every instruction of the
+// same traces (parsing included) and nothing else. The abstract model's rate
+// cannot exceed this one.
+void read_only(benchmark::State& state, const SynthSpec& spec, const std::string& name) {
+  std::string dir = prepare(spec, name);
+  uint64_t warp_insts = 0;
+  ws::ir::WarpInst inst;
+  for (auto _ : state) {
+    auto work = ws::frontend::open_trace_workload(dir);
+    while (auto cmd = work->next()) {
+      auto* k = std::get_if<std::unique_ptr<ws::ir::KernelSource>>(&*cmd);
+      if (!k) continue;
+      while (auto cta = (*k)->next_cta())
+        for (uint32_t w = 0; w < cta->num_warps(); ++w)
+          while (cta->next_into(w, inst)) ++warp_insts;
+    }
+  }
+  state.counters["warp_insts_per_s"] = benchmark::Counter(static_cast<double>(warp_insts), benchmark::Counter::kIsRate);
+}
+void BM_TraceReadStream(benchmark::State& s) { read_only(s, stream_spec(), "stream-read"); }
+void BM_TraceReadCompute(benchmark::State& s) { read_only(s, compute_spec(), "compute-read"); }
+// Pre-characterisation of one block: the compute loop's body (four FFMA
+// chains, the loop counter, compare, branch) on the QV100 unit table.
+void BM_CharacteriseBlock(benchmark::State& state) {
+  ws::config::Config cfg;
+  cfg.load_file(ws::config::find_preset("qv100"));
+  auto params = ws::timing::abstract::CoreTimingParams::from(cfg);
+  std::vector<ws::ir::WarpInst> block(7);
+  for (uint16_t c = 0; c < 4; ++c) {
+    block[c].n_dst = 1, block[c].dst[0] = static_cast<uint16_t>(8 + c);
+    block[c].n_src = 3, block[c].src = {static_cast<uint16_t>(8 + c), 2, 3};
+  }
+  block[4].n_dst = 1, block[4].n_src = 1, block[4].dst[0] = block[4].src[0] = 0;
+  block[5].n_src = 1, block[5].src[0] = 0;
+  block[6].kind = ws::ir::OpKind::Branch;
+  auto sp = std::find_if(params.units.begin(), params.units.end(), [](const auto& u) { return u.name == "sp"; });
+  std::vector<int16_t> units(7, static_cast<int16_t>(sp - params.units.begin()));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ws::timing::abstract::characterise(block.data(), units.data(), 7, params));
 }
 // A diagnostic beside BM_StreamQv100: a tenth of QV100 (8 SMs, 4 channels,
 // the L2 scaled to 768 KB so that the 1 MB stream still misses to DRAM) runs
@@ -102,6 +155,11 @@ BENCHMARK(BM_ComputeQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterat
 BENCHMARK(BM_StreamQv100Slice)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_StreamQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_ComputeQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_StreamQv100AbstractPerInst)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_ComputeQv100AbstractPerInst)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_TraceReadStream)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_TraceReadCompute)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_CharacteriseBlock)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

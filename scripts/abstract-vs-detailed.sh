@@ -8,6 +8,9 @@
 #   GPU=qv100          preset
 #   CUDA_BIN=DIR       compiled tests/cuda programs (default BUILD_DIR/cuda); missing ones are skipped
 #   QUICK=1            the synthetic workloads only
+#   ABSTRACT_SET="k=v ..."  extra --set for the abstract runs (e.g. abstract.block_max=1: one event per instruction)
+# The abstract runs share one block cache in a fresh folder: the first run of
+# each block's code characterises it (its cost is in that run's seconds).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -45,13 +48,17 @@ if [[ -z ${QUICK:-} ]]; then
 fi
 
 run_one() {  # model spec out
-  local model=$1 spec=$2 out=$3
+  local model=$1 spec=$2 out=$3 sets=()
   read -r how target rest <<<"$spec"
+  if [[ $model == abstract ]]; then
+    sets=(--set "abstract.block_cache=$work/blocks")
+    for kv in ${ABSTRACT_SET:-}; do sets+=(--set "$kv"); done
+  fi
   if [[ $how == trace ]]; then
-    "$ws" run "$target" --gpu "$gpu" --model "$model" --out "$out" --format none --no-progress
+    "$ws" run "$target" --gpu "$gpu" --model "$model" "${sets[@]}" --out "$out" --format none --no-progress
   else
     # shellcheck disable=SC2086
-    "$ws" exec --gpu "$gpu" --timing --model "$model" --out "$out" -- "$target" $rest >/dev/null
+    "$ws" exec --gpu "$gpu" --timing --model "$model" "${sets[@]}" --out "$out" -- "$target" $rest >/dev/null
   fi
 }
 

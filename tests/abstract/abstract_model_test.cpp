@@ -3,10 +3,12 @@
 // cycles follow from the unit latencies and the scheduling rules alone.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <vector>
 
 #include "config/config.h"
+#include "abstract/test_insts.h"
 #include "timing/abstract/abstract_gpu.h"
 #include "timing/model.h"
 
@@ -52,17 +54,7 @@ class FakeKernel : public ir::KernelSource {
   std::vector<std::string> units_{"sp"};
 };
 
-ir::WarpInst sp(uint16_t dst, int src = -1) {
-  ir::WarpInst i;
-  i.active_mask = 0xffffffff;
-  i.n_dst = 1;
-  i.dst[0] = dst;
-  if (src >= 0) {
-    i.n_src = 1;
-    i.src[0] = static_cast<uint16_t>(src);
-  }
-  return i;
-}
+using fake::sp;
 
 ir::WarpInst barrier() {
   ir::WarpInst i;
@@ -99,7 +91,7 @@ config::Config one_sm(const std::vector<std::string>& sets = {}) {
   cfg.load_file(config::find_preset("qv100"));
   for (const char* s : {"gpu.sms=1", "gpu.kernel_launch_latency=0", "gpu.kernel_launch_overhead=0",
                         "gpu.kernel_fixed_cycles=0", "core.units.sp.latency=4", "core.units.sp.ii=1",
-                        "l1i.perfect=true"})
+                        "l1i.perfect=true", "abstract.block_cache=off"})
     cfg.set_assignment(s);
   for (const auto& s : sets) cfg.set_assignment(s);
   return cfg;
@@ -145,6 +137,60 @@ TEST(AbstractModel, SecondWaveStartsWhenTheFirstCtaEnds) {
   EXPECT_EQ(run(one_sm({"core.max_ctas=1"}), {chain(10)}, 2), 80u);
   // Two fit: both run at once, on different sub-cores.
   EXPECT_EQ(run(one_sm({"core.max_ctas=2"}), {chain(10)}, 2), 41u);
+}
+
+// The cases above, with one event per instruction (abstract.block_max = 1,
+// the first landing's model), give the same cycles: their blocks' bodies
+// never compete with another warp's for the issue port or the pipeline.
+TEST(AbstractModel, PerInstructionEventsAgreeOnTheHandCases) {
+  auto one = [](std::vector<std::string> sets) {
+    sets.push_back("abstract.block_max=1");
+    return one_sm(sets);
+  };
+  EXPECT_EQ(run(one({}), {chain(10)}), 40u);
+  EXPECT_EQ(run(one({"core.subcores=1"}), {chain(10), chain(10)}), 41u);
+  EXPECT_EQ(run(one({"core.subcores=1", "core.units.sp.ii=2"}), {chain(10), chain(10)}), 42u);
+  auto w0 = chain(10);
+  w0.push_back(barrier());
+  w0.push_back(sp(20));
+  EXPECT_EQ(run(one({"core.subcores=1"}), {w0, {barrier(), sp(20)}}), 43u);
+  EXPECT_EQ(run(one({"core.max_ctas=1"}), {chain(10)}, 2), 80u);
+}
+
+TEST(AbstractModel, IndependentBodiesQueueForTheIssuePort) {
+  // Two warps of ten independent instructions on one sub-core (ii 1). One
+  // event per instruction: twenty issues at 0..19, the last written at 23.
+  std::vector<ir::WarpInst> flat;
+  for (uint16_t r = 1; r <= 10; ++r) flat.push_back(sp(r));
+  EXPECT_EQ(run(one_sm({"core.subcores=1", "core.units.sp.ii=1", "abstract.block_max=1"}), {flat, flat}), 23u);
+  // One block each: warp 0's nine-slot body takes slots 0..8, its last
+  // instruction issues at 9; warp 1's body queues behind (9..17) and its last
+  // issues at 18, written at 22. The fluid queue lets warp 0's last slot
+  // overtake warp 1's body, one cycle less than the exact interleaving.
+  EXPECT_EQ(run(one_sm({"core.subcores=1", "core.units.sp.ii=1"}), {flat, flat}), 22u);
+}
+
+TEST(AbstractModel, SameStatsEveryRunAndFromAWarmCache) {
+  // Loads, chains and a barrier over two waves; the second and third runs
+  // read the block entries the first one wrote, and agree to the counter.
+  auto dir = std::filesystem::temp_directory_path() / "warpsim-abstract-determinism";
+  std::filesystem::remove_all(dir);
+  auto w0 = chain(12);
+  w0.insert(w0.begin() + 3, load(30, 0x20000));
+  w0.push_back(barrier());
+  w0.push_back(sp(31, 30));
+  std::vector<ir::WarpInst> w1{load(40, 0x20080), sp(41, 40), barrier(), sp(42, 41)};
+  auto once = [&](uint64_t want_characterised) {
+    AbstractGpu gpu(one_sm({"core.max_ctas=2", "abstract.block_cache=" + dir.string()}));
+    FakeKernel k({w0, w1, w0}, 5);
+    KernelResult r = gpu.run_kernel(k);
+    EXPECT_EQ(gpu.blocks().counts().characterised, want_characterised);
+    return std::make_pair(r.cycles, r.after);
+  };
+  auto first = once(3);  // [3 chain + load], [9 chain + barrier], [sp + barrier]; single-instruction blocks need none
+  EXPECT_EQ(once(0), first);
+  EXPECT_EQ(once(0), first);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(AbstractModel, CountsInstructionsAndResidency) {

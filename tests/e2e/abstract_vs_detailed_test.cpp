@@ -11,7 +11,7 @@
 namespace ws::test {
 namespace {
 
-config::Config abstract_cfg() { return preset("qv100", {"gpu.model=abstract"}); }
+config::Config abstract_cfg() { return preset("qv100", {"gpu.model=abstract", "abstract.block_cache=off"}); }
 
 double rel_error(uint64_t a, uint64_t b) { return std::abs(double(a) - double(b)) / double(b); }
 

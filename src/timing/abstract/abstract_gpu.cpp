@@ -31,8 +31,9 @@ AbstractGpu::AbstractGpu(const config::Config& cfg)
   auto n_sms = static_cast<uint32_t>(cfg.get<int64_t>("gpu.sms"));
   stats::Scope root(stats_, "");
   mem_ = std::make_unique<MemoryModel>(cfg, stats_, n_sms);
+  blocks_ = std::make_unique<BlockTable>(cfg);
   for (uint32_t i = 0; i < n_sms; ++i)
-    sms_.push_back(std::make_unique<AbstractSm>(cfg, root.sub("sm").sub(std::to_string(i)), i, *mem_));
+    sms_.push_back(std::make_unique<AbstractSm>(cfg, root.sub("sm").sub(std::to_string(i)), i, *mem_, *blocks_));
   subcores_ = sms_.front()->subcores();
   scheduled_.assign(size_t{n_sms} * subcores_, kNoEvent);
 }
@@ -135,6 +136,7 @@ KernelResult AbstractGpu::run_kernel(ir::KernelSource& kernel, const ProgressFn&
   Cycle end = std::max({last_cta_end_, mem_->stores_landed(), first});
   for (auto& sm : sms_) sm->account(end);
   finish_result(r, end);
+  blocks_->save();
   return r;
 }
 

@@ -38,6 +38,7 @@ class AbstractGpu final : public TimingModel {
   KernelResult run_kernel(ir::KernelSource& kernel, const ProgressFn& progress = {}) override;
   void set_stop_check(StopCheck check) override { stop_check_ = std::move(check); }
   void set_watchdog(uint64_t cycles, const std::string& param) override;
+  const BlockTable& blocks() const { return *blocks_; }
 
   // Streams (abstract_streams.cpp): queued work runs one item at a time in
   // the order queued, so kernels of different streams never overlap here.
@@ -81,6 +82,7 @@ class AbstractGpu final : public TimingModel {
   Cycle now_ = 0;
   std::unordered_map<std::string, uint32_t> code_regions_;
   std::unique_ptr<MemoryModel> mem_;
+  std::unique_ptr<BlockTable> blocks_;
   std::vector<std::unique_ptr<AbstractSm>> sms_;
   uint32_t subcores_ = 1;
   std::vector<Cycle> scheduled_;  // per sub-core: its queued event's time (kNoEvent: none)

@@ -2,21 +2,35 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "common/error.h"
+#include "config/param.h"
 #include "timing/abstract/memory_model.h"
 #include "timing/mem/mem_request.h"
 
 namespace ws::timing::abstract {
 
 namespace {
-constexpr int16_t kLdstUnit = -1;
-}
+const config::Param<int64_t> kBlockMax{"abstract.block_max", 64, "instructions",
+                                       "longest block the abstract model takes as one event (1: one event per "
+                                       "instruction)",
+                                       {1, 1024}};
 
-AbstractSm::AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t id, MemoryModel& mem)
+// A block ends after control flow, a barrier or fence, or a memory access
+// (whose lane addresses the source keeps only until the warp's next read).
+bool ends_block(const ir::WarpInst& in) { return in.kind != ir::OpKind::Alu; }
+}  // namespace
+
+AbstractSm::AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t id, MemoryModel& mem,
+                       BlockTable& blocks)
     : id_(id),
       mem_(mem),
       ifetch_(cfg, id, static_cast<uint32_t>(cfg.get<int64_t>("core.subcores")), mem),
+      blocks_(blocks),
+      block_max_(static_cast<uint32_t>(kBlockMax.get(cfg))),
+      scratch_(block_max_),
+      scratch_units_(block_max_),
       unit_specs_(read_unit_specs(cfg)),
       scheduler_name_(cfg.get<std::string>("core.scheduler")),
       max_warps_(static_cast<uint32_t>(cfg.get<int64_t>("core.max_warps"))),
@@ -33,7 +47,7 @@ AbstractSm::AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t i
   SchedulerArgs args{max_warps_ / n};
   for (uint32_t s = 0; s < n; ++s)
     subcores_.push_back(SubCore{SchedulerRegistry::instance().create("core.scheduler", scheduler_name_, args),
-                                UnitPool(unit_specs_)});
+                                UnitPool(unit_specs_), 0, 0, {}, std::vector<FluidQueue>(unit_specs_.size())});
   warps_.resize(max_warps_);
 }
 
@@ -83,7 +97,7 @@ void AbstractSm::launch(std::unique_ptr<ir::CtaSource> source, Cycle now) {
     SubCore& sc = subcores_[subcore_of(slot)];
     sc.live |= uint64_t{1} << local_of(slot);
     sc.scheduler->on_warp_added(local_of(slot), age_++);
-    fetch(w, now);
+    next_block(w, now);
     mark(slot);
   }
   if (cta.slots.size() != n) throw Error("internal: abstract SM launched a CTA without enough warp slots");
@@ -91,22 +105,84 @@ void AbstractSm::launch(std::unique_ptr<ir::CtaSource> source, Cycle now) {
   live_warps_ += n;
 }
 
-// The warp's next instruction; its operands (and earlier writes of its
-// destinations) are ready when the scoreboard says.
-void AbstractSm::fetch(Warp& w, Cycle now) {
+// The warp's next block. A one-instruction block waits for its operands (and
+// earlier writes of its destinations) as the scoreboard says; a longer one
+// goes through take_body().
+void AbstractSm::next_block(Warp& w, Cycle now, Cycle floor) {
   Cta& cta = ctas_[w.cta];
-  if (!cta.source->next_into(w.in_cta, w.inst)) {
+  uint32_t n = 0;
+  while (n < block_max_ && cta.source->next_into(w.in_cta, scratch_[n]))
+    if (ends_block(scratch_[n++])) break;
+  if (n == 0) {
     w.ended = true;
-    w.ready = std::max(now, w.regs.all_done(now));
+    w.ready = std::max({now, floor, w.regs.all_done(now)});
     return;
   }
+  Cycle t0 = std::max(now, floor);
+  if (n > 1) return take_body(w, n, t0);
+  w.inst = scratch_[0];
   const ir::WarpInst& in = w.inst;
-  w.ready = std::max(now, w.regs.ready_at(in.src.data(), in.n_src, in.dst.data(), in.n_dst, now));
-  Addr line = in.pc / kLineBytes;  // (the code base is line-aligned)
-  if (line != w.line) {
-    w.line = line;
-    w.ready = std::max(w.ready, ifetch_.fetch(subcore_of(static_cast<uint32_t>(&w - warps_.data())), in.pc, now));
+  w.ready = std::max(t0, w.regs.ready_at(in.src.data(), in.n_src, in.dst.data(), in.n_dst, now));
+  w.ready = std::max(w.ready, line_ready(w, in.pc, now));
+}
+
+// When the code line of `pc` is in the warp's sub-core (now when it is the
+// line the warp read last).
+Cycle AbstractSm::line_ready(Warp& w, uint64_t pc, Cycle now) {
+  Addr line = pc / kLineBytes;  // (the code base is line-aligned)
+  if (line == w.line) return now;
+  w.line = line;
+  return ifetch_.fetch(subcore_of(static_cast<uint32_t>(&w - warps_.data())), pc, now);
+}
+
+// The block's entry gives each instruction's offset from the block's start
+// with its operands ready; the start is the earliest that every operand from
+// outside the block and every code line allows (the whole block moves, a
+// simplification), then later by the sub-core's backlog: the body's issue
+// slots and unit time queue behind what other warps' bodies booked, and the
+// block's last instruction issues no earlier than that queue drains.
+void AbstractSm::take_body(Warp& w, uint32_t n, Cycle t0) {
+  Cycle now = t0;
+  uint64_t key = kBlockHashSeed;
+  for (uint32_t i = 0; i < n; ++i) {
+    scratch_units_[i] = unit_of_[scratch_[i].unit];
+    key = mix_inst(key, scratch_[i], scratch_units_[i]);
   }
+  const BlockTiming& b = blocks_.get(key, scratch_.data(), scratch_units_.data(), n);
+  for (const RegAt& r : b.needs)
+    if (Cycle at = w.regs.ready_at(&r.reg, 1, now); at > t0 + r.at) t0 = at - r.at;
+  // The block's code lines are asked for now, in time order with every other
+  // request to the memory model (asking at each line's later issue time made
+  // early askers wait for fills booked ahead of them).
+  for (uint32_t i = 0; i < n; ++i)
+    if (Cycle at = line_ready(w, scratch_[i].pc, now); at > t0 + b.issue[i]) t0 = at - b.issue[i];
+  uint64_t lanes = 0;
+  for (uint32_t i = 0; i + 1 < n; ++i) lanes += scratch_[i].active_count();
+  warp_insts_.inc(n - 1);
+  thread_insts_.inc(lanes);
+  SubCore& sc = subcores_[subcore_of(static_cast<uint32_t>(&w - warps_.data()))];
+  Cycle base = t0 + b.last();
+  auto start = static_cast<double>(t0);
+  double end = std::max(static_cast<double>(base), sc.issue_slots.book(start, n - 1));
+  for (const UnitDemand& d : b.demand)
+    end = std::max(end, sc.unit_time[d.kind].book(start, static_cast<double>(d.busy) / unit_specs_[d.kind].count));
+  Cycle shift = static_cast<Cycle>(std::ceil(end)) - base;
+  for (const RegAt& r : b.writes) w.regs.set(r.reg, t0 + shift + r.at);
+  w.inst = scratch_[n - 1];
+  w.ready = base + shift;
+}
+
+double AbstractSm::FluidQueue::book(double at, double len) {
+  if (at >= free) {
+    from = at;
+    return free = at + len;
+  }
+  if (at >= from) return free += len;
+  if (at + len > from) {  // overlaps the interval: one longer interval
+    free += at + len - from;
+    from = at;
+  }
+  return at + len;
 }
 
 Cycle AbstractSm::issue_time(const SubCore& sc, const Warp& w) const {
@@ -159,6 +235,7 @@ void AbstractSm::step(uint32_t s, Cycle now) {
   if (local < 0) return;
   issue(sc, warp(s, static_cast<uint32_t>(local)), now);
   sc.next_issue = now + 1;
+  sc.issue_slots.book(static_cast<double>(now), 1);
 }
 
 void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
@@ -192,8 +269,7 @@ void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
     }
   }
   for (int d = 0; d < in.n_dst; ++d) w.regs.set(in.dst[d], done);
-  fetch(w, now + 1);
-  if (in.kind == ir::OpKind::MemBar) w.ready = std::max(w.ready, done);
+  next_block(w, now + 1, in.kind == ir::OpKind::MemBar ? done : 0);
 }
 
 void AbstractSm::arrive_at_barrier(Warp& w, Cycle now) {
@@ -211,7 +287,7 @@ void AbstractSm::release_barrier(Cta& cta, Cycle now) {
     Warp& w = warps_[slot];
     if (!w.at_barrier) continue;
     w.at_barrier = false;
-    fetch(w, now + 1);
+    next_block(w, now + 1);
     mark(slot);
   }
 }

@@ -7,6 +7,12 @@
 // (busy-until times per pipeline, per sub-core; one LD/ST unit per SM). The
 // SM is stepped only at the cycles something can issue: the caller keeps the
 // event queue.
+//
+// Warps advance a block at a time (block_table.h): the instructions before a
+// block's last are taken at once, timed by the block's pre-characterised
+// entry, shifted for its operands' and code lines' arrival and for the
+// sub-core's backlog of issue slots and unit time (fluid queues); only the
+// block's last instruction is an event, issued as above.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -16,6 +22,7 @@
 #include "config/config.h"
 #include "ir/source.h"
 #include "stats/stats.h"
+#include "timing/abstract/block_table.h"
 #include "timing/abstract/inst_fetch.h"
 #include "timing/core/exec_units.h"
 #include "timing/core/scoreboard.h"
@@ -29,7 +36,7 @@ inline constexpr Cycle kNoEvent = ~Cycle{0};
 
 class AbstractSm {
  public:
-  AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t id, MemoryModel& mem);
+  AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t id, MemoryModel& mem, BlockTable& blocks);
   ~AbstractSm();
 
   uint32_t subcores() const { return static_cast<uint32_t>(subcores_.size()); }
@@ -53,9 +60,9 @@ class AbstractSm {
 
  private:
   struct Warp {
-    ir::WarpInst inst;
     Scoreboard regs;
-    Cycle ready = 0;  // operands of `inst` ready (and `inst` fetched); the warp issued before this
+    ir::WarpInst inst;  // the current block's last instruction, the next to issue
+    Cycle ready = 0;    // operands of `inst` ready (and `inst` fetched); the warp issued before this
     Addr line = ~Addr{0};  // the code line of the last fetch (the next from it is free)
     uint32_t cta = 0, in_cta = 0;
     bool live = false, ended = false, at_barrier = false;
@@ -65,11 +72,24 @@ class AbstractSm {
     std::vector<uint32_t> slots;
     uint32_t warps_done = 0, at_barrier = 0;
   };
+  // Work booked on a resource as one busy interval [from, free): a body's
+  // slots or unit time are booked when its block is read, which may be ahead
+  // of other warps' earlier work; work that arrives before the interval takes
+  // the gap (and pushes the interval's end by what overlaps it) instead of
+  // queueing behind work booked for later.
+  struct FluidQueue {
+    double from = 0, free = 0;
+    double book(double at, double len);  // returns when this work is done
+  };
   struct SubCore {
     std::unique_ptr<WarpScheduler> scheduler;
     UnitPool units;
     uint64_t live = 0;  // local slots holding a warp
     Cycle next_issue = 0;
+    // Fluid queues of the blocks' bodies: when the issue slots and each unit
+    // kind's pipelines (unit-table order) have worked off what was booked.
+    FluidQueue issue_slots;
+    std::vector<FluidQueue> unit_time;
   };
   class Probe;
 
@@ -80,7 +100,11 @@ class AbstractSm {
   // When `w`'s next instruction could issue, its pipeline considered.
   Cycle issue_time(const SubCore& sc, const Warp& w) const;
   void issue(SubCore& sc, Warp& w, Cycle now);
-  void fetch(Warp& w, Cycle now);
+  // Reads the warp's next block at `now` (not issuing before `floor`) and
+  // takes its body; `inst` and `ready` then describe its last instruction.
+  void next_block(Warp& w, Cycle now, Cycle floor = 0);
+  void take_body(Warp& w, uint32_t n, Cycle t0);
+  Cycle line_ready(Warp& w, uint64_t pc, Cycle now);
   void arrive_at_barrier(Warp& w, Cycle now);
   void release_barrier(Cta& cta, Cycle now);
   void retire(uint32_t slot, Cycle now);
@@ -89,6 +113,10 @@ class AbstractSm {
   uint32_t id_;
   MemoryModel& mem_;
   InstFetch ifetch_;
+  BlockTable& blocks_;
+  uint32_t block_max_;
+  std::vector<ir::WarpInst> scratch_;  // the block being read
+  std::vector<int16_t> scratch_units_;
   std::vector<UnitSpec> unit_specs_;
   std::vector<int16_t> unit_of_;  // kernel unit index -> unit_specs_ index (-1: the LD/ST unit)
   std::vector<Warp> warps_;
