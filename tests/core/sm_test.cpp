@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "core/fake_insts.h"
 #include "stats/stats.h"
 #include "timing/core/sm.h"
 
@@ -28,18 +29,7 @@ class FakeCta : public ir::CtaSource {
   std::vector<size_t> pos_;
 };
 
-ir::WarpInst alu(uint8_t unit, uint16_t dst, int src = -1) {
-  ir::WarpInst i;
-  i.active_mask = 0xffffffff;
-  i.unit = unit;
-  i.n_dst = 1;
-  i.dst[0] = dst;
-  if (src >= 0) {
-    i.n_src = 1;
-    i.src[0] = static_cast<uint16_t>(src);
-  }
-  return i;
-}
+using fake::alu;
 
 ir::WarpInst barrier() {
   ir::WarpInst i;
