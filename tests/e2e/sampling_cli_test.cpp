@@ -188,6 +188,13 @@ TEST(SamplingCli, RunUnderAPlanSimulatesRepresentativesAndProjects) {
   EXPECT_DOUBLE_EQ(samp["projected"]["warp_insts"].get<double>(), f["total"]["warp_insts"].get<double>());
   EXPECT_DOUBLE_EQ(insts, f["total"]["warp_insts"].get<double>());
   EXPECT_NE(r.out.find("sampling ("), std::string::npos);
+  // Deterministic: the same plan on the same workload gives the same figures.
+  auto again = run_cli("run --no-progress --format none --plan " + (dir / "plan.json").string() + " --out " +
+                       (dir / "s2").string() + " " + mixed_workload().string());
+  ASSERT_EQ(again.rc, 0) << again.out;
+  auto s2 = read_json(dir / "s2" / "stats.json");
+  EXPECT_EQ(s2["sampling"], s["sampling"]);
+  EXPECT_EQ(s2["counters"], s["counters"]);
 }
 
 TEST(SamplingCli, PlanForAnotherWorkloadIsAnError) {
