@@ -3,9 +3,14 @@
 
 For each workload of the suite (CUDA programs from examples/cuda/sampling,
 run under `warpsim exec --timing`, and phased synthetic traces under
-`warpsim run`): simulate it whole, then profile it, make a plan with
-`warpsim sample plan` (no cycles given: the plan knows nothing of the full
-run) and simulate it under the plan. Prints one markdown row per workload:
+`warpsim run`): simulate it whole, then, for each mode, profile it, make a
+plan with `warpsim sample plan` and simulate it under the plan. The plan
+never sees the full run: in mode `variance` it gets no cycles (K: the
+fewest groups explaining --cluster-variance of the feature variance, split
+by kernel name); in mode `abstract` the profile times every launch with the
+abstract model (`profile --cycles-model abstract`) and the plan keeps the
+fewest groups whose projection of those cycles is within --target-error.
+Prints one markdown table per mode, a row per workload:
 warp instructions simulated (full vs sampled, the reduction), projected vs
 full cycles (error in points), host time, and the two naive baselines with
 the same data: "first N instructions" (N = the warp instructions the sampled
@@ -15,7 +20,8 @@ baselines are computed from the full run's per-kernel results: a run
 stopped after N instructions, or one that simulates the first launch of
 each name, sees exactly those kernels first (nothing before them differs).
 
-    scripts/sampling-validate.py [--build build] [--work DIR] [--gpu qv100] [--warmup 2] [--only NAME ...]
+    scripts/sampling-validate.py [--build build] [--work DIR] [--gpu qv100] [--warmup 2]
+                                 [--modes variance abstract] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ TRACES = [
 
 @dataclass
 class Row:
+    mode: str
     name: str
     launches: int
     groups: int
@@ -67,6 +74,7 @@ class Row:
     first_n_error: float
     first_name_error: float
     first_name_reduction: float
+    plan_estimate: float | None        # the plan's own error estimate (against the model's cycles), points
 
 
 def run(cmd: list[str], log: str) -> tuple[float, float]:
@@ -112,40 +120,58 @@ def first_of_name(ks: list[dict]) -> tuple[float, float]:
     return (sum(first[n]["cycles"] * count[n] for n in first), sum(first[n]["warp_insts"] for n in first))
 
 
-def evaluate(name: str, work: str, full_cmd, profile_cmd, sampled_cmd, args) -> Row:
+def full_run(name: str, work: str, full_cmd) -> tuple[str, tuple[float, float]]:
     d = os.path.join(work, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    full_time = run(full_cmd(os.path.join(d, "full")), os.path.join(d, "full.log"))
-    profile_time = run(profile_cmd(os.path.join(d, "prof.csv")), os.path.join(d, "profile.log"))
-    plan = os.path.join(d, "plan.json")
-    plan_time = run([args.warpsim, "sample", "plan", os.path.join(d, "prof.csv"), "--warmup", str(args.warmup),
-                     "--out", plan], os.path.join(d, "plan.log"))
+    return d, run(full_cmd(os.path.join(d, "full")), os.path.join(d, "full.log"))
+
+
+def evaluate(mode: str, name: str, d: str, full_time, profile_cmd, sampled_cmd, args) -> Row:
+    """One mode's profile, plan and sampled run of a workload already run whole in `d`."""
+    m = os.path.join(d, mode)
+    shutil.rmtree(m, ignore_errors=True)
+    os.makedirs(m)
+    extra = ["--cycles-model", "abstract", "--set", "abstract.block_cache=off"] if mode == "abstract" else []
+    profile_time = run(profile_cmd(os.path.join(m, "prof.csv"), extra), os.path.join(m, "profile.log"))
+    plan = os.path.join(m, "plan.json")
+    plan_time = run([args.warpsim, "sample", "plan", os.path.join(m, "prof.csv"), "--warmup", str(args.warmup),
+                     "--target-error", args.target_error, "--cluster-variance", str(args.cluster_variance),
+                     "--out", plan], os.path.join(m, "plan.log"))
     profile_time = (profile_time[0] + plan_time[0], profile_time[1] + plan_time[1])
-    sampled_time = run(sampled_cmd(plan, os.path.join(d, "sampled")), os.path.join(d, "sampled.log"))
+    sampled_time = run(sampled_cmd(plan, os.path.join(m, "sampled")), os.path.join(m, "sampled.log"))
     ks = kernels(os.path.join(d, "full", "stats.json"))
-    with open(os.path.join(d, "sampled", "stats.json")) as f:
+    with open(os.path.join(m, "sampled", "stats.json")) as f:
         s = json.load(f)["sampling"]
+    with open(plan) as f:
+        estimate = json.load(f)["projected_error"]
     full_cycles = float(sum(k["cycles"] for k in ks))
     full_insts = float(sum(k["warp_insts"] for k in ks))
     sim_insts = float(s["simulated"]["warp_insts"])
     by_name, name_insts = first_of_name(ks)
     err = lambda p: 100.0 * (p - full_cycles) / full_cycles
-    return Row(name, len(ks), len(s["groups"]), s["launches_simulated"], full_insts, sim_insts, full_cycles,
+    return Row(mode, name, len(ks), len(s["groups"]), s["launches_simulated"], full_insts, sim_insts, full_cycles,
                s["projected"]["cycles"], full_time, sampled_time, profile_time,
-               err(first_n_projection(ks, sim_insts)), err(by_name), full_insts / name_insts)
+               err(first_n_projection(ks, sim_insts)), err(by_name), full_insts / name_insts,
+               None if estimate is None else 100.0 * estimate)
 
 
-def cuda_row(prog: str, args) -> Row:
+def evaluate_modes(name: str, full_cmd, profile_cmd, sampled_cmd, args) -> list[Row]:
+    d, full_time = full_run(name, args.work, full_cmd)
+    return [evaluate(mode, name, d, full_time, profile_cmd, sampled_cmd, args) for mode in args.modes]
+
+
+def cuda_rows(prog: str, args) -> list[Row]:
     exe = os.path.join(args.build, "examples", "sampling", prog)
     if not os.access(exe, os.X_OK):
         sys.exit(f"sampling-validate: {exe} not built (make build; it needs nvcc)")
     w = args.warpsim
-    return evaluate(prog, args.work,
-                    lambda out: [w, "exec", "--gpu", args.gpu, "--timing", "--out", out, "--", exe],
-                    lambda csv: [w, "profile", "--no-progress", "--gpu", args.gpu, "--out", csv, "--", exe],
-                    lambda plan, out: [w, "exec", "--gpu", args.gpu, "--timing", "--plan", plan, "--out", out,
-                                       "--", exe], args)
+    return evaluate_modes(prog,
+                          lambda out: [w, "exec", "--gpu", args.gpu, "--timing", "--out", out, "--", exe],
+                          lambda csv, extra: [w, "profile", "--no-progress", "--gpu", args.gpu, *extra, "--out", csv,
+                                              "--", exe],
+                          lambda plan, out: [w, "exec", "--gpu", args.gpu, "--timing", "--plan", plan, "--out", out,
+                                             "--", exe], args)
 
 
 def synth_traces(args) -> str:
@@ -159,7 +185,7 @@ def synth_traces(args) -> str:
     return folder
 
 
-def trace_row(name: str, order: list[str], kernels_dir: str, args) -> Row:
+def trace_rows(name: str, order: list[str], kernels_dir: str, args) -> list[Row]:
     d = os.path.join(args.work, name + "-trace")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -168,27 +194,30 @@ def trace_row(name: str, order: list[str], kernels_dir: str, args) -> Row:
     with open(os.path.join(d, "kernelslist.g"), "w") as f:
         f.writelines(key + ".traceg\n" for key in order)
     w = args.warpsim
-    return evaluate(name, args.work,
-                    lambda out: [w, "run", d, "--gpu", args.gpu, "--no-progress", "--format", "none", "--out", out],
-                    lambda csv: [w, "profile", "--no-progress", "--out", csv, d],
-                    lambda plan, out: [w, "run", d, "--gpu", args.gpu, "--no-progress", "--format", "none",
-                                       "--plan", plan, "--out", out], args)
+    return evaluate_modes(name,
+                          lambda out: [w, "run", d, "--gpu", args.gpu, "--no-progress", "--format", "none", "--out",
+                                       out],
+                          lambda csv, extra: [w, "profile", "--no-progress", "--gpu", args.gpu, *extra, "--out", csv,
+                                              d],
+                          lambda plan, out: [w, "run", d, "--gpu", args.gpu, "--no-progress", "--format", "none",
+                                             "--plan", plan, "--out", out], args)
 
 
 def table(rows: list[Row], cpu: int) -> str:
     what = "CPU" if cpu else "wall"
     lines = ["| workload | launches | groups (simulated launches) | warp insts full | sampled | reduction | "
-             "cycles full | projected | error | first-N error | first-of-name error (reduction) | "
+             "cycles full | projected | error (plan's estimate) | first-N error | first-of-name error (reduction) | "
              f"host {what} s full | sampled (+profile) | speedup |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     full = lambda r: r.full_time[cpu]
     sampled = lambda r: r.sampled_time[cpu]
     prof = lambda r: r.profile_time[cpu]
+    estimate = lambda r: "-" if r.plan_estimate is None else f"{r.plan_estimate:.1f}"
     for r in rows:
         err = 100.0 * (r.projected - r.full_cycles) / r.full_cycles
         lines.append(f"| {r.name} | {r.launches} | {r.groups} ({r.sim_launches}) | {r.full_insts:,.0f} | "
                      f"{r.sim_insts:,.0f} | {r.full_insts / r.sim_insts:.1f}x | {r.full_cycles:,.0f} | "
-                     f"{r.projected:,.0f} | {err:+.1f} | {r.first_n_error:+.1f} | "
+                     f"{r.projected:,.0f} | {err:+.1f} ({estimate(r)}) | {r.first_n_error:+.1f} | "
                      f"{r.first_name_error:+.1f} ({r.first_name_reduction:.1f}x) | {full(r):.1f} | "
                      f"{sampled(r):.1f} (+{prof(r):.1f}) | "
                      f"{full(r) / sampled(r):.1f}x ({full(r) / (sampled(r) + prof(r)):.1f}x) |")
@@ -207,12 +236,36 @@ def table(rows: list[Row], cpu: int) -> str:
     return "\n".join(lines)
 
 
+def abstract_cost(rows: list[Row]) -> str:
+    """Host CPU seconds of the abstract model's pass: the abstract mode's profile (features, the abstract
+    run, the plan) less the variance mode's (features and the plan), against the full detailed run."""
+    lines = ["| workload | host CPU s full (detailed) | profile | profile + abstract pass | abstract pass | "
+             "full / abstract pass |", "|---|---|---|---|---|---|"]
+    plain = {r.name: r for r in rows if r.mode == "variance"}
+    ratios = []
+    for r in (r for r in rows if r.mode == "abstract"):
+        p = plain[r.name]
+        extra = max(r.profile_time[1] - p.profile_time[1], 1e-3)
+        ratios.append(r.full_time[1] / extra)
+        lines.append(f"| {r.name} | {r.full_time[1]:.1f} | {p.profile_time[1]:.1f} | {r.profile_time[1]:.1f} | "
+                     f"{extra:.1f} | {ratios[-1]:.1f}x |")
+    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    lines.append("")
+    lines.append(f"abstract pass geomean {geo:.1f}x cheaper than the full detailed run (CPU)")
+    return "\n".join(lines)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"), help="build folder (default: %(default)s)")
     p.add_argument("--work", default="/tmp/warpsim-sampling-validate", help="scratch folder (default: %(default)s)")
     p.add_argument("--gpu", default="qv100", help="preset (default: %(default)s)")
     p.add_argument("--warmup", type=int, default=2, help="sample plan --warmup (default: %(default)s)")
+    p.add_argument("--target-error", default="5%", help="sample plan --target-error (default: %(default)s)")
+    p.add_argument("--cluster-variance", type=float, default=0.95,
+                   help="sample plan --cluster-variance (default: %(default)s)")
+    p.add_argument("--modes", nargs="+", choices=["variance", "abstract"], default=["variance", "abstract"],
+                   help="what the plan chooses K by (default: both)")
     p.add_argument("--only", nargs="*", help="workload names to run (default: all)")
     args = p.parse_args()
     args.build = os.path.abspath(args.build)
@@ -222,18 +275,24 @@ def main() -> int:
     rows = []
     for prog in PROGRAMS:
         if wanted(prog):
-            rows.append(cuda_row(prog, args))
+            rows += cuda_rows(prog, args)
             print(f"done: {prog}", file=sys.stderr)
     kernels_dir = synth_traces(args) if any(wanted(n) for n, _ in TRACES) else ""
     for name, order in TRACES:
         if wanted(name):
-            rows.append(trace_row(name, order, kernels_dir, args))
+            rows += trace_rows(name, order, kernels_dir, args)
             print(f"done: {name}", file=sys.stderr)
     if not rows:
         sys.exit("sampling-validate: no workload selected")
-    print(table(rows, cpu=1))
-    print()
-    print(table(rows, cpu=0))
+    if {"variance", "abstract"} <= set(args.modes):
+        print(abstract_cost(rows))
+        print()
+    for mode in args.modes:
+        print(f"## mode {mode}\n")
+        print(table([r for r in rows if r.mode == mode], cpu=1))
+        print()
+        print(table([r for r in rows if r.mode == mode], cpu=0))
+        print()
     return 0
 
 

@@ -61,8 +61,9 @@ def test_principal_components_keep_the_variance_asked_for():
 
 
 def test_one_representative_per_obvious_group(tmp_path):
+    # One kernel name (say, a kernel whose mode argument picks a code path): k-means must find the groups.
     cycles = {"stream": 1000.0, "compute": 500.0, "chase": 7000.0}
-    path = write_profile(tmp_path / "p.csv", [(k, KINDS[k]) for k in ORDER], [cycles[k] for k in ORDER])
+    path = write_profile(tmp_path / "p.csv", [("k", KINDS[k]) for k in ORDER], [cycles[k] for k in ORDER])
     plan, tried = choose(read_profile(path), 0.01)
     assert plan.representatives == [0, 1, 4]        # first stream, first compute, first chase
     assert plan.weights == [4, 3, 2]
@@ -73,7 +74,7 @@ def test_one_representative_per_obvious_group(tmp_path):
 def test_the_fewest_groups_within_the_target_are_kept(tmp_path):
     # Stream and compute launches take nearly the same time: one group projects within 5%.
     cycles = {"stream": 1000.0, "compute": 1010.0, "chase": 1005.0}
-    path = write_profile(tmp_path / "p.csv", [(k, KINDS[k]) for k in ORDER], [cycles[k] for k in ORDER])
+    path = write_profile(tmp_path / "p.csv", [("k", KINDS[k]) for k in ORDER], [cycles[k] for k in ORDER])
     plan, _ = choose(read_profile(path), 0.05)
     assert len(plan.weights) == 1 and plan.weights == [len(ORDER)]
     assert plan.error < 0.05
@@ -204,3 +205,110 @@ def test_two_level_rows_need_a_grid_and_a_block_and_some_full_rows(tmp_path):
     only_cheap = write_two_level(tmp_path / "cheap.csv", [], [("k", 16)])
     with pytest.raises(InputError, match="no launch has its features"):
         read_profile(only_cheap)
+
+
+def noisy_order(rng, repeats=4):
+    """ORDER repeated, each launch's counts scaled a few per cent off its kind's (as data-dependent loop
+    trips would): many distinct points, three groups. Shape and divergence stay the kind's."""
+    rows = []
+    fixed = (FEATURES[2], "launch__grid_size")
+    for _ in range(repeats):
+        for kind in ORDER:
+            scale = 1 + rng.uniform(-0.03, 0.03)
+            rows.append((kind, {f: v if f in fixed else v * scale for f, v in KINDS[kind].items()}))
+    return rows
+
+
+def test_explained_share_of_known_clusters():
+    from warpsim.sampling import explained
+    points = np.array([[0.0, 0.0], [0.0, 0.2], [10.0, 0.0], [10.0, 0.2]])
+    assert explained(points, np.array([0, 0, 0, 0])) == 0.0
+    # Two groups leave only the 0.2 spread inside each: 1 - 4 * 0.01 / (4 * 25 + 4 * 0.01).
+    assert explained(points, np.array([0, 0, 1, 1])) == pytest.approx(1 - 0.04 / 100.04)
+    assert explained(points, np.array([0, 1, 2, 3])) == 1.0
+
+
+def test_without_cycles_the_fewest_groups_explaining_the_variance_are_kept(tmp_path):
+    rows = noisy_order(np.random.default_rng(3))
+    prof = read_profile(write_profile(tmp_path / "p.csv", rows))
+    plan, tried = choose(prof, 0.05)
+    # Three kinds a few per cent apart: K = 3 explains nearly all the variance, K = 2 not 95%.
+    assert plan.criterion == "cluster_variance" and plan.clusters == 3 and len(plan.weights) == 3
+    assert tried[1].explained < 0.95 <= tried[2].explained
+    assert plan.weights == [16, 12, 8] and plan.representatives == [0, 1, 4]
+    # Asking for all of it keeps splitting the noise, up to the finest grouping.
+    fine, tried = choose(prof, 0.05, cluster_variance=1.0)
+    assert fine.clusters == tried[-1].clusters > 3
+    assert list(choose(prof, 0.05)[0].labels) == list(plan.labels)  # deterministic
+
+
+def test_kernels_with_equal_counts_but_other_names_are_not_merged(tmp_path):
+    # A blur and a Sobel pass whose counts are the same: k-means sees one point.
+    rows = [("blur", KINDS["stream"]), ("sobel", KINDS["stream"])] * 3 + [("chase", KINDS["chase"])]
+    prof = read_profile(write_profile(tmp_path / "p.csv", rows))
+    plan, _ = choose(prof, 0.05)
+    assert plan.clusters == 2
+    assert plan.representatives == [0, 1, 6] and plan.weights == [3, 3, 1]
+    # Equal times (a model's) do not merge them either: the model's error differs from kernel to kernel.
+    timed = read_profile(write_profile(tmp_path / "t.csv", rows, [100.0] * 6 + [300.0]))
+    assert choose(timed, 0.05)[0].weights == [3, 3, 1]
+
+
+def test_sample_plan_rejects_a_cluster_variance_out_of_range(tmp_path, capsys):
+    prof = write_profile(tmp_path / "p.csv", [("k", KINDS["compute"])] * 3)
+    for bad in ["0", "1.5"]:
+        rc = cli.main(["sample", "plan", prof, "--cluster-variance", bad, "--out", str(tmp_path / "plan.json")])
+        assert rc != 0 and "--cluster-variance" in capsys.readouterr().err
+    assert not (tmp_path / "plan.json").exists()
+
+
+def test_an_nsight_compute_csv_of_a_real_gpu_run_reads_with_its_cycles(tmp_path):
+    from conftest import ncu_csv
+    metrics = [*FEATURES, "gpc__cycles_elapsed.max"]
+    units = ["inst", "inst", "", "sector", "sector", "sector", *["inst"] * 7, "", "cycle"]
+    hw = {"stream": "1,000", "compute": "500", "chase": "7,000"}  # ncu prints thousands with commas
+    launches = [(k, {**{m: f"{KINDS[k].get(m, 0):,}" for m in FEATURES}, "gpc__cycles_elapsed.max": hw[k]})
+                for k in ORDER]
+    path = ncu_csv(tmp_path / "ncu.csv", metrics, units, launches)
+    prof = read_profile(str(path))
+    assert prof.names == ORDER                             # the units row and ==PROF== lines are not launches
+    assert prof.cycles[0] == 1000.0 and prof.cycles[4] == 7000.0
+    assert prof.features[0][0] == 4352.0
+    plan, _ = choose(prof, 0.01)                           # the hardware's cycles are the ground truth
+    assert plan.criterion == "target_error" and plan.weights == [4, 3, 2] and plan.error == 0.0
+    # The same file without one of the features: named, nothing guessed.
+    short = ncu_csv(tmp_path / "short.csv", metrics[1:], units[1:],
+                    [(n, {m: v for m, v in vals.items() if m != FEATURES[0]}) for n, vals in launches])
+    with pytest.raises(InputError, match=f"short.csv:2: missing columns: {FEATURES[0]}"):  # after ==PROF==
+        read_profile(str(short))
+
+
+def test_abstract_model_cycles_choose_k_and_the_run_reports_the_groups(warpsim_bin, tmp_path):
+    """profile --cycles-model abstract, sample plan, run --plan: the plan checks its groupings against the
+    abstract model's cycles; the run lists each group's members and projects its totals."""
+    import subprocess
+    folder = tmp_path / "w"
+    folder.mkdir()
+    for kind in ("stream", "compute"):
+        subprocess.run([warpsim_bin, "synth", kind, "--out", str(tmp_path / kind), "--ctas", "8", "--threads", "64"],
+                       check=True, capture_output=True)
+        (folder / f"{kind}.traceg").write_bytes((tmp_path / kind / "kernel-1.traceg").read_bytes())
+    (folder / "kernelslist.g").write_text("stream.traceg\ncompute.traceg\n" * 4)
+    quiet = ["--no-progress", "--set", "abstract.block_cache=off"]
+    prof = tmp_path / "p.csv"
+    subprocess.run([warpsim_bin, "profile", *quiet, "--cycles-model", "abstract", "--out", str(prof), str(folder)],
+                   check=True, capture_output=True)
+    profile = read_profile(str(prof))
+    assert sorted(profile.cycles) == list(range(8)) and all(c > 0 for c in profile.cycles.values())
+    plan_path = tmp_path / "plan.json"
+    assert cli.main(["sample", "plan", str(prof), "--warmup", "1", "--target-error", "50%",
+                     "--out", str(plan_path)]) == 0
+    plan = json.loads(plan_path.read_text())
+    assert plan["criterion"] == "target_error" and plan["projected_error"] <= 0.5
+    out = tmp_path / "r"
+    subprocess.run([warpsim_bin, "run", "--no-progress", "--format", "none", "--plan", str(plan_path),
+                    "--out", str(out), str(folder)], check=True, capture_output=True)
+    sampling = json.loads((out / "stats.json").read_text())["sampling"]
+    assert [g["members"] for g in sampling["groups"]] == [g["members"] for g in plan["groups"]]
+    assert sorted(m for g in sampling["groups"] for m in g["members"]) == list(range(1, 9))
+    assert sampling["reduction"] == pytest.approx(1 / sampling["fraction_simulated"])

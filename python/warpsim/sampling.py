@@ -2,9 +2,10 @@
 features, keep one representative per group, weigh it by the group's size.
 
 Standardise the features, project them on the principal components that explain
-a set share of their variance, cluster with k-means for K = 1..20, and keep the
-smallest K whose projected total cycles are within the target error of the
-known cycles. Every step is deterministic: k-means starts from farthest-first
+a set share of their variance, cluster with k-means for K = 1..20 (groups split
+by kernel name), and keep the smallest K whose projected total cycles are within
+the target error of the known cycles; without known cycles, the smallest K whose
+groups explain a set share of the variance. Every step is deterministic: k-means starts from farthest-first
 seeds that begin at the first launch, and ties go to the earlier launch.
 """
 
@@ -81,18 +82,20 @@ def read_profile(path: str) -> Profile:
     """Reads `warpsim profile` CSV (or ncu raw CSV with the same metric names)."""
     try:
         with open(path, newline="", encoding="utf-8", errors="replace") as f:
-            lines = [ln for ln in f.read().splitlines() if ln.strip() and not ln.startswith("==")]
+            # (line number in the file, text): ncu's ==PROF== lines are not rows but count for messages.
+            lines = [(n, ln) for n, ln in enumerate(f.read().splitlines(), start=1)
+                     if ln.strip() and not ln.startswith("==")]
     except OSError as e:
         raise InputError(path, f"cannot read: {e.strerror}") from None
     if not lines:
         raise InputError(path, "empty file: expected a header with 'Kernel Name' and the feature metrics")
-    header = next(csv.reader([lines[0]]))
+    header = next(csv.reader([lines[0][1]]))
     missing = [c for c in ["Kernel Name", *FEATURES] if c not in header]
     if missing:
         raise InputError(path, "missing columns: " + ", ".join(missing) +
-                         " (write the profile with `warpsim profile`, or ncu with these metrics)", 1)
+                         " (write the profile with `warpsim profile`, or ncu with these metrics)", lines[0][0])
     names, rows, cycles, full, shapes = [], [], {}, [], []
-    for number, text in enumerate(lines[1:], start=2):
+    for number, text in lines[1:]:
         values = dict(zip(header, next(csv.reader([text]))))
         if not values.get("ID", "x").strip():
             continue  # ncu's units row
@@ -256,6 +259,9 @@ class Plan:
     weights: list[int]
     projected: float | None = None
     known: float | None = None
+    clusters: int = 0                # k-means K (groups before splits by name and warm-up)
+    explained: float | None = None   # share of the feature variance the k-means groups explain
+    criterion: str = ""              # what chose it: target_error, finest or cluster_variance
 
     @property
     def error(self) -> float | None:
@@ -277,12 +283,38 @@ def plan_for(labels: np.ndarray, cycles: dict[int, float]) -> Plan:
     return plan
 
 
+def explained(points: np.ndarray, labels: np.ndarray) -> float:
+    """Share of the points' variance that the grouping explains: 1 - within-group / total sum of squares."""
+    total = float(np.sum((points - points.mean(axis=0)) ** 2))
+    if total <= 0:
+        return 1.0
+    within = sum(float(np.sum((points[labels == g] - points[labels == g].mean(axis=0)) ** 2))
+                 for g in range(int(labels.max()) + 1))
+    return 1.0 - within / total
+
+
+def split_names(labels: np.ndarray, names: list[str]) -> np.ndarray:
+    """Each group split by kernel name (groups numbered again by first launch).
+
+    Two kernels whose counts look alike (a blur and a Sobel filter over the
+    same image) run different code: without cycles nothing would tell them
+    apart, and with a model's cycles (`profile --cycles-model`) the model's
+    error differs from kernel to kernel, so two kernels it times alike may
+    not be alike. Launches of one kernel share its code and the model's bias."""
+    order: dict[tuple[int, str], int] = {}
+    return np.array([order.setdefault((int(label), names[i]), len(order)) for i, label in enumerate(labels)])
+
+
 def choose(profile: Profile, target_error: float, variance: float = 0.95,
-           cycles: dict[int, float] | None = None, warmup: int = 0) -> tuple[Plan, list[Plan]]:
+           cycles: dict[int, float] | None = None, warmup: int = 0,
+           cluster_variance: float = 0.95) -> tuple[Plan, list[Plan]]:
     """The plan with the fewest groups within the target error, and every plan tried.
 
-    `warmup`: launches of each group simulated on their own before its
-    representative (split_warmup)."""
+    Groups never mix kernel names (split_names). `warmup`: launches of each
+    group simulated on their own before its representative (split_warmup).
+    When no plan can be checked against cycles, K is the smallest whose
+    k-means groups explain `cluster_variance` of the principal components'
+    variance (`Plan.criterion` says which rule chose)."""
     known = cycles if cycles is not None else profile.cycles
     full = profile.full if profile.full is not None else np.ones(len(profile.names), dtype=bool)
     scores = principal_components(profile.features[full], variance)
@@ -292,17 +324,27 @@ def choose(profile: Profile, target_error: float, variance: float = 0.95,
         if int(labels.max()) + 1 <= clusters:
             break  # no more distinct groups to find
         clusters = int(labels.max()) + 1
-        plan = plan_for(split_warmup(classify(profile, labels), warmup), known)
+        plan = plan_for(split_warmup(split_names(classify(profile, labels), profile.names), warmup), known)
+        plan.explained, plan.clusters = explained(scores, labels), clusters
         tried.append(plan)
         if plan.error is not None and plan.error <= target_error:
+            plan.criterion = "target_error"
             return plan, tried
-    # No grouping met the target (or none could be checked): the finest one
-    # found, one group per distinct behaviour; a coarser grouping that lands
-    # closer by chance is not trusted.
-    return tried[-1], tried
+    if any(p.error is not None for p in tried):
+        # No grouping met the target: the finest one found, one group per
+        # distinct behaviour; a coarser grouping that lands closer by chance
+        # is not trusted.
+        plan = tried[-1]
+        plan.criterion = "finest"
+    else:
+        # Nothing could be checked: the smallest K explaining the share asked for.
+        plan = next(p for p in tried if p.explained >= cluster_variance - 1e-12 or p is tried[-1])
+        plan.criterion = "cluster_variance"
+    return plan, tried
 
 
-def plan_json(profile: Profile, plan: Plan, target_error: float, tried: list[Plan], warmup: int = 0) -> dict:
+def plan_json(profile: Profile, plan: Plan, target_error: float, tried: list[Plan], warmup: int = 0,
+              cluster_variance: float | None = None) -> dict:
     groups = []
     for g, (rep, weight) in enumerate(zip(plan.representatives, plan.weights)):
         members = [int(i) + 1 for i in np.flatnonzero(plan.labels == g)]
@@ -315,9 +357,14 @@ def plan_json(profile: Profile, plan: Plan, target_error: float, tried: list[Pla
         "names": profile.names,
         "target_error": target_error,
         "warmup": warmup,
+        "cluster_variance": cluster_variance,
+        "criterion": plan.criterion,
+        "explained": plan.explained,
         "projected_error": plan.error,
         "groups": groups,
-        "tried": [{"groups": len(p.weights), "error": p.error} for p in tried],
+        "clusters": plan.clusters,
+        "tried": [{"clusters": p.clusters, "groups": len(p.weights), "error": p.error, "explained": p.explained}
+                  for p in tried],
     }
 
 

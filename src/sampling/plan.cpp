@@ -53,6 +53,14 @@ KernelPlan KernelPlan::load(const std::string& path) {
       throw InputError(where + "field 'representative' is not a launch of the plan");
     if (p.rep_group_[pg.representative - 1] >= 0) throw InputError(where + "its representative is another group's");
     if (pg.weight < 1) throw InputError(where + "field 'weight' must be at least 1");
+    if (g.contains("members")) {
+      pg.members = field<std::vector<uint32_t>>(g, path, "members");
+      if (pg.members.size() != pg.weight)
+        throw InputError(where + "field 'members' lists " + std::to_string(pg.members.size()) +
+                         " launches, its weight is " + std::to_string(pg.weight));
+      for (uint32_t m : pg.members)
+        if (m < 1 || m > p.names_.size()) throw InputError(where + "field 'members' holds a launch not in the plan");
+    }
     p.rep_group_[pg.representative - 1] = static_cast<int>(p.groups_.size());
     covered += pg.weight;
     p.groups_.push_back(std::move(pg));

@@ -21,6 +21,7 @@ struct PlanGroup {
   uint32_t representative = 0;  // launch index, 1-based, in program order
   uint32_t weight = 0;          // launches the group holds
   std::string name;
+  std::vector<uint32_t> members;  // its launches (1-based), when the plan lists them
 };
 
 class KernelPlan {

@@ -37,6 +37,7 @@ struct ProfileOptions {
   std::vector<std::string> sets;
   std::string out;                    // CSV file (Nsight Compute metric names)
   uint32_t full_launches = 0;         // two-level: features of the first N launches only (0: all)
+  std::string cycles_model;           // also time every launch with this model (gpu.model); "" none
   bool progress = true;
 };
 

@@ -110,8 +110,16 @@ int main(int argc, char** argv) {
                           "two-level profiling: features of the first N launches only, the others just name, grid "
                           "and block (sample plan classifies them); 0: all")
       ->capture_default_str();
-  profile_cmd->add_option("--gpu", profile.gpu, "a program's GPU preset (the device it sees)")->capture_default_str();
+  profile_cmd->add_option("--gpu", profile.gpu, "a program's GPU preset (the device it sees), and the GPU "
+                                                "--cycles-model times")
+      ->capture_default_str();
   profile_cmd->add_option("--set", profile.sets, "a program's parameter override: key=value (repeatable)");
+  profile_cmd
+      ->add_option("--cycles-model", profile.cycles_model,
+                   "then run the workload through this timing model and add each launch's cycles to the CSV "
+                   "(gpc__cycles_elapsed.max), for sample plan to check its groupings against (--gpu and --set "
+                   "apply)")
+      ->check(CLI::IsMember({"abstract", "detailed"}));
   bool profile_quiet = false;
   profile_cmd->add_flag("--no-progress", profile_quiet, "no progress line");
   // Everything after `sample` goes to the Python package (warpsim sample plan ...).

@@ -93,6 +93,22 @@ ordered_json ncu_metrics(const stats::Registry& reg, const stats::Snapshot& a, c
       {"dram__bytes.sum.per_second", secs > 0 ? double(dram_bytes) / secs : 0.0}};
 }
 
+// A projected kernel's memory counts: those of the CTAs simulated, scaled
+// linearly to all its CTAs (so hit and miss rates are the simulated ones).
+ordered_json projected_mem_json(const MemTotals& m, double scale) {
+  auto cache = [scale](uint64_t reads, uint64_t read_hits, uint64_t writes, uint64_t write_hits) {
+    return ordered_json{{"reads", static_cast<double>(reads) * scale},
+                        {"read_hits", static_cast<double>(read_hits) * scale},
+                        {"writes", static_cast<double>(writes) * scale},
+                        {"write_hits", static_cast<double>(write_hits) * scale}};
+  };
+  return ordered_json{{"l1d", cache(m.l1_reads, m.l1_read_hits, m.l1_writes, m.l1_write_hits)},
+                      {"l2", cache(m.l2_reads, m.l2_read_hits, m.l2_writes, m.l2_write_hits)},
+                      {"dram",
+                       {{"reads", static_cast<double>(m.dram_reads) * scale},
+                        {"writes", static_cast<double>(m.dram_writes) * scale}}}};
+}
+
 ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult& k, const RunReport& run) {
   uint64_t w = warp_insts(reg, k), t = thread_insts(reg, k);
   ordered_json j{{"name", demangle(k.name)}, {"mangled_name", k.name}, {"id", k.id},     {"grid", dim(k.grid)},
@@ -118,6 +134,7 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
                        {"warp_insts", static_cast<double>(w) * p.scale},
                        {"thread_insts", static_cast<double>(t) * p.scale},
                        {"ipc", p.cycles ? static_cast<double>(t) * p.scale / static_cast<double>(p.cycles) : 0.0}};
+    j["projection"].update(projected_mem_json(mem_totals(reg, k.before, k.after), p.scale));
   }
   return j;
 }

@@ -16,15 +16,22 @@ struct Projection {
   uint32_t groups_run = 0;
 };
 
+// A representative's whole-kernel figures: under --project-kernels too it may
+// have stopped early, and then its own projection stands for it.
+double whole_cycles(const timing::KernelResult& k) {
+  return static_cast<double>(k.projection.projected ? k.projection.cycles : k.cycles);
+}
+
 Projection project(const RunReport& run, const stats::Registry& reg) {
   Projection p;
   for (const SampledGroup& g : run.sampling->groups) {
     if (g.result < 0) continue;
     const timing::KernelResult& k = run.kernels[static_cast<size_t>(g.result)];
+    double scale = k.projection.projected ? k.projection.scale : 1.0;
     ++p.groups_run;
-    p.cycles += static_cast<double>(k.cycles) * g.plan.weight;
-    p.warp_insts += static_cast<double>(warp_insts(reg, k)) * g.plan.weight;
-    p.thread_insts += static_cast<double>(thread_insts(reg, k)) * g.plan.weight;
+    p.cycles += whole_cycles(k) * g.plan.weight;
+    p.warp_insts += static_cast<double>(warp_insts(reg, k)) * scale * g.plan.weight;
+    p.thread_insts += static_cast<double>(thread_insts(reg, k)) * scale * g.plan.weight;
     p.sim_cycles += k.cycles;
     p.sim_warp_insts += warp_insts(reg, k);
   }
@@ -59,10 +66,12 @@ ordered_json sampling_json(const RunReport& run, const stats::Registry& reg) {
                    {"weight", g.plan.weight},
                    {"name", g.plan.name},
                    {"simulated", g.result >= 0}};
+    if (!g.plan.members.empty()) j["members"] = g.plan.members;
     if (g.result >= 0) {
       const timing::KernelResult& k = run.kernels[static_cast<size_t>(g.result)];
       j["cycles"] = k.cycles;
       j["warp_insts"] = warp_insts(reg, k);
+      if (k.projection.projected) j["projected_cycles"] = k.projection.cycles;  // stopped early (--project-kernels)
     }
     groups.push_back(j);
   }
@@ -79,7 +88,9 @@ ordered_json sampling_json(const RunReport& run, const stats::Registry& reg) {
                    {"warp_insts", p.warp_insts},
                    {"thread_insts", p.thread_insts},
                    {"ipc", p.cycles > 0 ? p.thread_insts / p.cycles : 0.0}}},
-                 {"fraction_simulated", p.warp_insts > 0 ? static_cast<double>(p.sim_warp_insts) / p.warp_insts : 0.0}};
+                 {"fraction_simulated", p.warp_insts > 0 ? static_cast<double>(p.sim_warp_insts) / p.warp_insts : 0.0},
+                 // Simulation time goes with warp instructions: the speedup the plan should give.
+                 {"reduction", p.sim_warp_insts > 0 ? p.warp_insts / static_cast<double>(p.sim_warp_insts) : 0.0}};
   return j;
 }
 
@@ -96,8 +107,8 @@ void print_sampling(std::ostream& os, const RunReport& run, const stats::Registr
                         name, "not run");
       continue;
     }
-    uint64_t c = run.kernels[static_cast<size_t>(g.result)].cycles;
-    os << fmt::format("{:>5} {:>6} {:>6}  {:<34} {:>12} {:>14}\n", g.plan.group, g.plan.representative,
+    double c = whole_cycles(run.kernels[static_cast<size_t>(g.result)]);
+    os << fmt::format("{:>5} {:>6} {:>6}  {:<34} {:>12.0f} {:>14.0f}\n", g.plan.group, g.plan.representative,
                       g.plan.weight, name, c, c * g.plan.weight);
   }
   os << fmt::format("projected: {:.0f} cycles, {:.0f} warp insts ({:.1f}% of them simulated)\n", p.cycles,

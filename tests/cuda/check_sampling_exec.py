@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel sampling of a CUDA program (docs/sampling.md): `warpsim profile --
-PROGRAM`, `warpsim sample plan`, `warpsim exec --timing --plan`, and a plan
-made for another program refused.
+PROGRAM`, `warpsim sample plan`, `warpsim exec --timing --plan`, a plan
+made for another program refused, and `profile --cycles-model abstract`.
 
 usage: check_sampling_exec.py WARPSIM_BIN WORK_DIR PROGRAM_DIR
 
@@ -80,6 +80,7 @@ check(not other["complete"] and "field 'names'" in other["error"], "stats.json r
 longer = dict(doc, names=doc["names"] + [names[0]], launches=LAUNCHES + 1)
 longer["groups"] = [dict(g) for g in doc["groups"]]
 longer["groups"][-1]["weight"] += 1
+longer["groups"][-1]["members"] = longer["groups"][-1]["members"] + [LAUNCHES + 1]
 with open(os.path.join(work, "longer.json"), "w") as f:
     json.dump(longer, f)
 r = run("exec", "--timing", "--plan", os.path.join(work, "longer.json"), "--out", os.path.join(work, "longer"),
@@ -97,4 +98,18 @@ with open(os.path.join(work, "bad.json"), "w") as f:
 r = run("exec", "--timing", "--plan", os.path.join(work, "bad.json"), "--", mlp)
 check(r.returncode != 0 and "bad.json: field 'groups' is empty" in r.stderr and "mlp_train" not in r.stdout,
       "a malformed plan", r)
+
+# 4. Cycles from the abstract model: a second, timed run of the program adds
+# each launch's cycles, and the plan checks its groupings against them.
+prof = os.path.join(work, "jacobi.csv")
+r = run("profile", "--no-progress", "--cycles-model", "abstract", "--set", "abstract.block_cache=off", "--out", prof,
+        "--", jacobi)
+check(r.returncode == 0 and "abstract model" in r.stdout, "profile --cycles-model abstract of jacobi", r)
+with open(prof, newline="") as f:
+    rows = list(csv.DictReader(f))
+check(len(rows) == 180 and all(int(x["gpc__cycles_elapsed.max"]) > 0 for x in rows), "jacobi: cycles of 180 launches")
+r = run("sample", "plan", prof, "--warmup", "2", "--out", os.path.join(work, "jacobi-plan.json"))
+doc = json.load(open(os.path.join(work, "jacobi-plan.json")))
+check(r.returncode == 0 and doc["criterion"] == "target_error" and doc["projected_error"] <= 0.05,
+      "jacobi: plan within 5% of the abstract model's cycles", r)
 print("PASS")

@@ -95,6 +95,70 @@ TEST(SamplingCli, ProfileFullLaunchesLeavesLaterFeaturesEmpty) {
   EXPECT_FALSE(fs::exists(csv));  // the old profile is gone: it was not this run's
 }
 
+std::vector<std::string> read_lines(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(line);
+  return rows;
+}
+
+// --cycles-model: the profile gains each launch's cycles from a second,
+// timed run; the cycles are that model's, exactly as `run --model` gives
+// them (same workload, same model, deterministic).
+TEST(SamplingCli, ProfileCyclesModelAddsEachLaunchsCycles) {
+  fs::path dir = temp("cycles-model");
+  std::string quiet = " --no-progress --set abstract.block_cache=off ";
+  auto r = run_cli("profile" + quiet + "--cycles-model abstract --out " + (dir / "p.csv").string() + " " +
+                   mixed_workload().string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("abstract model"), std::string::npos) << r.out;
+  auto timed = run_cli("run --format none --model abstract" + quiet + "--out " + (dir / "abs").string() + " " +
+                       mixed_workload().string());
+  ASSERT_EQ(timed.rc, 0) << timed.out;
+  auto kernels = read_json(dir / "abs" / "stats.json")["kernels"];
+  auto rows = read_lines(dir / "p.csv");
+  ASSERT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows[0].substr(rows[0].rfind(',') + 1), "\"gpc__cycles_elapsed.max\"");
+  for (size_t i = 0; i < 7; ++i)
+    EXPECT_EQ(rows[i + 1].substr(rows[i + 1].rfind(',') + 1), std::to_string(kernels[i]["cycles"].get<uint64_t>()))
+        << "launch " << i + 1;
+  // The features are those of a plain profile.
+  auto plain = run_cli("profile --no-progress --out " + (dir / "plain.csv").string() + " " + mixed_workload().string());
+  ASSERT_EQ(plain.rc, 0) << plain.out;
+  auto plain_rows = read_lines(dir / "plain.csv");
+  for (size_t i = 1; i < 8; ++i) EXPECT_EQ(rows[i].rfind(plain_rows[i], 0), 0u) << rows[i];
+}
+
+// A projected kernel's memory counts: its CTAs all do the same accesses, so
+// the L1 sectors scaled to all CTAs are the full run's. Counts that depend on
+// where the data is are scaled the same way (linear projection), and need
+// not match: here the host copy left the first CTAs' data in the L2 and the
+// later CTAs' not (docs/sampling.md).
+TEST(SamplingCli, ProjectedKernelsProjectTheirMemoryCounts) {
+  fs::path dir = temp("projected-mem");
+  ws::frontend::SynthSpec s;
+  s.kind = "stream";
+  s.ctas = 1024;
+  s.threads_per_cta = 256;
+  s.iterations = 4;
+  s.footprint_bytes = 1 << 22;
+  std::string trace = ws::test::synth(s, "sampling-projected-mem");
+  std::string small = " --no-progress --format none --set gpu.sms=8 ";
+  ASSERT_EQ(run_cli("run" + small + "--out " + (dir / "full").string() + " " + trace).rc, 0);
+  auto r = run_cli("run" + small + "--project-kernels --out " + (dir / "p").string() + " " + trace);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto full = read_json(dir / "full" / "stats.json")["kernels"][0];
+  auto k = read_json(dir / "p" / "stats.json")["kernels"][0];
+  ASSERT_TRUE(k.contains("projection")) << "the stream did not stop early";
+  const auto& p = k["projection"];
+  EXPECT_LT(k["l1d"]["reads"].get<double>(), full["l1d"]["reads"].get<double>());  // only the CTAs simulated
+  EXPECT_DOUBLE_EQ(p["l1d"]["reads"].get<double>(), full["l1d"]["reads"].get<double>());
+  EXPECT_DOUBLE_EQ(p["l1d"]["writes"].get<double>(), full["l1d"]["writes"].get<double>());
+  double scale = p["ctas_total"].get<double>() / p["ctas_simulated"].get<double>();
+  EXPECT_DOUBLE_EQ(p["l2"]["read_hits"].get<double>(), k["l2"]["read_hits"].get<double>() * scale);
+  EXPECT_DOUBLE_EQ(p["dram"]["reads"].get<double>(), k["dram"]["reads"].get<double>() * scale);
+}
+
 // Only the representatives run; each stands for `weight` launches. The first
 // two launches run exactly as in the full run (nothing before them differs).
 TEST(SamplingCli, RunUnderAPlanSimulatesRepresentativesAndProjects) {
@@ -124,6 +188,13 @@ TEST(SamplingCli, RunUnderAPlanSimulatesRepresentativesAndProjects) {
   EXPECT_DOUBLE_EQ(samp["projected"]["warp_insts"].get<double>(), f["total"]["warp_insts"].get<double>());
   EXPECT_DOUBLE_EQ(insts, f["total"]["warp_insts"].get<double>());
   EXPECT_NE(r.out.find("sampling ("), std::string::npos);
+  // Deterministic: the same plan on the same workload gives the same figures.
+  auto again = run_cli("run --no-progress --format none --plan " + (dir / "plan.json").string() + " --out " +
+                       (dir / "s2").string() + " " + mixed_workload().string());
+  ASSERT_EQ(again.rc, 0) << again.out;
+  auto s2 = read_json(dir / "s2" / "stats.json");
+  EXPECT_EQ(s2["sampling"], s["sampling"]);
+  EXPECT_EQ(s2["counters"], s["counters"]);
 }
 
 TEST(SamplingCli, PlanForAnotherWorkloadIsAnError) {
@@ -154,6 +225,13 @@ TEST(SamplingCli, MalformedPlansAreErrorsNamingTheField) {
   r = run_cli("run --no-progress --plan " + (dir / "junk.json").string() + " " + mixed_workload().string());
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.out.find("junk.json: not a plan (JSON)"), std::string::npos) << r.out;
+  auto members = kThreeGroups;
+  members[0]["members"] = {1, 3};  // weight 3
+  write_plan(dir / "members.json", members);
+  r = run_cli("run --no-progress --plan " + (dir / "members.json").string() + " " + mixed_workload().string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("members.json: group 0: field 'members' lists 2 launches, its weight is 3"), std::string::npos)
+      << r.out;
   std::ofstream(dir / "nogroups.json") << R"({"version": 1, "launches": 1, "names": ["a"]})";
   r = run_cli("run --no-progress --plan " + (dir / "nogroups.json").string() + " " + mixed_workload().string());
   EXPECT_NE(r.out.find("field 'groups' is missing"), std::string::npos) << r.out;
