@@ -474,8 +474,13 @@ void decode_createpolicy(Decoder& dc, DecodedInst& out) {
   out.s[0] = dc.src(2, ptx::Type::U32);
 }
 
+// prefetch{.space}.{L1,L2} [a], prefetch.global.L2::evict_* [a],
+// prefetch{.const,.param}.tensormap [a], prefetchu.L1 [a]: cache hints that
+// move no data (the eviction-priority forms are ignorable modifiers).
 void decode_nothing(Decoder& dc, DecodedInst& out) {
-  dc.mods().take("tensormap");
+  Mods& m = dc.mods();
+  m.take("tensormap");
+  m.take_one({"L1", "L2"});
   out.fn = run_nothing;
 }
 

@@ -205,7 +205,8 @@ TEST(EmuMemory, ReservedSharedMemoryFollowsTheKernelsOwn) {
 // createpolicy gives an opaque 64-bit policy: equal requests equal
 // policies, different priorities or fractions different ones; .cvt passes
 // its operand through. .L2::cache_hint adds a last operand to ld, st, atom
-// and cp.async (after its source size) and changes no result.
+// and cp.async (after its source size) and changes no result. Prefetches
+// to either level (CUB's transform emits prefetch.global.L2) are no-ops.
 TEST(EmuMemory, CachePoliciesAndHintedAccesses) {
   Harness h;
   h.load(kernel_ptx("k", ".param .u64 out", R"(
@@ -240,6 +241,11 @@ TEST(EmuMemory, CachePoliciesAndHintedAccesses) {
     cp.async.wait_all;
     ld.shared.v2.u32 {%r5, %r6}, [%r4];
     st.global.v2.u32 [%rd0+16], {%r5, %r6};
+    prefetch.global.L2 [%rd0];
+    prefetch.global.L1 [%rd0];
+    prefetch.L2 [%rd0];
+    prefetch.global.L2::evict_last [%rd0];
+    prefetchu.L1 [%rd0];
 )", ".shared .align 16 .b8 buf[16];"));
   Addr o = h.buffer(std::vector<uint32_t>(8, 7));
   LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{1, 1, 1}, o);
