@@ -28,6 +28,7 @@ CopyEngines::CopyEngines(const config::Config& cfg, stats::Scope scope, const Cl
       latency_ns_(kHostLatencyNs.get(cfg)),
       gbps_(kHostGbps.get(cfg)),
       core_mhz_(core.period().mhz()) {
+  track_events();  // its next event changes only when it ticks or start() wakes it
   auto n = static_cast<uint32_t>(kEngines.get(cfg));
   for (uint32_t i = 0; i < n; ++i) {
     stats::Scope e = scope.sub(std::to_string(i));
@@ -63,6 +64,7 @@ Cycle CopyEngines::start(uint64_t id, CopyDirection dir, uint64_t bytes, Cycle n
   auto at = std::upper_bound(in_flight_.begin(), in_flight_.end(), c,
                              [](const Ended& a, const Ended& b) { return a.at < b.at; });
   in_flight_.insert(at, c);
+  wake();
   return c.at;
 }
 

@@ -49,6 +49,7 @@ class CopyEngines : public Clocked {
   // Copies that have ended since the last call, in the order they ended.
   std::vector<Ended> take_ended();
   bool busy() const { return !in_flight_.empty(); }
+  bool any_ended() const { return !ended_.empty(); }
 
   void tick() override;
   Tick next_event() const override;

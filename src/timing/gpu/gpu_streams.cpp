@@ -135,6 +135,7 @@ bool Gpu::start_copy(StreamQueue::Seq s) {
 // Copies that ended: their stream turn passes on; an upload's lines are in
 // the L2 now (written through it, as gpu-facts.md says the copy engine does).
 void Gpu::end_copies() {
+  if (!copies_->any_ended()) return;  // (every engine step comes here)
   std::vector<CopyEngines::Ended> ended = copies_->take_ended();
   for (const CopyEngines::Ended& c : ended) {
     const CopyWork& w = copy_work_.at(c.id);
