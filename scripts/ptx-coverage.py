@@ -4,7 +4,7 @@ CUDA programs, and which of them the emulator refuses.
 
 Compiles every CUDA program of the repository (tests/cuda with its sm100,
 per_thread and timed folders, examples/cuda and the sampling workloads; Thrust and CUB come in
-through tests/cuda/thrust_algorithms.cu) to PTX for each --arch, lists every
+through tests/cuda/thrust_algorithms.cu and cub_primitives.cu) to PTX for each --arch, lists every
 opcode-with-modifiers form with its count, then has warpsim_tests decode every
 kernel (PtxCoverage.DecodeEveryKernelOfTheSweep) and maps each refused
 instruction back to its form.

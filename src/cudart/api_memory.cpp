@@ -44,14 +44,15 @@ cudaError_t symbol_range(Runtime& rt, const void* symbol, size_t bytes, size_t o
 
 // Copies between a registered variable and `other` (host or device memory).
 cudaError_t symbol_copy(const char* name, const void* symbol, bool to_symbol, void* other, size_t bytes,
-                        size_t offset, cudaMemcpyKind kind) {
+                        size_t offset, cudaMemcpyKind kind, ws::cudart::CopyStream on = {}) {
   return api_call(name, [&](Runtime& rt) {
     cudaMemcpyKind across = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     if (kind != across && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
       return cudaErrorInvalidMemcpyDirection;
     void* var;
     if (cudaError_t e = symbol_range(rt, symbol, bytes, offset, &var); e != cudaSuccess) return e;
-    return to_symbol ? copy_bytes(rt, var, other, bytes, kind) : copy_bytes(rt, other, var, bytes, kind);
+    if (on.async && !rt.streams().valid(on.stream)) return cudaErrorInvalidResourceHandle;
+    return to_symbol ? copy_bytes(rt, var, other, bytes, kind, on) : copy_bytes(rt, other, var, bytes, kind, on);
   });
 }
 
@@ -65,6 +66,7 @@ cudaError_t host_alloc(const char* name, void** ptr, size_t bytes, unsigned flag
       *ptr = a ? reinterpret_cast<void*>(*a) : nullptr;
     } else {
       *ptr = std::malloc(bytes == 0 ? 1 : bytes);
+      if (*ptr) rt.add_pinned(*ptr, bytes);
     }
     return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
   });
@@ -74,19 +76,54 @@ cudaError_t host_alloc(const char* name, void** ptr, size_t bytes, unsigned flag
 
 namespace ws::cudart {
 
-cudaError_t copy_bytes(Runtime& rt, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+namespace {
+
+// How the host waits for a host<->device copy whose host side is `host`: a
+// synchronous copy for it; an asynchronous one only where the host memory is
+// pageable (CUDA stages such copies through a pinned buffer and may return
+// only once the copy is done; warpsim always waits, for that stream).
+ws::exec::CopyWait copy_wait(Runtime& rt, const void* host, size_t bytes, CopyStream on) {
+  if (!on.async) return ws::exec::CopyWait::Host;
+  return rt.pinned(host, bytes) ? ws::exec::CopyWait::None : ws::exec::CopyWait::Stream;
+}
+
+// A 2D copy between host and device memory: one copy on the copy engine
+// (one DMA set-up, its rows' bytes), every row checked first.
+cudaError_t host_device_2d(Runtime& rt, uint8_t* dst, size_t dpitch, const uint8_t* src, size_t spitch,
+                           size_t width, size_t height, bool to_device, CopyStream on) {
+  for (size_t row = 0; row < height; ++row)
+    if (!is_device(rt, to_device ? dst + row * dpitch : src + row * spitch, width)) return cudaErrorInvalidValue;
+  ws::exec::DeviceMemory& mem = rt.device().memory();
+  auto rows = [&mem, dst, dpitch, src, spitch, width, height, to_device] {
+    for (size_t row = 0; row < height; ++row) {
+      if (to_device) mem.write(addr(dst + row * dpitch), src + row * spitch, width);
+      else mem.read(addr(src + row * spitch), dst + row * dpitch, width);
+    }
+  };
+  const uint8_t* host = to_device ? src : dst;
+  size_t host_pitch = to_device ? spitch : dpitch, device_pitch = to_device ? dpitch : spitch;
+  Addr device = addr(to_device ? dst : src);
+  rt.device().host_copy(to_device, device, (height - 1) * device_pitch + width, rows,
+                        rt.stream_ref(on.stream), copy_wait(rt, host, (height - 1) * host_pitch + width, on));
+  return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t copy_bytes(Runtime& rt, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, CopyStream on) {
   if (bytes == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
   ws::exec::Device& dev = rt.device();
+  exec::StreamRef stream = rt.stream_ref(on.stream);
   switch (resolve(rt, kind, dst, src, bytes)) {
-    case cudaMemcpyHostToHost: std::memmove(dst, src, bytes); return cudaSuccess;
+    case cudaMemcpyHostToHost: dev.drain(); std::memmove(dst, src, bytes); return cudaSuccess;
     case cudaMemcpyHostToDevice:
       if (!is_device(rt, dst, bytes)) return cudaErrorInvalidValue;
-      dev.copy_to_device(addr(dst), src, bytes);
+      dev.copy_to_device(addr(dst), src, bytes, stream, copy_wait(rt, src, bytes, on));
       return cudaSuccess;
     case cudaMemcpyDeviceToHost:
       if (!is_device(rt, src, bytes)) return cudaErrorInvalidValue;
-      dev.copy_to_host(dst, addr(src), bytes);
+      dev.copy_to_host(dst, addr(src), bytes, stream, copy_wait(rt, dst, bytes, on));
       return cudaSuccess;
     case cudaMemcpyDeviceToDevice:
       if (!is_device(rt, dst, bytes) || !is_device(rt, src, bytes)) return cudaErrorInvalidValue;
@@ -97,11 +134,17 @@ cudaError_t copy_bytes(Runtime& rt, void* dst, const void* src, size_t bytes, cu
 }
 
 cudaError_t copy_2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                    size_t height, cudaMemcpyKind kind) {
+                    size_t height, cudaMemcpyKind kind, CopyStream on) {
   if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  cudaMemcpyKind k = resolve(rt, kind, dst, src, width);
+  if (k == cudaMemcpyHostToDevice || k == cudaMemcpyDeviceToHost)
+    return host_device_2d(rt, d, dpitch, s, spitch, width, height, k == cudaMemcpyHostToDevice, on);
   for (size_t row = 0; row < height; ++row) {
-    cudaError_t e = copy_bytes(rt, static_cast<uint8_t*>(dst) + row * dpitch,
-                               static_cast<const uint8_t*>(src) + row * spitch, width, kind);
+    cudaError_t e = copy_bytes(rt, d + row * dpitch, s + row * spitch, width, k, on);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
@@ -152,7 +195,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
                               size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
   return api_call("cudaMemcpy2DAsync", [&](Runtime& rt) {
     if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
-    return copy_2d(rt, dst, dpitch, src, spitch, width, height, kind);
+    return copy_2d(rt, dst, dpitch, src, spitch, width, height, kind, {true, stream});
   });
 }
 
@@ -160,14 +203,30 @@ cudaError_t cudaMallocHost(void** ptr, size_t bytes) { return host_alloc("cudaMa
 cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags) {
   return host_alloc("cudaHostAlloc", ptr, bytes, flags);
 }
+// cudaFreeHost synchronises (as cudaFree does): a queued copy may still use the memory.
 cudaError_t cudaFreeHost(void* ptr) {
   return api_call("cudaFreeHost", [&](Runtime& rt) {
-    if (ptr != nullptr && !rt.device().memory().release(addr(ptr))) std::free(ptr);
+    if (ptr == nullptr) return cudaSuccess;
+    rt.device().drain();
+    rt.remove_pinned(ptr);
+    if (!rt.device().memory().release(addr(ptr))) std::free(ptr);
     return cudaSuccess;
   });
 }
-cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) { return cudaSuccess; }
-cudaError_t cudaHostUnregister(void* ptr) { return cudaSuccess; }
+cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) {
+  return api_call("cudaHostRegister", [&](Runtime& rt) {
+    if (ptr == nullptr || bytes == 0) return cudaErrorInvalidValue;
+    rt.add_pinned(ptr, bytes);
+    return cudaSuccess;
+  });
+}
+cudaError_t cudaHostUnregister(void* ptr) {
+  return api_call("cudaHostUnregister", [&](Runtime& rt) {
+    rt.device().drain();  // (a queued copy may still read it)
+    rt.remove_pinned(ptr);
+    return cudaSuccess;
+  });
+}
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
   return api_call("cudaMemGetInfo", [&](Runtime& rt) {
@@ -185,7 +244,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
   return api_call("cudaMemcpyAsync", [&](Runtime& rt) {
     if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
-    return copy_bytes(rt, dst, src, bytes, kind);
+    return copy_bytes(rt, dst, src, bytes, kind, {true, stream});
   });
 }
 
@@ -207,7 +266,8 @@ cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t bytes, size_t offset,
                                     cudaMemcpyKind kind, cudaStream_t stream) {
-  return symbol_copy("cudaMemcpyToSymbolAsync", symbol, true, const_cast<void*>(src), bytes, offset, kind);
+  return symbol_copy("cudaMemcpyToSymbolAsync", symbol, true, const_cast<void*>(src), bytes, offset, kind,
+                     {true, stream});
 }
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset, cudaMemcpyKind kind) {
@@ -216,7 +276,7 @@ cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, si
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t bytes, size_t offset,
                                       cudaMemcpyKind kind, cudaStream_t stream) {
-  return symbol_copy("cudaMemcpyFromSymbolAsync", symbol, false, dst, bytes, offset, kind);
+  return symbol_copy("cudaMemcpyFromSymbolAsync", symbol, false, dst, bytes, offset, kind, {true, stream});
 }
 
 cudaError_t cudaGetSymbolAddress(void** ptr, const void* symbol) {

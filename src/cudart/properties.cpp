@@ -59,7 +59,7 @@ void fill_properties(const exec::DeviceFacts& f, cudaDeviceProp& p) {
   fill_texture_limits(p);
   p.concurrentKernels = 1;
   p.pciBusID = 1;
-  p.asyncEngineCount = 2;
+  p.asyncEngineCount = f.copy_engines;
   p.unifiedAddressing = 1;
   p.memoryBusWidth = f.dram_bus_bits;
   p.l2CacheSize = clamp_int(f.l2_bytes);

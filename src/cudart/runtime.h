@@ -102,6 +102,11 @@ class Runtime {
   // cudaDeviceReset: frees allocations, forgets streams, events, errors.
   void reset();
   std::set<Addr>& allocations() { return allocations_; }
+  // Page-locked host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister):
+  // asynchronous copies from or to it do not make the host wait.
+  void add_pinned(const void* p, size_t bytes) { pinned_[reinterpret_cast<uintptr_t>(p)] = bytes; }
+  void remove_pinned(const void* p) { pinned_.erase(reinterpret_cast<uintptr_t>(p)); }
+  bool pinned(const void* p, size_t bytes) const;
   // CUDA arrays by handle (an ArrayRecord's address), and texture objects' descriptors.
   std::map<const void*, std::unique_ptr<ArrayRecord>>& arrays() { return arrays_; }
   ArrayRecord* array(const void* handle);
@@ -129,6 +134,7 @@ class Runtime {
   std::map<const void*, KernelSettings> kernel_settings_;
   std::map<int, int64_t> limits_;
   std::set<Addr> allocations_;
+  std::map<uintptr_t, size_t> pinned_;  // start -> bytes
   std::map<const void*, std::unique_ptr<ArrayRecord>> arrays_;
   std::map<uint64_t, TextureRecord> textures_;
   std::unique_ptr<exec::Device> device_;
@@ -161,10 +167,17 @@ cudaError_t api_call(const char* name, F&& body) {
   }
 }
 
-// Copies as cudaMemcpy and cudaMemcpy2D do (api_memory.cpp), inside an api_call.
-cudaError_t copy_bytes(Runtime& rt, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+// The stream of a *Async copy (none: a synchronous copy).
+struct CopyStream {
+  bool async = false;
+  cudaStream_t stream = nullptr;
+};
+// Copies as cudaMemcpy[Async] and cudaMemcpy2D[Async] do (api_memory.cpp),
+// inside an api_call.
+cudaError_t copy_bytes(Runtime& rt, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                       CopyStream on = {});
 cudaError_t copy_2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                    size_t height, cudaMemcpyKind kind);
+                    size_t height, cudaMemcpyKind kind, CopyStream on = {});
 // The element format of a channel descriptor: 1, 2 or 4 equal channels of 8,
 // 16 or 32 bits (api_texture.cpp); nullopt for anything else.
 std::optional<exec::TexelFormat> texel_format(const cudaChannelFormatDesc& d);

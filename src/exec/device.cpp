@@ -77,6 +77,7 @@ DeviceFacts facts_from(const config::Config& cfg) {
   f.regs_per_sm = static_cast<int>(cfg.get<int64_t>("core.registers"));
   f.regs_per_block = std::min(f.regs_per_sm, 65536);
   f.regs_per_thread = static_cast<int>(kRegsPerThread.get(cfg));
+  f.copy_engines = static_cast<int>(cfg.get<int64_t>("copy.engines"));
   auto carve = cfg.get<std::vector<int64_t>>("core.shared_carveout_kb");
   int64_t max_shared = carve.empty() ? 48 : *std::max_element(carve.begin(), carve.end());
   f.shmem_per_sm = static_cast<uint64_t>(max_shared) << 10;
@@ -475,24 +476,39 @@ double Device::estimated_ns(const LaunchResult& r) const {
   return 5000.0 + cycles * 1e3 / facts_.core_mhz;
 }
 
-void Device::record_copy(Addr dst, uint64_t bytes) {
+// A host<->device copy. With copy engines (the detailed model) it is queued
+// on its stream (a synchronous one on the legacy stream) and the host waits
+// as `wait` says; a wait that leaves the GPU idle is a host synchronisation,
+// as for cudaStreamSynchronize. Otherwise (functional runs, the abstract
+// model) it happens at once, after the work before it.
+void Device::host_copy(bool to_device, Addr device_addr, uint64_t bytes, std::function<void()> perform,
+                       StreamRef stream, CopyWait wait) {
   Timing& t = *timing_;
-  if (t.gpu) t.gpu->memcpy_htod(ir::MemcpyHtoD{dst, bytes});
-  if (t.trace) t.trace->memcpy(dst, bytes);
+  if (wait == CopyWait::Host) stream = StreamRef{timing::kLegacyStream, true, stream.nonblocking_live};
+  note_stream(stream);
+  if (t.trace) t.trace->stream_copy(ir::StreamCopy{to_device, stream.id, device_addr, bytes});
+  auto dir = to_device ? timing::CopyDirection::HostToDevice : timing::CopyDirection::DeviceToHost;
+  if (t.gpu && !gpu_broken_ && t.gpu->queue_copy(timing::CopyWork{dir, device_addr, bytes, perform}, stream.id,
+                                                 stream.blocking)) {
+    if (wait == CopyWait::None) return;
+    run_gpu(timing::SyncPoint{timing::SyncPoint::Kind::Stream, stream.id});
+    if (t.gpu->streams_idle()) synchronize();
+    return;
+  }
+  if (wait == CopyWait::None) drain();
+  else synchronize();
+  perform();
+  if (t.gpu && to_device) t.gpu->memcpy_htod(ir::MemcpyHtoD{device_addr, bytes});
   // PCIe-class copy time for events around copies (12 GB/s plus 10 us).
   now_ns_ += 10000.0 + static_cast<double>(bytes) / 12.0;
 }
 
-void Device::copy_to_device(Addr dst, const void* src, uint64_t bytes) {
-  synchronize();  // a copy waits for the kernels before it (queued ones in timing mode)
-  memory_.write(dst, src, bytes);
-  record_copy(dst, bytes);
+void Device::copy_to_device(Addr dst, const void* src, uint64_t bytes, StreamRef stream, CopyWait wait) {
+  host_copy(true, dst, bytes, [this, dst, src, bytes] { memory_.write(dst, src, bytes); }, stream, wait);
 }
 
-void Device::copy_to_host(void* dst, Addr src, uint64_t bytes) {
-  synchronize();  // a device-to-host copy waits for the kernels before it
-  memory_.read(src, dst, bytes);
-  now_ns_ += 10000.0 + static_cast<double>(bytes) / 12.0;
+void Device::copy_to_host(void* dst, Addr src, uint64_t bytes, StreamRef stream, CopyWait wait) {
+  host_copy(false, src, bytes, [this, dst, src, bytes] { memory_.read(src, dst, bytes); }, stream, wait);
 }
 
 void Device::copy_on_device(Addr dst, Addr src, uint64_t bytes) {

@@ -4,6 +4,7 @@
 // runtime library (src/cudart) is a thin C ABI over this class.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <memory>
@@ -49,6 +50,7 @@ struct DeviceFacts {
   uint64_t const_mem_bytes = 64 << 10;
   int warp_size = 32;
   int regs_per_thread = 32;         // assumed for PTX kernels (exec.regs_per_thread)
+  int copy_engines = 2;             // copy.engines (asyncEngineCount)
 };
 
 // What a kernel asks of an SM, by the rules the timing model applies (and the
@@ -80,6 +82,14 @@ struct StreamRef {
   // the legacy stream is then queued (it may overlap that stream's work)
   // rather than run to its end at launch.
   bool nonblocking_live = false;
+};
+
+// What the host waits for around a host<->device copy (docs/exec.md,
+// "Copy engines").
+enum class CopyWait : uint8_t {
+  Host,    // cudaMemcpy: on the legacy stream, and the host waits for it
+  Stream,  // cudaMemcpyAsync of pageable host memory: on its stream, and the host waits for it
+  None,    // cudaMemcpyAsync of page-locked host memory: queued on its stream
 };
 
 class Device {
@@ -116,8 +126,17 @@ class Device {
   std::optional<Fault> take_fault() { return std::exchange(fault_, std::nullopt); }
   // Host<->device copies and memsets as the runtime performs them; the
   // device records them for timing (copy engine) and for trace-out.
-  void copy_to_device(Addr dst, const void* src, uint64_t bytes);
-  void copy_to_host(void* dst, Addr src, uint64_t bytes);
+  // With timing, host<->device copies run on the model's copy engines in
+  // their stream's order; the data moves when the copy starts there (with
+  // CopyWait::None, the host memory must stay as it is until then, as CUDA
+  // requires of page-locked memory).
+  void copy_to_device(Addr dst, const void* src, uint64_t bytes, StreamRef stream = {},
+                      CopyWait wait = CopyWait::Host);
+  void copy_to_host(void* dst, Addr src, uint64_t bytes, StreamRef stream = {}, CopyWait wait = CopyWait::Host);
+  // The same for any data movement between host and device (`perform`; a 2D
+  // copy's rows): `bytes` from `device_addr` on the device side.
+  void host_copy(bool to_device, Addr device_addr, uint64_t bytes, std::function<void()> perform, StreamRef stream,
+                 CopyWait wait);
   void copy_on_device(Addr dst, Addr src, uint64_t bytes);
   void set(Addr dst, uint8_t value, uint64_t bytes);
   // The host waited for the device (cudaDeviceSynchronize and the like): the
@@ -150,7 +169,6 @@ class Device {
   uint64_t event_number(uint64_t handle);
   void note_stream(StreamRef stream);
   double estimated_ns(const LaunchResult& r) const;
-  void record_copy(Addr dst, uint64_t bytes);
   bool timed_under_plan(const ir::KernelInfo& info);
   bool full_profile(uint32_t launch) const;
   LaunchResult run_emulated(const Launch& l, const ir::KernelInfo& info);

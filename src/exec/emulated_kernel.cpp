@@ -71,6 +71,8 @@ std::string tensor_suffix(const ptx::Instruction& in) {
       for (char ch : m) types += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     }
   }
+  // Volta's f16 m8n8k4 is four 8x8x4 products per warp, one per quad pair.
+  if (shape == ".884" && types.find(".F16.F16") != std::string::npos) types += ".QUADPAIR";
   return shape + types;
 }
 

@@ -60,6 +60,15 @@ namespace ws::exec::emu {
 void plain_operands(Decoder& dc, DecodedInst& out, ptx::Type t, unsigned nsrc);
 
 // Integer instructions take no float modifiers (rounding, .ftz, .approx, .full).
+// `.L2::cache_hint`: the access takes one more operand, last, a 64-bit
+// cache policy (from createpolicy). The hint never changes results, and the
+// timing model does not read it (docs/exec.md, "Cache policies").
+inline bool has_cache_hint(const Decoder& dc) {
+  for (const std::string& w : dc.inst().mods)
+    if (w == "L2::cache_hint") return true;
+  return false;
+}
+
 inline void reject_float_modifiers(Decoder& dc) {
   const Mods& m = dc.mods();
   if (m.has_rnd || m.ftz || m.approx || m.full) dc.fail("unsupported modifier for an integer instruction");

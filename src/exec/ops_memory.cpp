@@ -134,7 +134,7 @@ void decode_access(Decoder& dc, DecodedInst& out) {
   if (is_signed_int(t)) out.flags |= kSigned;
   out.space = access_space(dc);
   out.cache = m.cache;
-  if (dc.nops() != 2) dc.fail("expected two operands");
+  if (dc.nops() != 2u + has_cache_hint(dc)) dc.fail("expected two operands (three with .L2::cache_hint)");
   dc.address(Store ? 0 : 1, out, 0);
   const ptx::Operand& data = dc.op(Store ? 1 : 0);
   std::vector<ptx::Operand> elems = data.kind == ptx::Operand::Kind::Vector ? data.elems : std::vector{data};
@@ -262,7 +262,7 @@ Space atomic_space(Decoder& dc) {
 void decode_atomic_b128(Decoder& dc, DecodedInst& out, bool reduce) {
   if (reduce || (out.sub != AExch && out.sub != ACas)) dc.fail("only atom.exch and atom.cas take .b128");
   size_t nsrc = out.sub == ACas ? 2 : 1;
-  if (dc.nops() != 2 + nsrc) dc.fail("wrong number of operands");
+  if (dc.nops() != 2 + nsrc + has_cache_hint(dc)) dc.fail("wrong number of operands");
   out.d[0] = dc.dst(0);
   out.d[1] = dc.high_half(dc.op(0));
   out.nd = 2;
@@ -317,7 +317,7 @@ void decode_atomic(Decoder& dc, DecodedInst& out) {
   out.space = atomic_space(dc);
   size_t base = Reduce ? 0 : 1;
   size_t nsrc = op == ACas ? 2 : 1;
-  if (dc.nops() != base + 1 + nsrc) dc.fail("wrong number of operands");
+  if (dc.nops() != base + 1 + nsrc + has_cache_hint(dc)) dc.fail("wrong number of operands");
   out.d[0] = Reduce ? dc.private_slot(kSinkSlot) : dc.dst(0);
   out.nd = 1;
   dc.address(base, out, 0);
@@ -407,7 +407,9 @@ void decode_cp(Decoder& dc, DecodedInst& out) {
     return;
   }
   m.take("global");
-  if (dc.nops() < 3) dc.fail("cp.async needs destination, source and size");
+  // [dst], [src], cp-size {, src-size} {, cache-policy with .L2::cache_hint}
+  size_t nops = dc.nops() - has_cache_hint(dc);
+  if (nops < 3 || nops > 4) dc.fail("cp.async needs destination, source and size (and a source size)");
   dc.address(0, out, 0);
   DecodedInst src;
   dc.address(1, src, 1);
@@ -417,14 +419,68 @@ void decode_cp(Decoder& dc, DecodedInst& out) {
   if (size.kind != ptx::Operand::Kind::Imm || (size.imm != 4 && size.imm != 8 && size.imm != 16))
     dc.fail("cp.async size must be 4, 8 or 16");
   out.bytes = static_cast<uint8_t>(size.imm);
-  out.s[2] = dc.nops() > 3 ? dc.src(3, ptx::Type::U32) : dc.constant(static_cast<uint64_t>(size.imm));
+  out.s[2] = nops > 3 ? dc.src(3, ptx::Type::U32) : dc.constant(static_cast<uint64_t>(size.imm));
   out.space = Space::Shared;
   out.cache = m.cache;  // cp.async.cg: the global read bypasses the L1
   out.fn = run_cp_async;
 }
 
+// --- createpolicy ---
+
+// A cache policy is an opaque 64-bit value that only .L2::cache_hint
+// accesses read, and their hint changes no result; so warpsim's encoding
+// only keeps requests apart: kind and priorities in the low byte and a half
+// (fixed per instruction), the fraction's f32 bits or the primary size above
+// (per lane). createpolicy.cvt passes its operand through.
+enum PolicyKind : uint8_t { kFractional = 1, kRange = 2, kCvt = 3 };
+
+void run_createpolicy(Ctx& c, const DecodedInst& in, uint32_t m) {
+  each_lane(m, [&](unsigned l) {
+    uint64_t v = c.R[in.s[0] + l];
+    c.R[in.d[0] + l] = in.sub == kCvt ? v : static_cast<uint64_t>(in.imm) | (v & 0xffffffffull) << 32;
+  });
+}
+
+void decode_createpolicy(Decoder& dc, DecodedInst& out) {
+  Mods& m = dc.mods();
+  int kind = m.take_one({"fractional", "range", "cvt"});
+  if (kind < 0) dc.fail("createpolicy needs .fractional, .range or .cvt");
+  if (dc.type() != ptx::Type::B64) dc.fail("createpolicy makes a .b64 policy");
+  out.sub = static_cast<uint8_t>(kind + 1);
+  out.d[0] = dc.dst(0);
+  out.nd = 1;
+  out.ns = 1;
+  out.fn = run_createpolicy;
+  if (out.sub == kCvt) {
+    m.take("L2");
+    if (dc.nops() != 2) dc.fail("createpolicy.cvt takes a policy and an access property");
+    out.s[0] = dc.src(1, ptx::Type::B64);
+    return;
+  }
+  static constexpr const char* kPriorities[] = {"L2::evict_last", "L2::evict_normal", "L2::evict_first",
+                                                "L2::evict_unchanged"};
+  uint64_t code = out.sub, shift = 4;
+  for (const std::string& w : dc.inst().mods)
+    for (uint64_t p = 0; p < 4; ++p)
+      if (w == kPriorities[p]) code |= (p + 1) << shift, shift += 4;
+  if (shift == 4) dc.fail("createpolicy needs an .L2::evict_* priority");
+  out.imm = static_cast<int64_t>(code);
+  if (out.sub == kFractional) {  // policy {, fraction}: the fraction defaults to 1.0
+    if (dc.nops() != 1 && dc.nops() != 2) dc.fail("createpolicy.fractional takes a policy and a fraction");
+    out.s[0] = dc.nops() == 2 ? dc.src(1, ptx::Type::F32) : dc.constant(0x3f800000);
+    return;
+  }
+  if (dc.nops() != 4) dc.fail("createpolicy.range takes a policy, [address], primary size and total size");
+  out.s[0] = dc.src(2, ptx::Type::U32);
+}
+
+// prefetch{.space}.{L1,L2} [a], prefetch.global.L2::evict_* [a],
+// prefetch{.const,.param}.tensormap [a], prefetchu.L1 [a]: cache hints that
+// move no data (the eviction-priority forms are ignorable modifiers).
 void decode_nothing(Decoder& dc, DecodedInst& out) {
-  dc.mods().take("tensormap");
+  Mods& m = dc.mods();
+  m.take("tensormap");
+  m.take_one({"L1", "L2"});
   out.fn = run_nothing;
 }
 
@@ -443,6 +499,7 @@ void register_memory_ops(DecodeTable& t) {
   t["ld"] = decode_access<false>;
   t["ldu"] = decode_access<false>;
   t["st"] = decode_access<true>;
+  t["createpolicy"] = decode_createpolicy;
   t["atom"] = decode_atomic<false>;
   t["red"] = decode_atomic<true>;
   t["cvta"] = decode_cvta;

@@ -5,6 +5,8 @@
 // registers sit in its function's reg_lists, preceded by their counts.
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "exec/ops_common.h"
 #include "exec/tensor_fragments.h"
@@ -54,7 +56,7 @@ bool wmma_shape_ok(Elem in, unsigned m, unsigned n, unsigned k) {
 }
 
 bool mma_shape_ok(Elem in, unsigned m, unsigned n, unsigned k) {
-  if (in == Elem::F64) return m == 8 && n == 8 && k == 4;
+  if (m == 8) return n == 8 && k == 4 && (in == Elem::F64 || in == Elem::F16);
   if (m != 16 || n != 8) return false;
   switch (in) {
     case Elem::F16: case Elem::BF16: return k == 16 || k == 8;
@@ -197,15 +199,17 @@ void run_mma(Ctx& c, const DecodedInst& in, uint32_t m) {
   warp_mma(o, m);
 }
 
-// Both forms: d, a, b, c register lists; `types` is d, a, b, c.
+// Both forms: d, a, b, c register lists; `types` is d, a, b, c. `col` says
+// which of A and B are column-major (mma.m8n8k4 f16 fragments depend on it).
 void finish_mma_decode(Decoder& dc, DecodedInst& out, Family fam, unsigned mm, unsigned nn, unsigned kk,
-                       const Elem (&types)[4]) {
+                       const Elem (&types)[4], std::pair<bool, bool> col = {false, true}) {
   auto spec = [&](Operand op, Elem e) {
     FragSpec f;
     f.m = uint8_t(mm), f.n = uint8_t(nn), f.k = uint8_t(kk), f.op = op, f.elem = e, f.family = fam;
     return f;
   };
   FragSpec a = spec(Operand::A, types[1]), b = spec(Operand::B, types[2]), cs = spec(Operand::C, types[3]);
+  a.col_major = col.first, b.col_major = col.second;
   FragSpec d = spec(Operand::C, types[0]);
   if (dc.nops() != 4) dc.fail("expected four operands");
   std::vector<uint32_t> rd = operand_regs(dc, 0, true), ra = operand_regs(dc, 1, false);
@@ -264,19 +268,36 @@ void decode_wmma(Decoder& dc, DecodedInst& out) {
   dc.fail("unsupported wmma operation");
 }
 
+// The .alayout and .blayout words in the order written: true for .col.
+std::optional<std::pair<bool, bool>> take_layouts(Mods& m) {
+  std::vector<bool> col;
+  for (size_t i = 0; i < m.words.size() && col.size() < 2; ++i)
+    if (!m.used[i] && (m.words[i] == "row" || m.words[i] == "col")) {
+      m.used[i] = true;
+      col.push_back(m.words[i] == "col");
+    }
+  if (col.size() != 2) return std::nullopt;
+  return std::pair<bool, bool>{col[0], col[1]};
+}
+
 void decode_mma(Decoder& dc, DecodedInst& out) {
   Mods& m = dc.mods();
   if (!m.take("sync")) dc.fail("only mma.sync is supported");
   unsigned mm, nn, kk;
   if (!take_shape(m, mm, nn, kk)) dc.fail("missing shape");
-  if (!m.take("row") || !m.take("col")) dc.fail("mma.sync supports the .row.col layouts");
+  auto layouts = take_layouts(m);
+  if (!layouts) dc.fail("missing .alayout/.blayout (.row/.col)");
   if (m.types.size() != 4) dc.fail("expected .dtype.atype.btype.ctype");
   Elem t[4];
   for (int i = 0; i < 4; ++i) t[i] = elem_of(dc, m.types[i]);
   if (!mma_shape_ok(t[1], mm, nn, kk))
     dc.fail("unsupported mma.sync shape " + shape_text(mm, nn, kk) + " for these types");
+  // Only Volta's f16 m8n8k4 takes any layout; the others are .row.col.
+  bool any_layout = mm == 8 && t[1] == Elem::F16;
+  if (!any_layout && *layouts != std::pair<bool, bool>{false, true})
+    dc.fail("mma.sync " + shape_text(mm, nn, kk) + " supports the .row.col layouts only");
   check_mma_types(dc, t);
-  finish_mma_decode(dc, out, Family::MmaSync, mm, nn, kk, t);
+  finish_mma_decode(dc, out, Family::MmaSync, mm, nn, kk, t, *layouts);
 }
 
 // --- ldmatrix / stmatrix (m8n8, b16) ---

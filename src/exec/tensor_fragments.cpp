@@ -57,6 +57,20 @@ Coord mma_m8n8k4(const FragSpec& f, unsigned lane, unsigned slot) {
   return {g, 2 * t + slot};
 }
 
+// Volta's f16 mma.m8n8k4, per quad pair: the low lanes (l < 16) hold rows
+// (A, C) or columns (B) 0-3, the high lanes 4-7; t = lane % 4. f32
+// accumulators interleave rows and columns among the quad pair's lanes.
+Coord mma_quad_pair(const FragSpec& f, unsigned lane, unsigned slot) {
+  unsigned hi = lane >= 16 ? 4 : 0, t = lane % 4;
+  switch (f.op) {
+    case Operand::A: return f.col_major ? Coord{slot + hi, t} : Coord{t + hi, slot};
+    case Operand::B: return f.col_major ? Coord{slot, t + hi} : Coord{t, slot + hi};
+    case Operand::C: break;
+  }
+  if (f.elem == Elem::F16) return {t + hi, slot};
+  return {(lane & 1) + (slot & 2) + hi, (slot & 4) + (lane & 2) + (slot & 1)};
+}
+
 uint64_t reg_field(Elem e, const uint64_t* const* regs, unsigned lane, unsigned slot) {
   unsigned per = elems_per_reg(e), bits = elem_bits(e);
   uint64_t r = regs[slot / per][lane];
@@ -89,6 +103,7 @@ double largest(Elem e) {
 }  // namespace
 
 Coord coord(const FragSpec& f, unsigned lane, unsigned slot) {
+  if (f.quad_pair()) return mma_quad_pair(f, lane, slot);
   if (f.family == Family::MmaSync) return f.m == 8 ? mma_m8n8k4(f, lane, slot) : mma_m16n8(f, lane, slot);
   unsigned p = slot % f.unique_per_lane() * 32 + lane;
   return {p / f.cols(), p % f.cols()};
@@ -149,10 +164,10 @@ namespace {
 constexpr unsigned kMaxDim = 32;
 using Matrix = double[kMaxDim][kMaxDim];
 
-// Gathers the warp's fragment slots into the logical matrix.
-void gather(const FragSpec& f, const uint64_t* const* regs, unsigned slots, Matrix& out) {
+// Gathers the fragment slots of product `p`'s lanes into its logical matrix.
+void gather(const FragSpec& f, const uint64_t* const* regs, unsigned slots, unsigned p, Matrix& out) {
   for (unsigned lane = 0; lane < 32; ++lane)
-    for (unsigned s = 0; s < slots; ++s) {
+    for (unsigned s = 0; s < slots && product_of(f, lane) == p; ++s) {
       Coord at = coord(f, lane, s);
       out[at.row][at.col] = read_slot(f.elem, regs, lane, s);
     }
@@ -175,17 +190,16 @@ double finish(const MmaOperands& o, double sum, int64_t isum) {
   return sum;  // f16 rounds in write_slot; f64 is already exact in type
 }
 
-}  // namespace
-
-void warp_mma(const MmaOperands& o, uint32_t write_mask) {
+// D = A x B + C for the lanes of product `p` (the whole warp but for quad pairs).
+void product_mma(const MmaOperands& o, uint32_t write_mask, unsigned p) {
   static thread_local Matrix a, b, c;
-  gather(o.a, o.ra, o.na, a);
-  gather(o.b, o.rb, o.nb, b);
-  gather(o.c, o.rc, o.nc, c);
+  gather(o.a, o.ra, o.na, p, a);
+  gather(o.b, o.rb, o.nb, p, b);
+  gather(o.c, o.rc, o.nc, p, c);
   unsigned kk = o.a.k;
   bool integer = is_integer(o.d.elem);
   for (unsigned lane = 0; lane < 32; ++lane) {
-    if (!(write_mask >> lane & 1)) continue;
+    if (!(write_mask >> lane & 1) || product_of(o.d, lane) != p) continue;
     for (unsigned s = 0; s < o.nd; ++s) {
       Coord at = coord(o.d, lane, s);
       double sum = c[at.row][at.col];
@@ -197,6 +211,12 @@ void warp_mma(const MmaOperands& o, uint32_t write_mask) {
       write_slot(o.d.elem, o.rd, lane, s, finish(o, sum, isum));
     }
   }
+}
+
+}  // namespace
+
+void warp_mma(const MmaOperands& o, uint32_t write_mask) {
+  for (unsigned p = 0, n = o.a.quad_pair() ? 4 : 1; p < n; ++p) product_mma(o, write_mask, p);
 }
 
 }  // namespace ws::exec::emu::tensor

@@ -24,12 +24,15 @@ struct FragSpec {
   Operand op = Operand::A;
   Elem elem = Elem::F16;
   Family family = Family::Wmma;
-  bool col_major = false;  // wmma.load/store: the layout in memory
+  bool col_major = false;  // wmma.load/store: the layout in memory; mma.m8n8k4 f16 A/B: the fragment's layout
+
+  // Volta's mma.m8n8k4 with f16 inputs: four products, one per quad pair.
+  bool quad_pair() const { return family == Family::MmaSync && m == 8 && elem != Elem::F64; }
 
   unsigned rows() const { return op == Operand::B ? k : m; }
   unsigned cols() const { return op == Operand::A ? k : n; }
-  // Distinct matrix elements each lane holds.
-  unsigned unique_per_lane() const { return rows() * cols() / 32; }
+  // Distinct matrix elements each lane holds (a quad pair's 8 lanes share one matrix).
+  unsigned unique_per_lane() const { return rows() * cols() / (quad_pair() ? 8 : 32); }
   uint32_t pack() const;
   static FragSpec unpack(uint32_t bits);
 };
@@ -42,8 +45,11 @@ bool is_integer(Elem e);
 struct Coord {
   unsigned row, col;
 };
-// The matrix element held in slot `slot` of `lane`.
+// The matrix element held in slot `slot` of `lane` (in its quad pair's
+// matrices for the quad-pair form).
 Coord coord(const FragSpec& f, unsigned lane, unsigned slot);
+// Which of the warp's independent products a lane takes part in (0 but for quad pairs).
+inline unsigned product_of(const FragSpec& f, unsigned lane) { return f.quad_pair() ? lane % 16 / 4 : 0; }
 
 // Slot `slot` of a fragment held in registers `regs` (per-lane values), as a double.
 double read_slot(Elem e, const uint64_t* const* regs, unsigned lane, unsigned slot);

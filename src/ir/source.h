@@ -75,7 +75,16 @@ struct StreamEvent {
   uint64_t event = 0;
 };
 
-using Command = std::variant<MemcpyHtoD, HostSync, StreamEvent, std::unique_ptr<KernelSource>>;
+// A host<->device copy on a stream, for the copy engines (warpsim's
+// CopyOnStream lines): ordered with its stream's other work.
+struct StreamCopy {
+  bool to_device = true;  // host to device; else device to host
+  int64_t stream = 0;
+  Addr device_addr = 0;
+  uint64_t bytes = 0;
+};
+
+using Command = std::variant<MemcpyHtoD, HostSync, StreamEvent, StreamCopy, std::unique_ptr<KernelSource>>;
 
 // A whole workload: memcpys and kernel launches in program order.
 class WorkloadSource {

@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "ir/source.h"
 #include "stats/stats.h"
+#include "timing/gpu/copy_engines.h"
 #include "timing/gpu/kernel_projector.h"
 #include "timing/gpu/occupancy.h"
 #include "timing/gpu/stream_queue.h"
@@ -124,6 +125,11 @@ class TimingModel {
   virtual void launch(ir::KernelSource& kernel, StreamId stream, bool blocking_stream = true) = 0;
   virtual void record_event(uint64_t event, StreamId stream, bool blocking_stream = true) = 0;
   virtual void wait_event(StreamId stream, uint64_t event, bool blocking_stream = true) = 0;
+  // A host<->device copy queued on a stream, to run on a copy engine when
+  // stream order allows (its `perform` runs then). False: this model has no
+  // copy engines; the caller then copies at once after synchronising, and
+  // memcpy_htod warms the L2 (docs/exec.md, "Copy engines").
+  virtual bool queue_copy(CopyWork work, StreamId stream, bool blocking_stream = true) { return false; }
   // Runs until the sync point's work has ended; returns the kernels that
   // ended meanwhile, in the order they ended. Throws KernelStopped (for the
   // oldest running kernel; the model is then unusable) or Error as run_kernel.

@@ -40,6 +40,18 @@ config::Config load_config(const RunOptions& opt) {
 // kMaxInFlight launches are queued before the GPU catches up.
 constexpr size_t kMaxInFlight = 64;
 
+// A copy on a stream goes to the model's copy engines; a model without them
+// waits for the queued kernels and warms the L2 with an upload, as for a
+// MemcpyHtoD line.
+template <typename CatchUp>
+void replay_copy(timing::TimingModel& gpu, const ir::StreamCopy& c, bool blocking, CatchUp& catch_up) {
+  timing::CopyWork w{c.to_device ? timing::CopyDirection::HostToDevice : timing::CopyDirection::DeviceToHost,
+                     c.device_addr, c.bytes, {}};
+  if (gpu.queue_copy(std::move(w), c.stream, blocking)) return;
+  catch_up();
+  if (c.to_device) gpu.memcpy_htod(ir::MemcpyHtoD{c.device_addr, c.bytes});
+}
+
 void simulate(ir::WorkloadSource& work, timing::TimingModel& gpu, RunReport& report, bool progress_on,
               const sampling::KernelPlan* plan) {
   ProgressLine progress(progress_on);
@@ -57,7 +69,7 @@ void simulate(ir::WorkloadSource& work, timing::TimingModel& gpu, RunReport& rep
     }
   };
   auto catch_up = [&] {
-    if (in_flight.empty()) return;
+    if (in_flight.empty() && gpu.streams_idle()) return;
     std::string tag = fmt::format("[kernels to {}/{}]", index, total ? std::to_string(*total) : "?");
     auto before = gpu.stats().snapshot();
     auto cb = [&](Cycle c) {
@@ -83,6 +95,10 @@ void simulate(ir::WorkloadSource& work, timing::TimingModel& gpu, RunReport& rep
     if (std::holds_alternative<ir::HostSync>(*cmd)) {
       catch_up();
       gpu.host_sync();
+      continue;
+    }
+    if (auto* c = std::get_if<ir::StreamCopy>(&*cmd)) {
+      replay_copy(gpu, *c, !nonblocking.count(c->stream), catch_up);
       continue;
     }
     if (auto* e = std::get_if<ir::StreamEvent>(&*cmd)) {

@@ -44,6 +44,12 @@ inline SimTotals simulate(const std::string& trace_dir, const config::Config& cf
       gpu.host_sync();
       continue;
     }
+    if (auto* c = std::get_if<ir::StreamCopy>(&*cmd)) {  // (exec's traces) run alone, kernels being run alone
+      auto dir = c->to_device ? timing::CopyDirection::HostToDevice : timing::CopyDirection::DeviceToHost;
+      if (gpu.queue_copy(timing::CopyWork{dir, c->device_addr, c->bytes, {}}, c->stream)) gpu.synchronize();
+      else if (c->to_device) gpu.memcpy_htod(ir::MemcpyHtoD{c->device_addr, c->bytes});
+      continue;
+    }
     auto r = gpu.run_kernel(*std::get<std::unique_ptr<ir::KernelSource>>(*cmd));
     t.cycles += r.cycles;
     t.elapsed_cycles += r.elapsed_cycles();

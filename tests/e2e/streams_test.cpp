@@ -1,6 +1,8 @@
 // Kernels on streams (Gpu::launch / synchronize): two small kernels on two
 // streams overlap, on one stream they do not; events and the legacy stream
 // order them; each keeps its own counts; runs are deterministic.
+#include <cmath>
+
 #include "e2e/sim_util.h"
 
 namespace ws::test {
@@ -160,6 +162,87 @@ TEST(E2eStreams, OneStreamMatchesRunKernel) {
     EXPECT_EQ(got[i].cycles, expect[i].cycles);
     EXPECT_EQ(got[i].launch_gap, expect[i].launch_gap);
   }
+}
+
+// Copy engines (timing/gpu/copy_engines.h) on QV100: 12 GB/s per direction,
+// 2 us per copy. 120,000 bytes take 2,000 + 120,000 / 12 = 12,000 ns, which
+// at the core clock (a 883 ps period) is 13,591 cycles: about as long as the
+// small kernel.
+constexpr uint64_t kCopyBytes = 120'000;
+Cycle copy_cycles() { return static_cast<Cycle>(std::ceil(12'000.0 * 1000.0 / 883.0)); }
+
+timing::CopyWork upload(bool* ran = nullptr) {
+  return timing::CopyWork{timing::CopyDirection::HostToDevice, 0x7f00'0000'0000, kCopyBytes, [ran] {
+                            if (ran) *ran = true;
+                          }};
+}
+timing::CopyWork download() {
+  return timing::CopyWork{timing::CopyDirection::DeviceToHost, 0x7f00'0010'0000, kCopyBytes, {}};
+}
+
+// A copy on its own stream beside a kernel of about the same length: the two
+// together take about the longer, not the sum; the copy ends exactly one
+// copy's time after its turn came (at once: nothing before it).
+TEST(E2eStreams, CopyOverlapsAKernelOfAnotherStream) {
+  Cycle a = alone_cycles(), d = copy_cycles();
+  ASSERT_GT(d, a / 2);
+  ASSERT_LT(d, 2 * a);
+  timing::Gpu gpu(preset("qv100"));
+  auto k = open_kernel(small_kernel_trace(), 1);
+  bool moved = false;
+  gpu.queue_copy(upload(&moved), 2);
+  gpu.record_event(5, 2);
+  gpu.launch(*k, 1);
+  auto done = gpu.synchronize();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_TRUE(moved);
+  EXPECT_EQ(gpu.event_cycle(5), std::optional<Cycle>(d));
+  Cycle span = std::max(d, done[0].start_cycle + done[0].cycles);
+  EXPECT_LT(span, std::max(a, d) + 2 * overhead());
+  EXPECT_LT(span, (a + d) * 3 / 4);
+  EXPECT_EQ(gpu.stats().sum("copy_engine.0.bytes"), kCopyBytes);
+  EXPECT_EQ(gpu.stats().sum("copy_engine.0.busy_cycles"), d);
+}
+
+// On one stream the kernel waits for the copy: it starts one launch
+// overhead after the copy's end (its launch work overlapped the copy).
+TEST(E2eStreams, CopyThenKernelOnOneStreamRunInOrder) {
+  timing::Gpu gpu(preset("qv100"));
+  auto k = open_kernel(small_kernel_trace(), 1);
+  gpu.queue_copy(upload(), 1);
+  gpu.launch(*k, 1);
+  auto done = gpu.synchronize();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].start_cycle, copy_cycles() + overhead());
+}
+
+// Two uploads share the host-to-device engine (the second ends after two
+// copies' time); an upload and a download use the two engines at once.
+TEST(E2eStreams, UploadsSerialiseUploadAndDownloadOverlap) {
+  Cycle d = copy_cycles();
+  timing::Gpu same(preset("qv100"));
+  same.queue_copy(upload(), 2);
+  same.record_event(1, 2);
+  same.queue_copy(upload(), 3);
+  same.record_event(2, 3);
+  same.synchronize();
+  EXPECT_EQ(same.event_cycle(1), std::optional<Cycle>(d));
+  EXPECT_EQ(same.event_cycle(2), std::optional<Cycle>(2 * d));
+  timing::Gpu both(preset("qv100"));
+  both.queue_copy(upload(), 2);
+  both.record_event(1, 2);
+  both.queue_copy(download(), 3);
+  both.record_event(2, 3);
+  both.synchronize();
+  EXPECT_EQ(both.event_cycle(1), std::optional<Cycle>(d));
+  EXPECT_EQ(both.event_cycle(2), std::optional<Cycle>(d));
+  // With one engine (copy.engines = 1) they take turns.
+  timing::Gpu one(preset("qv100", {"copy.engines=1"}));
+  one.queue_copy(upload(), 2);
+  one.queue_copy(download(), 3);
+  one.record_event(2, 3);
+  one.synchronize();
+  EXPECT_EQ(one.event_cycle(2), std::optional<Cycle>(2 * d));
 }
 
 }  // namespace

@@ -202,6 +202,61 @@ TEST(EmuMemory, ReservedSharedMemoryFollowsTheKernelsOwn) {
   EXPECT_EQ(v[6], 48u + 1024);
 }
 
+// createpolicy gives an opaque 64-bit policy: equal requests equal
+// policies, different priorities or fractions different ones; .cvt passes
+// its operand through. .L2::cache_hint adds a last operand to ld, st, atom
+// and cp.async (after its source size) and changes no result. Prefetches
+// to either level (CUB's transform emits prefetch.global.L2) are no-ops.
+TEST(EmuMemory, CachePoliciesAndHintedAccesses) {
+  Harness h;
+  h.load(kernel_ptx("k", ".param .u64 out", R"(
+    ld.param.u64 %rd0, [out];
+    createpolicy.fractional.L2::evict_last.b64 %rd1;
+    createpolicy.fractional.L2::evict_last.b64 %rd2, 0f3F800000;
+    createpolicy.fractional.L2::evict_first.b64 %rd3, 0f3F800000;
+    createpolicy.fractional.L2::evict_last.b64 %rd4, 0f3F000000;
+    createpolicy.range.global.L2::evict_last.L2::evict_first.b64 %rd5, [%rd0], 64, 128;
+    createpolicy.cvt.L2.b64 %rd6, %rd4;
+    setp.eq.u64 %p1, %rd1, %rd2;
+    setp.ne.u64 %p2, %rd2, %rd3;
+    setp.ne.u64 %p3, %rd2, %rd4;
+    setp.ne.u64 %p4, %rd5, %rd2;
+    setp.eq.u64 %p5, %rd6, %rd4;
+    and.pred %p1, %p1, %p2;
+    and.pred %p1, %p1, %p3;
+    and.pred %p1, %p1, %p4;
+    and.pred %p1, %p1, %p5;
+    selp.u32 %r1, 1, 0, %p1;
+    st.global.L2::cache_hint.u32 [%rd0], %r1, %rd1;
+    st.global.u32 [%rd0+4], 41;
+    ld.global.L2::cache_hint.u32 %r2, [%rd0+4], %rd3;
+    add.u32 %r2, %r2, 1;
+    st.global.u32 [%rd0+8], %r2;
+    atom.global.add.L2::cache_hint.u32 %r3, [%rd0+8], 8, %rd4;
+    red.global.add.L2::cache_hint.u32 [%rd0+8], 50, %rd4;
+    mov.u32 %r4, buf;
+    st.shared.u32 [%r4+4], 9;
+    cp.async.ca.shared.global.L2::cache_hint [%r4], [%rd0+8], 4, %rd5;
+    cp.async.ca.shared.global.L2::cache_hint [%r4+4], [%rd0+8], 4, 0, %rd5;
+    cp.async.wait_all;
+    ld.shared.v2.u32 {%r5, %r6}, [%r4];
+    st.global.v2.u32 [%rd0+16], {%r5, %r6};
+    prefetch.global.L2 [%rd0];
+    prefetch.global.L1 [%rd0];
+    prefetch.L2 [%rd0];
+    prefetch.global.L2::evict_last [%rd0];
+    prefetchu.L1 [%rd0];
+)", ".shared .align 16 .b8 buf[16];"));
+  Addr o = h.buffer(std::vector<uint32_t>(8, 7));
+  LaunchResult r = h.launch("k", Dim3{1, 1, 1}, Dim3{1, 1, 1}, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  auto v = h.read<uint32_t>(o, 8);
+  EXPECT_EQ(v[0], 1u);   // every policy comparison held
+  EXPECT_EQ(v[2], 100u); // 41 + 1, + 8 (atom), + 50 (red)
+  EXPECT_EQ(v[4], 100u); // cp.async with a hint
+  EXPECT_EQ(v[5], 0u);   // cp.async with source size 0 and a hint: zero fill
+}
+
 TEST(EmuMemory, UnsupportedInstructionsFailAtDecodeNamingFileAndLine) {
   Harness h;
   h.load(kernel_ptx("k", "", "mov.u32 %r1, 1;\ndp4a.u32.u32 %r1, %r1, %r1, 0;"), "bad.ptx");

@@ -111,6 +111,65 @@ TEST(EmuTensor, MmaSyncM16n8k16F16MatchesHostReference) {
   }
 }
 
+// Volta's mma.m8n8k4 .f16: four independent 8x8x4 products, quad pair q =
+// lanes 4q..4q+3 (low) and 4q+16..4q+19 (high), hi = 4 for the high lanes,
+// t = lane % 4 (PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f16"):
+// A row-major a_i = (t+hi, i), column-major (i+hi, t); B row-major
+// b_i = (t, i+hi), column-major (i, t+hi); f16 C/D c_i = (t+hi, i); f32 C/D
+// c_i = ((l&1) + (i&2) + hi, (i&4) + (l&2) + (i&1)). Each quad pair gets its
+// own matrices, so a product that read another quad pair's lanes fails.
+void check_m8n8k4(bool a_col, bool b_col, bool f16_acc, unsigned seed) {
+  double A[4][8][4], B[4][4][8], C[4][8][8];
+  for (unsigned q = 0; q < 4; ++q) fill_abc(A[q], B[q], C[q], seed + q);
+  auto pair = [](double lo, double hi) { return uint32_t(f16(lo)) | uint32_t(f16(hi)) << 16; };
+  auto c_at = [&](unsigned l, unsigned i) -> std::pair<unsigned, unsigned> {
+    unsigned hi = l >= 16 ? 4 : 0;
+    if (f16_acc) return {l % 4 + hi, i};
+    return {(l & 1) + (i & 2) + hi, (i & 4) + (l & 2) + (i & 1)};
+  };
+  unsigned nc = f16_acc ? 4 : 8;
+  std::vector<uint32_t> in(32 * 32, 0);
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned q = l % 16 / 4, hi = l >= 16 ? 4 : 0, t = l % 4;
+    auto a = [&](unsigned i) { return a_col ? A[q][i + hi][t] : A[q][t + hi][i]; };
+    auto b = [&](unsigned i) { return b_col ? B[q][i][t + hi] : B[q][t][i + hi]; };
+    uint32_t* r = &in[l * 32];
+    r[0] = pair(a(0), a(1)), r[1] = pair(a(2), a(3));
+    r[2] = pair(b(0), b(1)), r[3] = pair(b(2), b(3));
+    for (unsigned i = 0; i < 8; ++i) {
+      auto [row, col] = c_at(l, i);
+      if (f16_acc) r[4 + i / 2] |= uint32_t(f16(C[q][row][col])) << (16 * (i % 2));
+      else r[4 + i] = f32_bits(float(C[q][row][col]));
+    }
+  }
+  std::string acc = f16_acc ? ".f16" : ".f32";
+  std::string form = std::string("mma.sync.aligned.m8n8k4") + (a_col ? ".col" : ".row") + (b_col ? ".col" : ".row") +
+                     acc + ".f16.f16" + acc + " %D, %A, %B, %C";
+  auto out = run_mma_regs(form, 2, 2, nc, nc, in);
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned q = l % 16 / 4;
+    for (unsigned i = 0; i < 8; ++i) {
+      auto [row, col] = c_at(l, i);
+      double ref = C[q][row][col];
+      for (int k = 0; k < 4; ++k) ref += A[q][row][k] * B[q][k][col];
+      double got = f16_acc ? f16_to_f32(uint16_t(out[l * 32 + i / 2] >> (16 * (i % 2))))
+                           : bits_f32(out[l * 32 + i]);
+      EXPECT_EQ(got, ref) << form << ": lane " << l << " c" << i;
+    }
+  }
+}
+
+TEST(EmuTensor, MmaSyncM8n8k4F16QuadPairsEveryLayout) {
+  for (bool a_col : {false, true})
+    for (bool b_col : {false, true}) check_m8n8k4(a_col, b_col, false, 40 + 2 * a_col + b_col);
+}
+
+// f16 accumulators: C in integers up to 16 and products in 64ths stay exact in f16.
+TEST(EmuTensor, MmaSyncM8n8k4F16Accumulators) {
+  check_m8n8k4(false, true, true, 51);
+  check_m8n8k4(true, false, true, 52);
+}
+
 // .m16n8k8 .tf32: A regs a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4);
 // B regs b0 (t, g), b1 (t+4, g). The low 13 mantissa bits of a tf32 operand
 // are not read: A's values carry junk there that must not change the sum.
@@ -401,11 +460,12 @@ TEST(EmuTensor, UnsupportedFormsNameTheInstruction) {
     }
     return r.ok ? std::string("accepted") : r.error;
   };
-  std::string e = decode_error(
-      "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4,%f5,%f6,%f7,%f8}, {%r1,%r2}, {%r3,%r4}, "
-      "{%f9,%f10,%f11,%f12,%f13,%f14,%f15,%f16}");
-  EXPECT_NE(e.find("unsupported mma.sync shape .m8n8k4"), std::string::npos) << e;
-  EXPECT_NE(e.find("mma.sync.aligned.m8n8k4"), std::string::npos) << e;
+  std::string e = decode_error("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%r1,%r2}, {%r3}, {%r4}, {%r5,%r6}");
+  EXPECT_NE(e.find("unsupported mma.sync shape .m8n8k16"), std::string::npos) << e;
+  EXPECT_NE(e.find("mma.sync.aligned.m8n8k16"), std::string::npos) << e;
+  e = decode_error("mma.sync.aligned.m16n8k8.col.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, "
+                   "{%f5,%f6,%f7,%f8}");
+  EXPECT_NE(e.find("supports the .row.col layouts only"), std::string::npos) << e;
   e = decode_error("ldmatrix.sync.aligned.m8n8.x3.shared.b16 {%r1,%r2,%r3}, [%r4]");
   EXPECT_NE(e.find("x1, .x2 or .x4"), std::string::npos) << e;
   e = decode_error("wmma.load.a.sync.aligned.row.m16n16k8.global.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%rd1], 16");
@@ -415,6 +475,8 @@ TEST(EmuTensor, UnsupportedFormsNameTheInstruction) {
 // The work a SASS tensor name carries, in units of 64 f16-rate multiply-adds.
 TEST(TensorWork, FromSassNames) {
   EXPECT_EQ(frontend::tensor_work_of("HMMA.884.F32.F32.STEP0"), 4);   // 8*8*4 = 256
+  // warpsim's name for Volta's f16 mma.m8n8k4: four 8x8x4 products per warp.
+  EXPECT_EQ(frontend::tensor_work_of("HMMA.884.F32.F16.F16.F32.QUADPAIR"), 16);
   EXPECT_EQ(frontend::tensor_work_of("HMMA.16816.F32"), 32);          // 2048
   EXPECT_EQ(frontend::tensor_work_of("HMMA.161616.F32.F16"), 64);     // wmma m16n16k16: 4096
   EXPECT_EQ(frontend::tensor_work_of("HMMA.1688.F32.TF32"), 32);      // 1024 at half rate

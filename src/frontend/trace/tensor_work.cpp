@@ -49,17 +49,18 @@ uint8_t tensor_work_of(std::string_view opcode) {
   std::string_view base = opcode.substr(0, opcode.find('.'));
   if (base.size() < 3 || base.substr(base.size() - 3) != "MMA") return 0;
   unsigned m = 0, n = 0, k = 0;
-  double factor = base == "DMMA" ? 16.0 : 1.0;
+  double factor = base == "DMMA" ? 16.0 : 1.0, products = 1.0;
   bool shaped = false;
   for (size_t at = base.size(); at < opcode.size();) {
     size_t end = opcode.find('.', at + 1);
     std::string_view tok = opcode.substr(at + 1, end == std::string_view::npos ? end : end - at - 1);
-    if (!shaped) shaped = parse_mma_shape(tok, m, n, k);
+    if (tok == "QUADPAIR") products = 4.0;  // warpsim's name for Volta's mma.m8n8k4: one product per quad pair
+    else if (!shaped) shaped = parse_mma_shape(tok, m, n, k);
     else if (double f = rate_factor(tok); f != 0 && factor == 1.0) factor = f;
     at = end == std::string_view::npos ? opcode.size() : end;
   }
   if (!shaped) return 0;
-  double units = std::ceil(double(m) * n * k * factor / ir::kTensorWorkUnit);
+  double units = std::ceil(double(m) * n * k * factor * products / ir::kTensorWorkUnit);
   return static_cast<uint8_t>(std::clamp(units, 1.0, 255.0));
 }
 

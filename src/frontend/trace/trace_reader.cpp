@@ -221,10 +221,11 @@ std::unique_ptr<ir::CtaSource> TraceKernel::next_cta() {
 namespace {
 
 struct ListEntry {
-  enum class Kind : uint8_t { Copy, Sync, Kernel, Event } kind = Kind::Copy;
+  enum class Kind : uint8_t { Copy, Sync, Kernel, Event, StreamCopy } kind = Kind::Copy;
   ir::MemcpyHtoD copy;
   std::string kernel_path;
   ir::StreamEvent event;
+  ir::StreamCopy stream_copy;
 };
 
 // EventRecord,<event>,<stream> and StreamWaitEvent,<stream>,<event> (warpsim lines).
@@ -269,6 +270,30 @@ ir::MemcpyHtoD parse_memcpy(std::string_view line, const LineReader& r) {
       rb.ptr != b.data() + b.size())
     throw InputError(r.path(), r.line_no(), "memcpy", "expected MemcpyHtoD,0x<addr>,<bytes>, got '" + std::string(line.substr(0, 60)) + "'");
   return m;
+}
+
+// CopyOnStream,<HtoD|DtoH>,<stream>,0x<device addr>,<bytes> (warpsim line).
+ir::StreamCopy parse_stream_copy(std::string_view line, const LineReader& r) {
+  std::vector<std::string_view> f;
+  for (size_t at = 0; at <= line.size();) {
+    size_t c = std::min(line.find(',', at), line.size());
+    f.push_back(trim(line.substr(at, c - at)));
+    at = c + 1;
+  }
+  ir::StreamCopy sc;
+  auto number = [](std::string_view v, auto& out, int base) {
+    if (base == 16 && v.size() > 2 && v[1] == 'x') v.remove_prefix(2);
+    auto res = std::from_chars(v.data(), v.data() + v.size(), out, base);
+    return !v.empty() && res.ec == std::errc{} && res.ptr == v.data() + v.size();
+  };
+  bool ok = f.size() == 5 && (f[1] == "HtoD" || f[1] == "DtoH") && number(f[2], sc.stream, 10) && sc.stream >= 0 &&
+            number(f[3], sc.device_addr, 16) && number(f[4], sc.bytes, 10);
+  if (!ok)
+    throw InputError(r.path(), r.line_no(), "copy",
+                     "expected CopyOnStream,<HtoD|DtoH>,<stream>,0x<addr>,<bytes>, got '" +
+                         std::string(line.substr(0, 60)) + "'");
+  sc.to_device = f[1] == "HtoD";
+  return sc;
 }
 
 // A copy the GPU could not hold (or one that wraps the address space) was
@@ -332,6 +357,10 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
       continue;  // another copy direction (MemcpyDtoH, ...): nothing for the L2 to warm
     } else if (line == "HostSync") {
       entries_.push_back(ListEntry{ListEntry::Kind::Sync, {}, {}, {}});
+    } else if (starts_with(line, "CopyOnStream,")) {
+      ir::StreamCopy c = parse_stream_copy(line, *r);
+      check_copy(ir::MemcpyHtoD{c.device_addr, c.bytes}, *r, device_bytes);
+      entries_.push_back(ListEntry{ListEntry::Kind::StreamCopy, {}, {}, {}, c});
     } else if (starts_with(line, "EventRecord,") || starts_with(line, "StreamWaitEvent,")) {
       entries_.push_back(ListEntry{ListEntry::Kind::Event, {}, {}, parse_stream_event(line, *r)});
     } else if (starts_with(line, "StreamNonBlocking,")) {
@@ -343,7 +372,7 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
       ++kernels_;
     } else {
       throw InputError(list_, r->line_no(), "", "not a kernel list line: " + quoted_excerpt(line) +
-                                                    " (expected MemcpyHtoD,<addr>,<bytes>, HostSync, "
+                                                    " (expected MemcpyHtoD,<addr>,<bytes>, HostSync, CopyOnStream, "
                                                     "EventRecord, StreamWaitEvent, StreamNonBlocking or a kernel-N.traceg or "
                                                     "kernel-N.wst file name)");
     }
@@ -366,6 +395,7 @@ std::optional<ir::Command> TraceWorkload::next() {
   if (e.kind == ListEntry::Kind::Copy) return ir::Command{e.copy};
   if (e.kind == ListEntry::Kind::Sync) return ir::Command{ir::HostSync{}};
   if (e.kind == ListEntry::Kind::Event) return ir::Command{e.event};
+  if (e.kind == ListEntry::Kind::StreamCopy) return ir::Command{e.stream_copy};
   return ir::Command{open_trace_kernel(e.kernel_path, isa_for(e.kernel_path))};
 }
 

@@ -90,6 +90,14 @@ void TraceWriter::stream_event(const ir::StreamEvent& e) {
   std::fputs(line.c_str(), list_);
 }
 
+void TraceWriter::stream_copy(const ir::StreamCopy& c) {
+  if (sync_pending_) std::fputs("HostSync\n", list_);
+  sync_pending_ = false;
+  std::string line = fmt::format("CopyOnStream,{},{},0x{:016x},{}\n", c.to_device ? "HtoD" : "DtoH", c.stream,
+                                 c.device_addr, c.bytes);
+  std::fputs(line.c_str(), list_);
+}
+
 std::unique_ptr<KernelFile> TraceWriter::open_kernel(ir::KernelInfo info, Addr shmem_base, Addr local_base) {
   info.id = ++kernels_;
   std::string name = fmt::format("kernel-{}.{}", info.id, binary_ ? "wst" : "traceg");

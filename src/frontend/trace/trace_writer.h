@@ -93,6 +93,9 @@ class TraceWriter : public CtaSink {
   // `EventRecord,<event>,<stream>` / `StreamWaitEvent,<stream>,<event>`
   // lines (warpsim's, read back as ir::StreamEvent).
   void stream_event(const ir::StreamEvent& e);
+  // A host<->device copy on a stream: a `CopyOnStream` line (warpsim's, read
+  // back as ir::StreamCopy). A pending HostSync goes before it.
+  void stream_copy(const ir::StreamCopy& c);
   // Opens kernel-<n>.traceg or .wst (n counts from 1; info.id is overwritten with
   // n) and lists it; the CtaSink calls below write to it until end_kernel().
   void begin_kernel(ir::KernelInfo info, Addr shmem_base = 0x00007f0000000000ull,

@@ -78,6 +78,8 @@ Gpu::Gpu(const config::Config& cfg)
   }
   dispatcher_ = std::make_unique<Dispatcher>(*core_, sm_ptrs);
   engine_.add(*core_, *dispatcher_);
+  copies_ = std::make_unique<CopyEngines>(cfg, root.sub("copy_engine"), *core_);
+  engine_.add(*core_, *copies_);
   for (auto& sm : sms_) {
     engine_.add(*core_, *sm);
     engine_.add(*core_, sm->l1());
@@ -111,17 +113,21 @@ Cycle Gpu::core_now() const { return core_->cycle_at_or_after(engine_.now()); }
 constexpr uint64_t kWarmCapacities = 4;
 
 void Gpu::memcpy_htod(const ir::MemcpyHtoD& copy) {
+  warm_l2(copy.dst, copy.bytes);
+  host_sync();
+}
+
+void Gpu::warm_l2(Addr dst, uint64_t bytes) {
   // Hand each 128 B line to the slice that owns it.
   const L2AddressMap& map = slices_.front()->address_map();
-  Addr end = copy.dst + std::min(copy.bytes, ~Addr{0} - copy.dst);  // (a copy past 2^64 stops there)
-  Addr begin = end - copy.dst > kWarmCapacities * l2_bytes_ ? end - kWarmCapacities * l2_bytes_ : copy.dst;
+  Addr end = dst + std::min(bytes, ~Addr{0} - dst);  // (a copy past 2^64 stops there)
+  Addr begin = end - dst > kWarmCapacities * l2_bytes_ ? end - kWarmCapacities * l2_bytes_ : dst;
   for (Addr a = begin; a < end;) {
     Addr last = a | (kLineBytes - 1);  // the line's last byte (the line past it may wrap to 0)
     Addr stop = last < end ? last + 1 : end;
     slices_[map.slice_of(a)]->warm(a, stop - a);
     a = stop;
   }
-  host_sync();
 }
 
 Addr Gpu::code_base(const std::string& kernel_name) {

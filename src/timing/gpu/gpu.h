@@ -67,6 +67,9 @@ class Gpu final : public TimingModel {
   void launch(ir::KernelSource& kernel, StreamId stream, bool blocking_stream = true) override;
   void record_event(uint64_t event, StreamId stream, bool blocking_stream = true) override;
   void wait_event(StreamId stream, uint64_t event, bool blocking_stream = true) override;
+  // On the copy engines (CopyEngines); a host-to-device copy warms the L2
+  // with its lines when it ends.
+  bool queue_copy(CopyWork work, StreamId stream, bool blocking_stream = true) override;
   std::vector<KernelResult> synchronize(SyncPoint until = {}, const ProgressFn& progress = {}) override;
   std::vector<KernelResult> take_ended() override { return std::exchange(ended_, {}); }
   std::optional<Cycle> event_cycle(uint64_t event) const override;
@@ -96,7 +99,10 @@ class Gpu final : public TimingModel {
   KernelResult end(Running& k);
   void step(Running& oldest, Watch& watch, const ProgressFn& progress);
   bool sync_reached(const SyncPoint& until) const;
-  void start_ready_kernels();
+  void start_ready_work();
+  bool start_copy(StreamQueue::Seq s);
+  void end_copies();
+  void warm_l2(Addr dst, uint64_t bytes);
   struct Queued {  // a launch waiting for its turn
     ir::KernelSource* source;
     bool after_host_sync;
@@ -120,6 +126,8 @@ class Gpu final : public TimingModel {
   std::vector<std::unique_ptr<L2Slice>> slices_;
   std::vector<std::unique_ptr<DramChannel>> channels_;
   std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<CopyEngines> copies_;
+  std::map<StreamQueue::Seq, CopyWork> copy_work_;  // copies queued or on an engine
   KernelProjector projector_;
   uint32_t max_concurrent_;  // gpu.max_concurrent_kernels
   StreamQueue streams_;

@@ -86,15 +86,24 @@ std::optional<Cycle> Gpu::event_cycle(uint64_t event) const {
   return marker ? streams_.end_of(*marker) : std::nullopt;
 }
 
-// Starts the kernels whose turn has come, in the order they were queued, up
-// to gpu.max_concurrent_kernels (under sampling.project_kernels, one at a
-// time). A launch made after a host synchronisation pays the launch latency;
-// one queued behind other work pays the launch overhead after its turn
-// comes, and starts no sooner than that after the kernel started before it
-// (the front end takes launches one at a time).
-void Gpu::start_ready_kernels() {
-  for (StreamQueue::Seq s : streams_.ready_kernels()) {
-    if (running_.size() >= max_concurrent_ || (projector_.enabled() && !running_.empty())) return;
+bool Gpu::queue_copy(CopyWork work, StreamId stream, bool blocking_stream) {
+  StreamQueue::Seq s = streams_.add_copy(stream, blocking_stream, core_now());
+  copy_work_.emplace(s, std::move(work));
+  host_synced_ = false;  // a launch after it is queued behind it, not behind a host wait
+  return true;
+}
+
+// Starts the work whose turn has come, in the order it was queued: copies on
+// their engines (no limit), kernels up to gpu.max_concurrent_kernels (under
+// sampling.project_kernels, one at a time). A launch made after a host
+// synchronisation pays the launch latency; one queued behind other work
+// pays the launch overhead after its turn comes, and starts no sooner than
+// that after the kernel started before it (the front end takes launches one
+// at a time).
+void Gpu::start_ready_work() {
+  for (StreamQueue::Seq s : streams_.ready_work()) {
+    if (start_copy(s)) continue;
+    if (running_.size() >= max_concurrent_ || (projector_.enabled() && !running_.empty())) continue;
     Queued q = queued_.at(s);
     queued_.erase(s);
     streams_.start(s);
@@ -107,6 +116,36 @@ void Gpu::start_ready_kernels() {
     if (projector_.enabled()) begin_projection(running_.back()->result, q.source->info());
     if (running_.size() > 1)
       for (auto& k : running_) k->result.shared_gpu = true;
+  }
+}
+
+// A copy's data moves when it starts (what it waits for has ended); its
+// engine then holds it for its duration. False: `s` is not a copy.
+bool Gpu::start_copy(StreamQueue::Seq s) {
+  auto it = copy_work_.find(s);
+  if (it == copy_work_.end()) return false;
+  CopyWork& w = it->second;
+  streams_.start(s);
+  if (w.perform) std::exchange(w.perform, {})();
+  copies_->start(s, w.dir, w.bytes, core_now());
+  engine_.wake_all();
+  return true;
+}
+
+// Copies that ended: their stream turn passes on; an upload's lines are in
+// the L2 now (written through it, as gpu-facts.md says the copy engine does).
+void Gpu::end_copies() {
+  if (!copies_->any_ended()) return;  // (every engine step comes here)
+  std::vector<CopyEngines::Ended> ended = copies_->take_ended();
+  for (const CopyEngines::Ended& c : ended) {
+    const CopyWork& w = copy_work_.at(c.id);
+    if (w.dir == CopyDirection::HostToDevice) warm_l2(w.device_addr, w.bytes);
+    streams_.end(c.id, c.at);
+    copy_work_.erase(c.id);
+  }
+  if (!ended.empty()) {
+    engine_.wake_all();
+    start_ready_work();
   }
 }
 
@@ -128,11 +167,13 @@ bool Gpu::sync_reached(const SyncPoint& until) const {
 // among theirs.
 std::vector<KernelResult> Gpu::synchronize(SyncPoint until, const ProgressFn& progress) {
   ended_.clear();
-  start_ready_kernels();
+  start_ready_work();
   Watch watch{0, progress_count(), core_now()};
   while (!sync_reached(until)) {
-    if (running_.empty()) throw Error("internal: stream work waits with no kernel running");
-    step(*running_.front(), watch, progress);
+    if (!running_.empty()) step(*running_.front(), watch, progress);
+    else if (!copies_->busy() || !engine_.step())
+      throw Error("internal: stream work waits with no kernel or copy running");
+    end_copies();
     for (size_t i = 0; i < running_.size();) {
       Running& k = *running_[i];
       if (!dispatcher_->done(k.ctx) || (running_.size() == 1 && !memory_quiescent())) {
@@ -141,7 +182,7 @@ std::vector<KernelResult> Gpu::synchronize(SyncPoint until, const ProgressFn& pr
       }
       ended_.push_back(end(k));
       running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
-      start_ready_kernels();
+      start_ready_work();
     }
   }
   return std::exchange(ended_, {});

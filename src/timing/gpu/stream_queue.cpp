@@ -4,9 +4,9 @@
 
 namespace ws::timing {
 
-StreamQueue::Seq StreamQueue::add(StreamId stream, bool blocking, bool kernel, Cycle called_at,
+StreamQueue::Seq StreamQueue::add(StreamId stream, bool blocking, bool work, Cycle called_at,
                                   std::optional<Seq> also_after) {
-  Item item{stream, kernel, {}, called_at};
+  Item item{stream, work, {}, called_at};
   auto wait_for = [&](Seq s) {
     if (s != 0 && !ended(s)) item.after.push_back(s);
   };
@@ -51,7 +51,7 @@ Cycle StreamQueue::ready_at(Seq s) const {
   return at;
 }
 
-std::vector<StreamQueue::Seq> StreamQueue::ready_kernels() {
+std::vector<StreamQueue::Seq> StreamQueue::ready_work() {
   std::vector<Seq> ready;
   // Items only wait for earlier ones: one pass in order ends every marker
   // whose dependencies (markers ended earlier in the pass included) have.
@@ -60,7 +60,7 @@ std::vector<StreamQueue::Seq> StreamQueue::ready_kernels() {
     const Item& item = it->second;
     ++it;  // (end() erases a marker)
     if (item.started || !deps_ended(item)) continue;
-    if (item.kernel) ready.push_back(s);
+    if (item.work) ready.push_back(s);
     else end(s, ready_at(s));
   }
   return ready;

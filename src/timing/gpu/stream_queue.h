@@ -1,11 +1,11 @@
 // The order CUDA streams impose on a GPU's work, apart from how the work is
-// timed: each item (a kernel launch, or a marker for an event record or an
-// event wait) waits for the item before it on its stream; work on the legacy
+// timed: each item (a kernel launch, a host<->device copy, or a marker for an
+// event record or an event wait) waits for the item before it on its stream; work on the legacy
 // default stream (0) also waits for all work queued before it on blocking
 // streams, and work on a blocking stream for the legacy stream's work queued
 // before it; an event wait makes later work on its stream wait for the work
 // before the event's last record. Markers end as soon as what they wait for
-// has ended; the GPU starts and ends kernels.
+// has ended; the GPU starts and ends kernels and copies (its work items).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -26,13 +26,15 @@ class StreamQueue {
   // `blocking`: false for a stream created with cudaStreamNonBlocking (the
   // legacy stream's implicit synchronisation skips it); ignored for stream 0.
   Seq add_kernel(StreamId stream, bool blocking, Cycle called_at);
+  Seq add_copy(StreamId stream, bool blocking, Cycle called_at) { return add(stream, blocking, true, called_at, {}); }
   Seq record_event(uint64_t event, StreamId stream, bool blocking, Cycle called_at);
   // An event never recorded is complete: the wait is then a no-op (as in CUDA).
   Seq wait_event(StreamId stream, uint64_t event, bool blocking, Cycle called_at);
 
-  // Kernels whose dependencies have all ended and that have not started,
-  // in the order queued; markers that can end are ended on the way.
-  std::vector<Seq> ready_kernels();
+  // Work items (kernels, copies) whose dependencies have all ended and that
+  // have not started, in the order queued; markers that can end are ended on
+  // the way.
+  std::vector<Seq> ready_work();
   // The latest end among an item's dependencies and its call (when it may start).
   Cycle ready_at(Seq s) const;
   void start(Seq s) { items_.at(s).started = true; }
@@ -48,12 +50,12 @@ class StreamQueue {
  private:
   struct Item {
     StreamId stream;
-    bool kernel;
+    bool work;  // a kernel or a copy (not a marker)
     std::vector<Seq> after;
     Cycle called_at;
     bool started = false;
   };
-  Seq add(StreamId stream, bool blocking, bool kernel, Cycle called_at, std::optional<Seq> also_after);
+  Seq add(StreamId stream, bool blocking, bool work, Cycle called_at, std::optional<Seq> also_after);
   bool deps_ended(const Item& i) const;
 
   std::map<Seq, Item> items_;              // queued or running
