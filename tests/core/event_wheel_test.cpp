@@ -62,6 +62,29 @@ TEST(EventWheel, ASlotServesOnlyItsOwnCycle) {
   EXPECT_EQ(w.earliest(), 11u);
 }
 
+// The engine's visit: due members are detached one by one (their bits stay
+// while the slot is walked) and re-placed later; clearing the slot at the end
+// leaves only their new places.
+TEST(EventWheel, DetachedMembersLeaveWithTheirSlot) {
+  EventWheel w;
+  w.resize(3);
+  w.place(0, 0);
+  w.place(1, 0);
+  w.place(2, 5);
+  w.detach(0);
+  w.place(0, 1);
+  w.detach(1);
+  w.place(1, 0 + EventWheel::kSlots);  // the same slot, one turn later: waits aside
+  EXPECT_EQ(due_now(w), (std::vector<uint32_t>{0, 1}));  // stale bits until the slot is cleared
+  w.clear_due_now();
+  EXPECT_TRUE(due_now(w).empty());
+  EXPECT_EQ(w.earliest(), 1u);
+  w.remove(0);  // slot 1 now empty: earliest() skips it
+  EXPECT_EQ(w.earliest(), 5u);
+  w.remove(2);
+  EXPECT_EQ(w.earliest(), EventWheel::kSlots);
+}
+
 TEST(EventWheel, MovingTheWindowBackwardsIsAnError) {
   EventWheel w;
   w.resize(1);

@@ -45,23 +45,28 @@ void DramBankViews::retime(const DramTimingTracker& tracker) {
   for (size_t i = 0; i < size_; ++i) ready_[i] = ready_of(col_[i].bank, cmds_[i], col_[i].has_hit, tracker);
 }
 
-void DramBankViews::update(Cycle now, bool row_bus_taken) {
+void DramBankViews::update(Cycle now, bool row_bus_taken, const DramTimingTracker* retime_from) {
   bool any_row = false, any_col = false;
+  uint32_t issuable = 0;
   for (size_t i = 0; i < size_; ++i) {
     DramBankView& v = col_[i];
+    if (retime_from) ready_[i] = ready_of(v.bank, cmds_[i], v.has_hit, *retime_from);
     bool ready = ready_[i].oldest <= now;
     v.hit_issuable = ready_[i].hit <= now;  // never without a hit (~0)
+    bool row_ready = false;
     if (dual_) {
-      bool row_ready = ready && !v.oldest_is_hit && !row_bus_taken;
+      row_ready = ready && !v.oldest_is_hit && !row_bus_taken;
       row_[i].oldest_issuable = row_ready;
       any_row |= row_ready;
       ready = ready && v.oldest_is_hit;
     }
     v.oldest_issuable = ready;
     any_col |= ready || v.hit_issuable;
+    issuable += ready || v.hit_issuable || row_ready;
   }
   any_row_ = any_row;
   any_col_ = any_col;
+  issuable_ = issuable;
 }
 
 Cycle DramBankViews::earliest_ready() const {

@@ -38,9 +38,12 @@ class DramBankViews {
   void hide(uint32_t bank);
   // Reads every entry's ready cycles again (after a command issued).
   void retime(const DramTimingTracker& tracker);
-  // Sets every issuable flag for cycle `now` from the ready cycles; a taken
-  // row bus leaves no row command issuable.
-  void update(Cycle now, bool row_bus_taken);
+  // Sets every issuable flag for cycle `now` from the ready cycles (read
+  // again first, in the same pass, with `retime_from`); a taken row bus
+  // leaves no row command issuable.
+  void update(Cycle now, bool row_bus_taken, const DramTimingTracker* retime_from = nullptr);
+  // Entries with a command issuable at the last update().
+  uint32_t issuable() const { return issuable_; }
   // The first cycle at which some shown bank's oldest request or row hit
   // meets its timing constraints (~0 when none is shown).
   Cycle earliest_ready() const;
@@ -68,6 +71,7 @@ class DramBankViews {
   size_t size_ = 0;
   uint32_t hits_ = 0;  // shown banks with a row hit
   bool any_row_ = false, any_col_ = false;
+  uint32_t issuable_ = 0;
   std::vector<uint32_t> pos_;  // by bank: its entry, or kHidden
   std::vector<DramBankView> col_, row_;
   std::vector<Cmds> cmds_;    // by entry, beside the views

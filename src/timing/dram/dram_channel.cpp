@@ -131,20 +131,22 @@ void DramChannel::tick() {
     return;
   }
   if (queued_ == 0) return;
-  bool issued = row_bus_taken;
+  uint32_t issued = row_bus_taken ? 1 : 0;
   if (dual_bus_) {
-    issued = issue_dual(row_bus_taken) || issued;
+    issued += issue_dual(row_bus_taken);
   } else {
     build_views(false);
     DramChoice c = views_.any_col_issuable() ? scheduler_->pick(views_.col()) : DramChoice{};
     if (c.bank >= 0 && !row_bus_taken) {
       issue(static_cast<uint32_t>(c.bank), c.hit);
-      issued = true;
+      issued = 1;
     }
   }
   if (issued) {
     next_issue_ = now + 1;
-    if (queued_ > 0) skip_idle_cycle(now);
+    // Worth a look only if no bank was left ready: one that was would most
+    // likely still be next cycle.
+    if (queued_ > 0 && views_.issuable() <= issued) skip_idle_cycle(now);
     return;
   }
   ref_blocked_ = now < ref_until_;
@@ -193,7 +195,7 @@ void DramChannel::skip_idle_cycle(Cycle now) {
 // issue in the same cycle. The row pick goes first; its bank is then left out
 // of the column pick, which it cannot otherwise affect (no timing row links a
 // row command in one bank to a column command in another).
-bool DramChannel::issue_dual(bool row_bus_taken) {
+uint32_t DramChannel::issue_dual(bool row_bus_taken) {
   build_views(row_bus_taken);
   // A scheduler only picks a bank whose command can issue: without one, skip it.
   DramChoice row = views_.any_row_issuable() ? scheduler_->pick(views_.row()) : DramChoice{};
@@ -203,7 +205,7 @@ bool DramChannel::issue_dual(bool row_bus_taken) {
   }
   DramChoice col = views_.any_col_issuable() ? scheduler_->pick(views_.col()) : DramChoice{};
   if (col.bank >= 0) issue(static_cast<uint32_t>(col.bank), col.hit);
-  return row.bank >= 0 || col.bank >= 0;
+  return (row.bank >= 0 ? 1u : 0u) + (col.bank >= 0 ? 1u : 0u);
 }
 
 // Once a refresh is due it owns the command bus: close open banks one PRE per
@@ -393,8 +395,9 @@ void DramChannel::refresh_views() {
 }
 
 void DramChannel::build_views(bool row_bus_taken) {
-  refresh_views();
-  views_.update(clk_.now(), row_bus_taken);
+  dirty_.take_each([&](uint32_t b) { refresh(b); });
+  views_.update(clk_.now(), row_bus_taken, retime_ ? &tracker_ : nullptr);
+  retime_ = false;
   no_hit_ = !views_.any_hit();
 }
 

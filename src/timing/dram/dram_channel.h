@@ -97,7 +97,7 @@ class DramChannel : public Clocked {
   void build_views(bool row_bus_taken);
   Cycle first_issue() const;
   void skip_idle_cycle(Cycle now);
-  bool issue_dual(bool row_bus_taken);
+  uint32_t issue_dual(bool row_bus_taken);  // commands issued
   void account(Cycle now);
   void count_span(Cycle now);
   void issue(uint32_t bank, bool hit);

@@ -138,6 +138,7 @@ void Engine::visit(Domain& d, Tick at) {
       visit_member(d, static_cast<uint32_t>(w * 64 + b), c, at);
     }
   }
+  d.wheel.clear_due_now();  // every member due now was visited
 }
 
 // A member that ticked is asked right away, while its state is still in the
@@ -154,8 +155,9 @@ void Engine::visit_member(Domain& d, uint32_t k, Cycle c, Tick at) {
     if (e == Clocked::kAskAgain || (untracked && e > at)) e = ask(d, k);
     d.wheel.place(k, due_cycle(d, e, c));
   }
-  if (gating_ && d.wheel.due(k) > c) return;
-  d.wheel.remove(k);
+  if (d.wheel.due(k) == c) d.wheel.detach(k);
+  else if (gating_) return;  // not due
+  else d.wheel.remove(k);
   d.members[k]->tick();
   Tick e = ask(d, k);
   if (e <= at) e = d.events[k] = d.clock->tick_of(c + 1);

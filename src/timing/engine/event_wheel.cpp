@@ -59,22 +59,26 @@ void EventWheel::remove(uint32_t k) {
   due_[k] = kNone;
   uint64_t& far = far_[k / 64];
   if (far & bit_of(k)) far &= ~bit_of(k);  // far_low_ stays a lower bound
-  else clear_slot_bit(slot_of(c), k);
+  else slots_[slot_of(c) * words() + k / 64] &= ~bit_of(k);  // occupied_ is checked in earliest()
 }
 
-void EventWheel::clear_slot_bit(size_t slot, uint32_t k) {
-  uint64_t* words = &slots_[slot * this->words()];
-  words[k / 64] &= ~bit_of(k);
-  for (size_t w = 0; w < this->words(); ++w)
-    if (words[w]) return;
-  occupied_ &= ~(uint64_t{1} << slot);
+void EventWheel::clear_due_now() {
+  size_t s = slot_of(base_);
+  std::fill_n(slots_.begin() + static_cast<ptrdiff_t>(s * words()), words(), 0);
+  occupied_ &= ~(uint64_t{1} << s);
 }
 
 // Every wheel member is due before every far member (advance keeps far
 // members at or after base + kSlots), so the wheel's first occupied slot
 // from base on is the earliest when there is one.
 Cycle EventWheel::earliest() {
-  if (occupied_) return base_ + std::countr_zero(std::rotr(occupied_, static_cast<int>(slot_of(base_))));
+  while (occupied_) {
+    Cycle c = base_ + std::countr_zero(std::rotr(occupied_, static_cast<int>(slot_of(base_))));
+    const uint64_t* words = &slots_[slot_of(c) * this->words()];
+    for (size_t w = 0; w < this->words(); ++w)
+      if (words[w]) return c;
+    occupied_ &= ~(uint64_t{1} << slot_of(c));  // emptied by remove()
+  }
   far_low_ = far_min();
   return far_low_;
 }

@@ -39,6 +39,11 @@ class EventWheel {
     insert(k, c);
   }
   void remove(uint32_t k);
+  // For a member due at base, while its slot is being visited: it is no
+  // longer due there, but its bit stays until clear_due_now() drops the
+  // whole slot at the end of the visit (cheaper than clearing bit by bit).
+  void detach(uint32_t k) { due_[k] = kNone; }
+  void clear_due_now();
   Cycle due(uint32_t k) const { return due_[k]; }
   // The earliest cycle at which some member is due, kNone if none is.
   Cycle earliest();
@@ -48,14 +53,13 @@ class EventWheel {
  private:
   static size_t slot_of(Cycle c) { return static_cast<size_t>(c % kSlots); }
   void insert(uint32_t k, Cycle c);
-  void clear_slot_bit(size_t slot, uint32_t k);
   Cycle far_min() const;
 
   Cycle base_ = 0;
   std::vector<Cycle> due_;        // by member; kNone: not placed
   std::vector<uint64_t> slots_;   // kSlots x words() bitmaps
   std::vector<uint64_t> far_;     // members due at or after base + kSlots
-  uint64_t occupied_ = 0;         // bit s: slot s has a member
+  uint64_t occupied_ = 0;         // bit s: slot s may have a member (cleared lazily by earliest())
   Cycle far_low_ = kNone;         // no far member is due before this
 };
 
