@@ -128,14 +128,14 @@ void Engine::visit(Domain& d, Tick at) {
   size_t n = d.members.size();
   for (size_t w = 0; w < d.changed.size(); ++w) {
     uint64_t valid = n - w * 64 >= 64 ? ~uint64_t{0} : (uint64_t{1} << (n - w * 64)) - 1;
-    uint64_t ahead = ~uint64_t{0};  // bits of this word not visited yet
-    for (;;) {
-      uint64_t m = (gating_ ? d.wheel.due_now(w) : valid) | d.changed[w] | d.untracked[w];
-      m &= ahead;
-      if (!m) break;
-      int b = std::countr_zero(m);
-      ahead = b == 63 ? 0 : ~uint64_t{0} << (b + 1);
+    // Members due now only join through a change (placed at their turn), so
+    // after each member only the changed bits need reading again.
+    uint64_t pending = (gating_ ? d.wheel.due_now(w) : valid) | d.changed[w] | d.untracked[w];
+    while (pending) {
+      int b = std::countr_zero(pending);
       visit_member(d, static_cast<uint32_t>(w * 64 + b), c, at);
+      uint64_t ahead = b == 63 ? 0 : ~uint64_t{0} << (b + 1);
+      pending = (pending | d.changed[w]) & ahead;
     }
   }
   d.wheel.clear_due_now();  // every member due now was visited
@@ -162,7 +162,7 @@ void Engine::visit_member(Domain& d, uint32_t k, Cycle c, Tick at) {
   Tick e = ask(d, k);
   if (e <= at) e = d.events[k] = d.clock->tick_of(c + 1);
   changed &= ~bit;  // the member's own tick may have woken it: the answer above covers that
-  d.wheel.place(k, due_cycle(d, e, c + 1));
+  d.wheel.insert(k, due_cycle(d, e, c + 1));  // not placed since detach/remove
 }
 
 }  // namespace ws::timing

@@ -5,11 +5,6 @@
 #include "common/error.h"
 
 namespace ws::timing {
-namespace {
-
-uint64_t bit_of(uint32_t k) { return uint64_t{1} << (k % 64); }
-
-}  // namespace
 
 // Keeps the window's start; every member ends up not placed.
 void EventWheel::resize(size_t members) {
@@ -38,28 +33,13 @@ void EventWheel::advance(Cycle base) {
   far_low_ = far_min();
 }
 
-void EventWheel::insert(uint32_t k, Cycle c) {
-  due_[k] = c;
-  if (c == kNone) return;
-  if (c < base_) [[unlikely]]
-    throw Error("internal error: a component was scheduled before its domain's current cycle");
-  if (c - base_ < kSlots) {
-    size_t s = slot_of(c);
-    slots_[s * words() + k / 64] |= bit_of(k);
-    occupied_ |= uint64_t{1} << s;
-  } else {
-    far_[k / 64] |= bit_of(k);
-    far_low_ = std::min(far_low_, c);
-  }
+void EventWheel::insert_far(uint32_t k, Cycle c) {
+  far_[k / 64] |= bit_of(k);
+  far_low_ = std::min(far_low_, c);
 }
 
-void EventWheel::remove(uint32_t k) {
-  Cycle c = due_[k];
-  if (c == kNone) return;
-  due_[k] = kNone;
-  uint64_t& far = far_[k / 64];
-  if (far & bit_of(k)) far &= ~bit_of(k);  // far_low_ stays a lower bound
-  else slots_[slot_of(c) * words() + k / 64] &= ~bit_of(k);  // occupied_ is checked in earliest()
+void EventWheel::scheduled_in_the_past() {
+  throw Error("internal error: a component was scheduled before its domain's current cycle");
 }
 
 void EventWheel::clear_due_now() {

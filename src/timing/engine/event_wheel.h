@@ -38,7 +38,28 @@ class EventWheel {
     remove(k);
     insert(k, c);
   }
-  void remove(uint32_t k);
+  // Member k, not placed now, is due at cycle c (>= base; kNone: never).
+  void insert(uint32_t k, Cycle c) {
+    due_[k] = c;
+    if (c == kNone) return;
+    if (c < base_) [[unlikely]]
+      scheduled_in_the_past();
+    if (c - base_ < kSlots) {
+      size_t s = slot_of(c);
+      slots_[s * words() + k / 64] |= bit_of(k);
+      occupied_ |= uint64_t{1} << s;
+    } else {
+      insert_far(k, c);
+    }
+  }
+  void remove(uint32_t k) {
+    Cycle c = due_[k];
+    if (c == kNone) return;
+    due_[k] = kNone;
+    uint64_t& far = far_[k / 64];
+    if (far & bit_of(k)) far &= ~bit_of(k);  // far_low_ stays a lower bound
+    else slots_[slot_of(c) * words() + k / 64] &= ~bit_of(k);  // occupied_ is checked in earliest()
+  }
   // For a member due at base, while its slot is being visited: it is no
   // longer due there, but its bit stays until clear_due_now() drops the
   // whole slot at the end of the visit (cheaper than clearing bit by bit).
@@ -52,7 +73,9 @@ class EventWheel {
 
  private:
   static size_t slot_of(Cycle c) { return static_cast<size_t>(c % kSlots); }
-  void insert(uint32_t k, Cycle c);
+  static uint64_t bit_of(uint32_t k) { return uint64_t{1} << (k % 64); }
+  void insert_far(uint32_t k, Cycle c);
+  [[noreturn]] static void scheduled_in_the_past();
   Cycle far_min() const;
 
   Cycle base_ = 0;
