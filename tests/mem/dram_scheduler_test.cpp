@@ -112,13 +112,13 @@ TEST(DramBankViews, ShowHideKeepsOneEntryPerBank) {
   DramTimingTracker t = small_tracker();
   DramBankViews views(4, true);
   using S = DramBankViews::Summary;
-  views.show(0, S{1, 0, DramCmd::Act, DramCmd::Act, false}, t);
-  views.show(2, S{2, 3, DramCmd::Pre, DramCmd::Rd, true}, t);
-  views.show(3, S{4, 0, DramCmd::Act, DramCmd::Act, false}, t);
+  views.show(0, S{1, 0, DramCmd::Act, DramCmd::Act, false}, &t);
+  views.show(2, S{2, 3, DramCmd::Pre, DramCmd::Rd, true}, &t);
+  views.show(3, S{4, 0, DramCmd::Act, DramCmd::Act, false}, &t);
   EXPECT_TRUE(views.any_hit());
   views.hide(0);  // the last entry (bank 3) moves into its place
   views.hide(1);  // not shown: nothing happens
-  views.show(3, S{9, 9, DramCmd::Rd, DramCmd::Rd, true}, t);
+  views.show(3, S{9, 9, DramCmd::Rd, DramCmd::Rd, true}, &t);
   EXPECT_EQ(banks_of(views.col()), (std::vector<uint16_t>{2, 3}));
   EXPECT_EQ(banks_of(views.row()), (std::vector<uint16_t>{2, 3}));
   for (const auto& v : views.col()) {
@@ -138,8 +138,8 @@ TEST(DramBankViews, UpdateSplitsRowAndColumnCommands) {
   t.issued(DramCmd::Rd, 0, 14);   // channel: RD from cycle 16
   DramBankViews views(4, true);
   using S = DramBankViews::Summary;
-  views.show(0, S{1, 0, DramCmd::Act, DramCmd::Act, false}, t);  // needs an ACT: no row constraint
-  views.show(1, S{2, 2, DramCmd::Rd, DramCmd::Rd, true}, t);     // oldest is a row hit
+  views.show(0, S{1, 0, DramCmd::Act, DramCmd::Act, false}, &t);  // needs an ACT: no row constraint
+  views.show(1, S{2, 2, DramCmd::Rd, DramCmd::Rd, true}, &t);     // oldest is a row hit
   auto find = [](std::span<const DramBankView> v, uint16_t bank) {
     return *std::find_if(v.begin(), v.end(), [&](const DramBankView& x) { return x.bank == bank; });
   };
@@ -163,7 +163,7 @@ TEST(DramBankViews, UpdateSplitsRowAndColumnCommands) {
 TEST(DramBankViews, SingleBusViewsKeepEveryCommand) {
   DramTimingTracker t = small_tracker();
   DramBankViews views(4, false);
-  views.show(2, DramBankViews::Summary{1, 0, DramCmd::Pre, DramCmd::Act, false}, t);
+  views.show(2, DramBankViews::Summary{1, 0, DramCmd::Pre, DramCmd::Act, false}, &t);
   views.update(0, false);
   ASSERT_EQ(views.col().size(), 1u);
   EXPECT_TRUE(views.col()[0].oldest_issuable);
@@ -179,8 +179,8 @@ TEST(DramBankViews, ReadyCyclesFollowTheTrackerOnRetime) {
   EXPECT_EQ(views.earliest_ready(), ~Cycle{0});
   using S = DramBankViews::Summary;
   t.issued(DramCmd::Act, 1, 10);  // bank 1: RD from cycle 15
-  views.show(1, S{2, 2, DramCmd::Rd, DramCmd::Rd, true}, t);
-  views.show(3, S{3, 0, DramCmd::Rd, DramCmd::Act, false}, t);  // RD with no constraint yet: cycle 0
+  views.show(1, S{2, 2, DramCmd::Rd, DramCmd::Rd, true}, &t);
+  views.show(3, S{3, 0, DramCmd::Rd, DramCmd::Act, false}, &t);  // RD with no constraint yet: cycle 0
   EXPECT_EQ(views.earliest_ready(), 0u);
   t.issued(DramCmd::Rd, 3, 20);  // channel: RD from cycle 22
   EXPECT_EQ(views.earliest_ready(), 0u);  // not seen before retime

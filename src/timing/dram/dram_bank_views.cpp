@@ -12,7 +12,7 @@ bool is_column(DramCmd c) { return c == DramCmd::Rd || c == DramCmd::Wr; }
 DramBankViews::DramBankViews(uint32_t banks, bool dual_bus)
     : dual_(dual_bus), pos_(banks, kHidden), col_(banks), row_(dual_bus ? banks : 0), cmds_(banks), ready_(banks) {}
 
-void DramBankViews::show(uint32_t bank, const Summary& s, const DramTimingTracker& tracker) {
+void DramBankViews::show(uint32_t bank, const Summary& s, const DramTimingTracker* tracker) {
   uint32_t& pos = pos_[bank];
   if (pos == kHidden) pos = static_cast<uint32_t>(size_++);
   else hits_ -= col_[pos].has_hit;
@@ -23,7 +23,7 @@ void DramBankViews::show(uint32_t bank, const Summary& s, const DramTimingTracke
   col_[pos] = v;
   if (dual_) row_[pos] = v;
   cmds_[pos] = Cmds{s.oldest_cmd, s.hit_cmd};
-  ready_[pos] = ready_of(bank, cmds_[pos], s.has_hit, tracker);
+  if (tracker) ready_[pos] = ready_of(bank, cmds_[pos], s.has_hit, *tracker);
 }
 
 void DramBankViews::hide(uint32_t bank) {

@@ -34,7 +34,8 @@ class DramBankViews {
 
   DramBankViews(uint32_t banks, bool dual_bus);
 
-  void show(uint32_t bank, const Summary& s, const DramTimingTracker& tracker);
+  // `tracker` null: the caller retimes every entry before the next use.
+  void show(uint32_t bank, const Summary& s, const DramTimingTracker* tracker);
   void hide(uint32_t bank);
   // Reads every entry's ready cycles again (after a command issued).
   void retime(const DramTimingTracker& tracker);

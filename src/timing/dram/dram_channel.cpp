@@ -381,7 +381,7 @@ void DramChannel::refresh(uint32_t b) {
   }
   bank.sum.has_hit = bank.hit >= 0;
   // A bank held for its refresh shows nothing.
-  if (bank.oldest >= 0 && static_cast<int32_t>(b) != ref_bank_) views_.show(b, bank.sum, tracker_);
+  if (bank.oldest >= 0 && static_cast<int32_t>(b) != ref_bank_) views_.show(b, bank.sum, retime_ ? nullptr : &tracker_);
   else views_.hide(b);
 }
 
