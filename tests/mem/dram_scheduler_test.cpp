@@ -109,15 +109,16 @@ std::vector<uint16_t> banks_of(std::span<const DramBankView> v) {
 }
 
 TEST(DramBankViews, ShowHideKeepsOneEntryPerBank) {
+  DramTimingTracker t = small_tracker();
   DramBankViews views(4, true);
   using S = DramBankViews::Summary;
-  views.show(0, S{1, 0, DramCmd::Act, DramCmd::Act, false});
-  views.show(2, S{2, 3, DramCmd::Pre, DramCmd::Rd, true});
-  views.show(3, S{4, 0, DramCmd::Act, DramCmd::Act, false});
+  views.show(0, S{1, 0, DramCmd::Act, DramCmd::Act, false}, &t);
+  views.show(2, S{2, 3, DramCmd::Pre, DramCmd::Rd, true}, &t);
+  views.show(3, S{4, 0, DramCmd::Act, DramCmd::Act, false}, &t);
   EXPECT_TRUE(views.any_hit());
   views.hide(0);  // the last entry (bank 3) moves into its place
   views.hide(1);  // not shown: nothing happens
-  views.show(3, S{9, 9, DramCmd::Rd, DramCmd::Rd, true});
+  views.show(3, S{9, 9, DramCmd::Rd, DramCmd::Rd, true}, &t);
   EXPECT_EQ(banks_of(views.col()), (std::vector<uint16_t>{2, 3}));
   EXPECT_EQ(banks_of(views.row()), (std::vector<uint16_t>{2, 3}));
   for (const auto& v : views.col()) {
@@ -137,18 +138,18 @@ TEST(DramBankViews, UpdateSplitsRowAndColumnCommands) {
   t.issued(DramCmd::Rd, 0, 14);   // channel: RD from cycle 16
   DramBankViews views(4, true);
   using S = DramBankViews::Summary;
-  views.show(0, S{1, 0, DramCmd::Act, DramCmd::Act, false});  // needs an ACT: no row constraint
-  views.show(1, S{2, 2, DramCmd::Rd, DramCmd::Rd, true});     // oldest is a row hit
+  views.show(0, S{1, 0, DramCmd::Act, DramCmd::Act, false}, &t);  // needs an ACT: no row constraint
+  views.show(1, S{2, 2, DramCmd::Rd, DramCmd::Rd, true}, &t);     // oldest is a row hit
   auto find = [](std::span<const DramBankView> v, uint16_t bank) {
     return *std::find_if(v.begin(), v.end(), [&](const DramBankView& x) { return x.bank == bank; });
   };
-  views.update(t, 15, false);
+  views.update(15, false);
   EXPECT_TRUE(find(views.row(), 0).oldest_issuable);  // ACT on the row bus
   EXPECT_FALSE(find(views.col(), 0).oldest_issuable);
   EXPECT_FALSE(find(views.col(), 1).hit_issuable);  // the channel's RD -> RD gap runs to 16
   EXPECT_TRUE(views.any_row_issuable());
   EXPECT_FALSE(views.any_col_issuable());
-  views.update(t, 16, true);  // the row bus is taken this cycle
+  views.update(16, true);  // the row bus is taken this cycle
   EXPECT_FALSE(find(views.row(), 0).oldest_issuable);
   EXPECT_FALSE(find(views.row(), 1).oldest_issuable);  // a column command never shows on the row list
   EXPECT_TRUE(find(views.col(), 1).oldest_issuable);
@@ -162,11 +163,36 @@ TEST(DramBankViews, UpdateSplitsRowAndColumnCommands) {
 TEST(DramBankViews, SingleBusViewsKeepEveryCommand) {
   DramTimingTracker t = small_tracker();
   DramBankViews views(4, false);
-  views.show(2, DramBankViews::Summary{1, 0, DramCmd::Pre, DramCmd::Act, false});
-  views.update(t, 0, false);
+  views.show(2, DramBankViews::Summary{1, 0, DramCmd::Pre, DramCmd::Act, false}, &t);
+  views.update(0, false);
   ASSERT_EQ(views.col().size(), 1u);
   EXPECT_TRUE(views.col()[0].oldest_issuable);
   EXPECT_TRUE(views.any_col_issuable());
+}
+
+// The ready cycles are read when a bank is shown and again only on retime():
+// the channel retimes after every command it issues, since only commands
+// move them. The earliest of them is when the channel can next issue.
+TEST(DramBankViews, ReadyCyclesFollowTheTrackerOnRetime) {
+  DramTimingTracker t = small_tracker();
+  DramBankViews views(4, true);
+  EXPECT_EQ(views.earliest_ready(), ~Cycle{0});
+  using S = DramBankViews::Summary;
+  t.issued(DramCmd::Act, 1, 10);  // bank 1: RD from cycle 15
+  views.show(1, S{2, 2, DramCmd::Rd, DramCmd::Rd, true}, &t);
+  views.show(3, S{3, 0, DramCmd::Rd, DramCmd::Act, false}, &t);  // RD with no constraint yet: cycle 0
+  EXPECT_EQ(views.earliest_ready(), 0u);
+  t.issued(DramCmd::Rd, 3, 20);  // channel: RD from cycle 22
+  EXPECT_EQ(views.earliest_ready(), 0u);  // not seen before retime
+  views.retime(t);
+  EXPECT_EQ(views.earliest_ready(), 22u);
+  views.update(21, false);
+  EXPECT_FALSE(views.any_col_issuable());
+  views.update(22, false);
+  EXPECT_TRUE(views.any_col_issuable());
+  views.hide(3);
+  views.hide(1);
+  EXPECT_EQ(views.earliest_ready(), ~Cycle{0});
 }
 
 }  // namespace

@@ -1,8 +1,13 @@
 // The scheduler's views of the banks with an eligible request, kept from
 // cycle to cycle: a bank's entry is rewritten only when its summary changes
-// (a few banks a cycle), and each cycle only the issuable flags are
-// recomputed. Entries are unordered (a hidden bank's place goes to the last
-// entry), which no pick can see: arrival numbers are unique.
+// (a few banks a cycle). Beside each entry sits the cycle from which each of
+// its two commands meets every timing constraint, read from the timing
+// tracker when the entry is shown and again (retime) only after a command
+// has issued, since only commands move those bounds. The issuable flags for
+// a cycle are then comparisons with those cycles, and the earliest of them is
+// when the channel next has something to issue. Entries are unordered (a
+// hidden bank's place goes to the last entry), which no pick can see:
+// arrival numbers are unique.
 //
 // With a dual command bus there are two lists over the same entries: the row
 // pick's, where only a next ACT/PRE is issuable, and the column pick's, where
@@ -29,11 +34,20 @@ class DramBankViews {
 
   DramBankViews(uint32_t banks, bool dual_bus);
 
-  void show(uint32_t bank, const Summary& s);
+  // `tracker` null: the caller retimes every entry before the next use.
+  void show(uint32_t bank, const Summary& s, const DramTimingTracker* tracker);
   void hide(uint32_t bank);
-  // Recomputes every issuable flag for cycle `now`; a taken row bus leaves no
-  // row command issuable.
-  void update(const DramTimingTracker& tracker, Cycle now, bool row_bus_taken);
+  // Reads every entry's ready cycles again (after a command issued).
+  void retime(const DramTimingTracker& tracker);
+  // Sets every issuable flag for cycle `now` from the ready cycles (read
+  // again first, in the same pass, with `retime_from`); a taken row bus
+  // leaves no row command issuable.
+  void update(Cycle now, bool row_bus_taken, const DramTimingTracker* retime_from = nullptr);
+  // Entries with a command issuable at the last update().
+  uint32_t issuable() const { return issuable_; }
+  // The first cycle at which some shown bank's oldest request or row hit
+  // meets its timing constraints (~0 when none is shown).
+  Cycle earliest_ready() const;
   // The row pick chose `bank`: nothing more issues there this cycle.
   void block(uint32_t bank);
 
@@ -48,13 +62,21 @@ class DramBankViews {
   struct Cmds {
     DramCmd oldest, hit;
   };
+  struct Ready {
+    Cycle oldest, hit;  // hit: ~0 without a row hit
+  };
+  Ready ready_of(uint32_t bank, const Cmds& c, bool has_hit, const DramTimingTracker& tracker) const {
+    return {tracker.earliest(c.oldest, bank), has_hit ? tracker.earliest(c.hit, bank) : ~Cycle{0}};
+  }
   bool dual_;
   size_t size_ = 0;
   uint32_t hits_ = 0;  // shown banks with a row hit
   bool any_row_ = false, any_col_ = false;
+  uint32_t issuable_ = 0;
   std::vector<uint32_t> pos_;  // by bank: its entry, or kHidden
   std::vector<DramBankView> col_, row_;
-  std::vector<Cmds> cmds_;  // by entry, beside the views
+  std::vector<Cmds> cmds_;    // by entry, beside the views
+  std::vector<Ready> ready_;  // by entry
 };
 
 }  // namespace ws::timing

@@ -99,7 +99,11 @@ DramLocation DramChannel::locate(const MemRequest& r) const {
 // Stats over the cycles since the last tick: the queues only change when the
 // channel ticks, and between ticks no command issues.
 void DramChannel::account(Cycle now) {
-  if (now <= accounted_) return;
+  if (now > accounted_) count_span(now);
+  col_issued_ = ref_blocked_ = no_hit_ = false;
+}
+
+void DramChannel::count_span(Cycle now) {
   Cycle span = now - accounted_;
   uint32_t writes = queued_writes_;
   read_queue_cycles_.inc((queued_ - writes) * span);
@@ -111,7 +115,6 @@ void DramChannel::account(Cycle now) {
     else if (no_hit_) row_stall_cycles_.inc(idle);
   }
   accounted_ = now;
-  col_issued_ = ref_blocked_ = no_hit_ = false;
 }
 
 void DramChannel::tick() {
@@ -128,38 +131,71 @@ void DramChannel::tick() {
     return;
   }
   if (queued_ == 0) return;
-  bool issued = row_bus_taken;
+  uint32_t issued = row_bus_taken ? 1 : 0;
   if (dual_bus_) {
-    issued = issue_dual(row_bus_taken) || issued;
+    issued += issue_dual(row_bus_taken);
   } else {
     build_views(false);
     DramChoice c = views_.any_col_issuable() ? scheduler_->pick(views_.col()) : DramChoice{};
     if (c.bank >= 0 && !row_bus_taken) {
       issue(static_cast<uint32_t>(c.bank), c.hit);
-      issued = true;
+      issued = 1;
     }
   }
   if (issued) {
     next_issue_ = now + 1;
+    // Worth a look only if no bank was left ready: one that was would most
+    // likely still be next cycle.
+    if (queued_ > 0 && views_.issuable() <= issued) skip_idle_cycle(now);
     return;
   }
   ref_blocked_ = now < ref_until_;
   // Nothing can issue: sleep until the first command's timing constraint
   // expires (arrivals and issues are the only other changes, and both tick).
+  next_issue_ = std::max(first_issue(), now + 1);
+}
+
+// No queued request's next command can issue before this cycle (a lower
+// bound: the scheduler may still pass over it), nor the next per-bank
+// refresh step. Needs the views up to date (build_views).
+Cycle DramChannel::first_issue() const {
   Cycle first = timing_.per_bank_refresh && timing_.tREFI > 0 ? std::max(ref_wake_, next_ref_) : ~Cycle{0};
-  for (uint32_t b = 0; b < banks_.size(); ++b) {
+  first = std::min(first, views_.earliest_ready());
+  if (ref_bank_ >= 0) {  // the bank held for its refresh is not in the views
+    auto b = static_cast<uint32_t>(ref_bank_);
     const Bank& bank = banks_[b];
     if (bank.oldest >= 0) first = std::min(first, tracker_.earliest(bank.sum.oldest_cmd, b));
     if (bank.hit >= 0) first = std::min(first, tracker_.earliest(bank.sum.hit_cmd, b));
   }
-  next_issue_ = std::max(first, now + 1);
+  return first;
+}
+
+// After a tick that issued, the next cycle's tick would often issue nothing
+// (every command still waits for its timing): if that tick would do nothing
+// else either (no refresh step, no arrival, no change of the write-drain
+// mode), its bookkeeping is done now and the channel sleeps until a command
+// can issue. What the skipped tick would have seen is what this one leaves,
+// so the counters and the command log are those of ticking every cycle. If
+// a request does arrive meanwhile, the channel is woken and ticks as usual.
+void DramChannel::skip_idle_cycle(Cycle now) {
+  Cycle next = now + 1;
+  if (timing_.tREFI > 0 && next_ref_ <= next) return;
+  if (from_l2_.ready(clk_.tick_of(next)) && has_room(from_l2_.front())) return;
+  if (drain_mode() != std::pair{draining_, reads_waiting_}) return;
+  refresh_views();
+  Cycle first = first_issue();
+  if (first <= next) return;
+  account(next);  // cycle `now`, as the skipped tick would count it
+  no_hit_ = !views_.any_hit();
+  ref_blocked_ = next < ref_until_;
+  next_issue_ = first;
 }
 
 // Dual command bus: a row command (ACT/PRE) and a column command (RD/WR) may
 // issue in the same cycle. The row pick goes first; its bank is then left out
 // of the column pick, which it cannot otherwise affect (no timing row links a
 // row command in one bank to a column command in another).
-bool DramChannel::issue_dual(bool row_bus_taken) {
+uint32_t DramChannel::issue_dual(bool row_bus_taken) {
   build_views(row_bus_taken);
   // A scheduler only picks a bank whose command can issue: without one, skip it.
   DramChoice row = views_.any_row_issuable() ? scheduler_->pick(views_.row()) : DramChoice{};
@@ -169,7 +205,7 @@ bool DramChannel::issue_dual(bool row_bus_taken) {
   }
   DramChoice col = views_.any_col_issuable() ? scheduler_->pick(views_.col()) : DramChoice{};
   if (col.bank >= 0) issue(static_cast<uint32_t>(col.bank), col.hit);
-  return row.bank >= 0 || col.bank >= 0;
+  return (row.bank >= 0 ? 1u : 0u) + (col.bank >= 0 ? 1u : 0u);
 }
 
 // Once a refresh is due it owns the command bus: close open banks one PRE per
@@ -259,6 +295,7 @@ uint32_t DramChannel::pick_refresh_bank() const {
 
 void DramChannel::record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at) {
   tracker_.issued(cmd, bank, at);
+  retime_ = true;
   last_cmd_ = at;
   if (record_) log_.push_back(DramCommandRecord{at, cmd, bank, row});
 }
@@ -308,11 +345,15 @@ void DramChannel::deliver_replies() {
 // Writes wait until enough pile up, then drain in a batch, to amortize the
 // read/write bus turnarounds. A change of which requests are eligible
 // invalidates every bank's summary.
-void DramChannel::update_drain_mode() {
+std::pair<bool, bool> DramChannel::drain_mode() const {
   bool draining = draining_;
   if (!draining && queued_writes_ >= write_high_) draining = true;
   if (draining && queued_writes_ <= write_low_) draining = false;
-  bool reads_waiting = queued_writes_ < queued_;
+  return {draining, queued_writes_ < queued_};
+}
+
+void DramChannel::update_drain_mode() {
+  auto [draining, reads_waiting] = drain_mode();
   if (draining != draining_ || reads_waiting != reads_waiting_) dirty_.set_all();
   draining_ = draining;
   reads_waiting_ = reads_waiting;
@@ -340,13 +381,23 @@ void DramChannel::refresh(uint32_t b) {
   }
   bank.sum.has_hit = bank.hit >= 0;
   // A bank held for its refresh shows nothing.
-  if (bank.oldest >= 0 && static_cast<int32_t>(b) != ref_bank_) views_.show(b, bank.sum);
+  if (bank.oldest >= 0 && static_cast<int32_t>(b) != ref_bank_) views_.show(b, bank.sum, retime_ ? nullptr : &tracker_);
   else views_.hide(b);
+}
+
+// Summaries of the dirty banks, and the views' ready cycles once a command
+// has issued since they were read.
+void DramChannel::refresh_views() {
+  dirty_.take_each([&](uint32_t b) { refresh(b); });
+  if (!retime_) return;
+  views_.retime(tracker_);
+  retime_ = false;
 }
 
 void DramChannel::build_views(bool row_bus_taken) {
   dirty_.take_each([&](uint32_t b) { refresh(b); });
-  views_.update(tracker_, clk_.now(), row_bus_taken);
+  views_.update(clk_.now(), row_bus_taken, retime_ ? &tracker_ : nullptr);
+  retime_ = false;
   no_hit_ = !views_.any_hit();
 }
 

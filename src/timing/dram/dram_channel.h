@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "common/bit_set.h"
@@ -77,6 +78,8 @@ class DramChannel : public Clocked {
   bool has_room(const MemRequest& r) const;
   void enqueue_arrivals();
   void deliver_replies();
+  // (draining, reads waiting) as the queues now stand.
+  std::pair<bool, bool> drain_mode() const;
   void update_drain_mode();
   bool eligible(bool write) const { return draining_ ? write : (!write || !reads_waiting_); }
   // The command a request for `row` needs next at bank `b`.
@@ -89,10 +92,14 @@ class DramChannel : public Clocked {
   bool service_refresh();
   bool service_bank_refresh();
   uint32_t pick_refresh_bank() const;
+  void refresh_views();
   // Brings the scheduler's views (views_) up to date for this cycle, and no_hit_.
   void build_views(bool row_bus_taken);
-  bool issue_dual(bool row_bus_taken);
+  Cycle first_issue() const;
+  void skip_idle_cycle(Cycle now);
+  uint32_t issue_dual(bool row_bus_taken);  // commands issued
   void account(Cycle now);
+  void count_span(Cycle now);
   void issue(uint32_t bank, bool hit);
   void record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at);
 
@@ -127,6 +134,7 @@ class DramChannel : public Clocked {
   std::vector<uint32_t> free_slots_;
   std::vector<Bank> banks_;
   BitSet dirty_;  // banks whose summary needs recomputing
+  bool retime_ = false;  // a command issued since the views' ready cycles were read
   // Read data on its way back, ready CL + burst after the read command: a
   // port used as an unbounded delay line (its ring buffer beats a deque).
   Port<MemRequest> replies_{SIZE_MAX};

@@ -45,15 +45,16 @@ class Clocked {
   // Marks the engine's copy of next_event() out of date (tracked components).
   void wake() {
     *event_slot_ = kAskAgain;
-    *domain_woken_ = 1;
+    *changed_word_ |= changed_bit_;
   }
   // Narrower than wake(), for a change that can only give this component work
   // from time `t` on (a message pushed into its input port that becomes
   // visible at `t`): its cached next event moves to `t` if that is earlier,
   // and the engine need not ask it again.
   void wake_at(Tick t) {
-    if (t < *event_slot_) *event_slot_ = t;
-    *domain_woken_ = 1;
+    if (t >= *event_slot_) return;
+    *event_slot_ = t;
+    *changed_word_ |= changed_bit_;
   }
 
  protected:
@@ -72,15 +73,17 @@ class Clocked {
  private:
   friend class Engine;
   // The engine's cached next_event() of this component; kAskAgain (0) means
-  // "ask again". The engine keeps its members' slots side by side (one scan
-  // over a flat array per step) and points this at this component's own;
-  // until then it points at own_slot_.
+  // "ask again". The engine keeps its members' slots side by side and points
+  // this at this component's own; until then it points at own_slot_. A
+  // change to the slot also sets this component's bit in its domain's bitmap
+  // of changed members, so that the engine looks at those alone.
   static constexpr Tick kAskAgain = 0;
   bool tracked_ = false;
   Tick own_slot_ = kAskAgain;
   Tick* event_slot_ = &own_slot_;
-  uint8_t own_woken_ = 0;
-  uint8_t* domain_woken_ = &own_woken_;  // the engine's "some member was woken" flag of its domain
+  uint64_t own_changed_ = 0;
+  uint64_t* changed_word_ = &own_changed_;
+  uint64_t changed_bit_ = 1;
 };
 
 }  // namespace ws::timing

@@ -1,8 +1,14 @@
 #include "timing/engine/engine.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace ws::timing {
+namespace {
+
+uint64_t bit_of(uint32_t k) { return uint64_t{1} << (k % 64); }
+
+}  // namespace
 
 ClockDomain& Engine::add_domain(const std::string& name, ClockPeriod period) {
   domains_.emplace_back();
@@ -10,41 +16,68 @@ ClockDomain& Engine::add_domain(const std::string& name, ClockPeriod period) {
   return *domains_.back().clock;
 }
 
+// Members are normally added before the first step. One added later keeps
+// every member's cached event: the wheel is rebuilt from those at the next
+// step (only the newcomer, and members already due to be, are asked).
 void Engine::add(ClockDomain& domain, Clocked& component) {
-  for (Domain& d : domains_)
-    if (d.clock.get() == &domain) {
-      if (!component.tracked_) d.untracked.push_back(static_cast<uint32_t>(d.members.size()));
-      d.members.push_back(&component);
-      d.events.push_back(Clocked::kAskAgain);
-      d.tracked.push_back(component.tracked_ ? 1 : 0);
-      // The flat array may have moved: point every member at its slot again.
-      for (size_t k = 0; k < d.members.size(); ++k) d.members[k]->event_slot_ = &d.events[k];
-      component.domain_woken_ = d.woken.get();
+  for (Domain& d : domains_) {
+    if (d.clock.get() != &domain) continue;
+    auto k = static_cast<uint32_t>(d.members.size());
+    d.members.push_back(&component);
+    d.events.push_back(Clocked::kAskAgain);
+    size_t words = (d.members.size() + 63) / 64;
+    d.changed.resize(words, 0);
+    d.untracked.resize(words, 0);
+    if (!component.tracked_) d.untracked[k / 64] |= bit_of(k);
+    d.wheel.resize(d.members.size());
+    // The flat arrays may have moved: point every member at its slots again.
+    for (uint32_t j = 0; j < d.members.size(); ++j) {
+      Clocked& m = *d.members[j];
+      m.event_slot_ = &d.events[j];
+      m.changed_word_ = &d.changed[j / 64];
+      m.changed_bit_ = bit_of(j);
+      d.changed[j / 64] |= bit_of(j);
     }
+  }
 }
 
 void Engine::wake_all() {
-  for (Domain& d : domains_) std::fill(d.events.begin(), d.events.end(), Clocked::kAskAgain);
+  for (Domain& d : domains_) {
+    std::fill(d.events.begin(), d.events.end(), Clocked::kAskAgain);
+    for (uint32_t k = 0; k < d.members.size(); ++k) d.changed[k / 64] |= bit_of(k);
+  }
 }
 
-// The earliest next_event() of the domain's members. A cached event holds
-// until the member is woken (kAskAgain: asked again). One that has come
-// without the member ticking (it fell between the domain's edges) is due at
-// the domain's next edge: asking again could only say the same or later, and
-// a member ticked with nothing to do changes nothing (set_gating(false)).
-Tick Engine::earliest_event(Domain& d) {
-  for (uint32_t k : d.untracked) d.events[k] = Clocked::kAskAgain;
-  Tick earliest = kNever;
-  const Tick next_edge = d.clock->tick_of(first_free(d));
-  Tick* ev = d.events.data();
-  for (size_t k = 0, n = d.events.size(); k < n; ++k) {
-    Tick e = ev[k];
-    if (e == Clocked::kAskAgain) e = ask(d, k);
-    else if (e <= now_) e = ev[k] = next_edge;
-    earliest = std::min(earliest, e);
+// The domain cycle at which an event at time `e` is due: its first edge at or
+// after `e`, but never before `base`, the first edge not yet visited (an
+// event that has come without the member ticking, e.g. one that fell between
+// the domain's edges, is due at the next edge: asking again could only say
+// the same or later, and a member ticked with nothing to do changes nothing,
+// see set_gating(false)).
+Cycle Engine::due_cycle(const Domain& d, Tick e, Cycle base) const {
+  if (e == kNever) return EventWheel::kNone;
+  if (e <= d.clock->tick_of(base)) return base;
+  return d.clock->cycle_at_or_after(e);
+}
+
+// Places the members whose cached event changed since they were last placed
+// (asking those woken with wake(), and the untracked ones, again), and
+// returns the domain's earliest due cycle.
+Cycle Engine::sync(Domain& d) {
+  Cycle base = first_free(d);
+  d.wheel.advance(base);
+  for (size_t w = 0; w < d.changed.size(); ++w) {
+    uint64_t untracked = d.untracked[w];
+    uint64_t m = d.changed[w] | untracked;
+    d.changed[w] = 0;
+    for (; m; m &= m - 1) {
+      auto k = static_cast<uint32_t>(w * 64 + std::countr_zero(m));
+      Tick e = d.events[k];
+      if (e == Clocked::kAskAgain || (untracked & bit_of(k))) e = ask(d, k);
+      d.wheel.place(k, due_cycle(d, e, base));
+    }
   }
-  *d.woken = 0;
-  return d.earliest = earliest;
+  return d.wheel.earliest();
 }
 
 // The domain's first edge not yet visited: never before the current time (a
@@ -64,10 +97,9 @@ bool Engine::step() {
   Tick best = kNever;
   bool any = false;
   for (Domain& d : domains_) {
-    Tick earliest = earliest_event(d);
-    if (earliest == kNever) continue;
+    Cycle edge = sync(d);
+    if (edge == EventWheel::kNone) continue;
     any = true;
-    Cycle edge = std::max(d.clock->cycle_at_or_after(earliest), first_free(d));
     best = std::min(best, d.clock->tick_of(edge));
   }
   if (!any) return false;
@@ -80,36 +112,57 @@ bool Engine::step() {
     if (d.clock->tick_of(c) != best || (d.started && c <= d.clock->now())) continue;
     d.clock->set_now(c);
     d.started = true;
-    if (may_have_due(d, best)) tick_due(d, best);
+    visit(d, best);
   }
   return true;
 }
 
-// Whether a member may be due at `at`: one was at the scan, or was woken since
-// (by an earlier tick at this time), or an untracked one says so. Saves the
-// walk over every member of a domain that merely has an edge now.
-bool Engine::may_have_due(Domain& d, Tick at) {
-  if (!gating_ || d.earliest <= at || *d.woken) return true;
-  for (uint32_t k : d.untracked)
-    if (ask(d, k) <= at) return true;
-  return false;
+// Visits, in registration order, the members due at this edge and those
+// whose event changed since the step began (an earlier tick at this time may
+// have given them work now; the untracked ones are asked again). Bits are
+// re-read after each member, so one woken by an earlier member's tick is
+// seen; one woken by a later member's tick waits for the next edge.
+void Engine::visit(Domain& d, Tick at) {
+  Cycle c = d.clock->now();
+  d.wheel.advance(c);
+  size_t n = d.members.size();
+  for (size_t w = 0; w < d.changed.size(); ++w) {
+    uint64_t valid = n - w * 64 >= 64 ? ~uint64_t{0} : (uint64_t{1} << (n - w * 64)) - 1;
+    // Members due now only join through a change (placed at their turn), so
+    // after each member only the changed bits need reading again.
+    uint64_t pending = (gating_ ? d.wheel.due_now(w) : valid) | d.changed[w] | d.untracked[w];
+    while (pending) {
+      int b = std::countr_zero(pending);
+      visit_member(d, static_cast<uint32_t>(w * 64 + b), c, at);
+      uint64_t ahead = b == 63 ? 0 : ~uint64_t{0} << (b + 1);
+      pending = (pending | d.changed[w]) & ahead;
+    }
+  }
+  d.wheel.clear_due_now();  // every member due now was visited
 }
 
-// Ticks the members whose event has come. One that was not due may have
-// become due through an earlier tick at this same time (if it was woken; an
-// untracked one is asked again). A member that ticked is asked right away,
-// while its state is still in the host's caches (input pushes only move its
-// event earlier, see Clocked::wake_at, so the answer mostly survives the
-// step); work left for now means the next edge.
-void Engine::tick_due(Domain& d, Tick at) {
-  const Tick next_edge = d.clock->tick_of(d.clock->now() + 1);
-  for (size_t k = 0; k < d.members.size(); ++k) {
+// A member that ticked is asked right away, while its state is still in the
+// host's caches (input pushes only move its event earlier, see
+// Clocked::wake_at, so the answer mostly survives the step); work left for
+// now means the next edge.
+void Engine::visit_member(Domain& d, uint32_t k, Cycle c, Tick at) {
+  uint64_t& changed = d.changed[k / 64];
+  const uint64_t bit = bit_of(k);
+  const bool untracked = d.untracked[k / 64] & bit;
+  if ((changed & bit) || untracked) {
+    changed &= ~bit;
     Tick e = d.events[k];
-    if (e == Clocked::kAskAgain || (e > at && !d.tracked[k])) e = ask(d, k);
-    if (e > at && gating_) continue;
-    d.members[k]->tick();
-    if (ask(d, k) <= at) d.events[k] = next_edge;
+    if (e == Clocked::kAskAgain || (untracked && e > at)) e = ask(d, k);
+    d.wheel.place(k, due_cycle(d, e, c));
   }
+  if (d.wheel.due(k) == c) d.wheel.detach(k);
+  else if (gating_) return;  // not due
+  else d.wheel.remove(k);
+  d.members[k]->tick();
+  Tick e = ask(d, k);
+  if (e <= at) e = d.events[k] = d.clock->tick_of(c + 1);
+  changed &= ~bit;  // the member's own tick may have woken it: the answer above covers that
+  d.wheel.insert(k, due_cycle(d, e, c + 1));  // not placed since detach/remove
 }
 
 }  // namespace ws::timing

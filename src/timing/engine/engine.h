@@ -2,7 +2,10 @@
 // it finds the earliest domain edge at which some component has work, ticks
 // only the components whose next_event() has come, and so skips stretches in
 // which nothing can happen. Components of one domain tick in registration
-// order, domains in declaration order: the run is deterministic.
+// order, domains in declaration order: the run is deterministic. Each domain
+// keeps its members in a timing wheel by the cycle they are due (EventWheel),
+// so a step costs what the due and the changed members cost, not a look at
+// every member.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "timing/engine/clocked.h"
+#include "timing/engine/event_wheel.h"
 
 namespace ws::timing {
 
@@ -38,19 +42,21 @@ class Engine {
     std::vector<Clocked*> members;
     // Per member, its last next_event() while still valid, or
     // Clocked::kAskAgain. Tracked members point their wake() here (see
-    // Clocked::track_events), so one flat scan finds whom to ask.
+    // Clocked::track_events).
     std::vector<Tick> events;
-    std::vector<uint8_t> tracked;     // per member: Clocked::track_events() was called
-    std::vector<uint32_t> untracked;  // members asked on every step
-    Tick earliest = kNever;           // earliest member event, as of this step's scan
-    std::unique_ptr<uint8_t> woken = std::make_unique<uint8_t>(0);  // a member was woken since the scan
+    // Bit per member: its slot in `events` was written by wake() or
+    // wake_at() since the engine last placed it in the wheel.
+    std::vector<uint64_t> changed;
+    std::vector<uint64_t> untracked;  // bit per member asked on every step
+    EventWheel wheel;                 // members by the cycle they are due
     bool started = false;             // whether cycle now() has been visited
   };
-  Tick ask(Domain& d, size_t k) { return d.events[k] = d.members[k]->next_event(); }
-  Tick earliest_event(Domain& d);
+  Tick ask(Domain& d, uint32_t k) { return d.events[k] = d.members[k]->next_event(); }
+  Cycle due_cycle(const Domain& d, Tick e, Cycle base) const;
+  Cycle sync(Domain& d);
   Cycle first_free(const Domain& d) const;
-  void tick_due(Domain& d, Tick at);
-  bool may_have_due(Domain& d, Tick at);
+  void visit(Domain& d, Tick at);
+  void visit_member(Domain& d, uint32_t k, Cycle c, Tick at);
 
   std::deque<Domain> domains_;  // a deque: a Domain never moves once added
   Tick now_ = 0;
