@@ -37,6 +37,10 @@ const config::Param<int64_t> kBusBits{"gpu.memory_bus_bits", 4096, "bits", "DRAM
 const config::Param<int64_t> kRegsPerThread{
     "exec.regs_per_thread", 32, "registers",
     "registers per thread assumed for emulated PTX kernels (PTX has no allocation; .maxnreg caps it)", {1, 255}};
+const config::Param<std::string> kPtxSchedule{
+    "exec.ptx_schedule", "list", "",
+    "order of each PTX basic block's instructions: list (reordered as ptxas schedules SASS: loads first, "
+    "dependences kept; docs/exec.md) or source (PTX text order)"};
 
 // Watchdogs: a kernel that loops forever must not run forever. Far above
 // any kernel a simulation can afford (see docs/exec.md for the figures).
@@ -163,6 +167,10 @@ Device::Device(const DeviceOptions& opts)
   Timing& t = *timing_;
   memory_.set_capacity(facts_.global_mem_bytes);
   emulator_.set_textures(&textures_);
+  std::string schedule = kPtxSchedule.get(t.cfg);
+  if (schedule != "list" && schedule != "source")
+    throw ConfigError(kPtxSchedule.name(), "unknown PTX schedule '" + schedule + "' (known: list, source)");
+  program_.set_schedule(schedule == "list");
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);

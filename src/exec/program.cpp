@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "exec/device_memory.h"
 #include "exec/memory_windows.h"
+#include "frontend/ptx/schedule.h"
 
 namespace ws::exec {
 
@@ -31,6 +32,7 @@ std::optional<Addr> initialiser_address(const LoadedModule& m, const Program& p,
 LoadedModule& Program::load(ptx::Module module) {
   auto lm = std::make_unique<LoadedModule>();
   lm->ast = std::move(module);
+  if (schedule_) ptx::schedule_module(lm->ast);
   const std::string& file = lm->ast.filename;
   for (const ptx::Variable& v : lm->ast.globals) {
     if (!is_device_variable(v)) continue;

@@ -23,6 +23,9 @@ struct LoadedModule {
 class Program {
  public:
   explicit Program(DeviceMemory& mem) : mem_(mem) {}
+  // Reorder each module's basic blocks as the assembler would before it runs
+  // (frontend/ptx/schedule.h); off, kernels issue in PTX source order.
+  void set_schedule(bool on) { schedule_ = on; }
   // Allocates and initialises the module's variables. Throws InputError
   // (naming the module and variable) when that is impossible.
   LoadedModule& load(ptx::Module module);
@@ -34,6 +37,7 @@ class Program {
 
  private:
   DeviceMemory& mem_;
+  bool schedule_ = true;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
 };
 

@@ -40,6 +40,7 @@ const std::string kCacheOps = test::kernel_ptx("ops", ".param .u64 p", R"(
 
 TEST(EmuTimed, MemoryStepsCarryTheirCacheOperator) {
   test::Harness h;
+  h.program.set_schedule(false);  // the steps in the order listed (scheduled, the two writes of %r7 would lead)
   h.load(kCacheOps);
   Addr p = h.buffer(std::vector<uint32_t>(4, 7));
   Launch l = h.make_launch("ops", Dim3{1, 1, 1}, Dim3{32, 1, 1});

@@ -1,0 +1,285 @@
+// List scheduling of PTX basic blocks (see schedule.h for why).
+//
+// Each block is cut into regions at its ordering points (fences), which stay
+// where they are. Inside a region an instruction depends on an earlier one
+// when they share a register one of them writes (read-after-write,
+// write-after-read, write-after-write; the carry flag counts as a register),
+// or when both may touch the same memory and one of them is not a plain load
+// (explicit state spaces other than each other's cannot alias; a generic
+// address may be anything). Loads may pass loads. The scheduler then repeatedly takes, among the instructions
+// whose predecessors are placed, the one with the longest latency path to the
+// region's end (source order breaks ties): loads first, with the address
+// arithmetic that feeds them.
+#include "frontend/ptx/schedule.h"
+
+#include <algorithm>
+#include <queue>
+#include <string_view>
+#include <unordered_set>
+
+namespace ws::ptx {
+
+namespace {
+
+// How an instruction may move.
+enum class Kind : uint8_t {
+  Pure,     // registers only: moves past anything it does not share a register with
+  Load,     // reads memory: may also pass other loads
+  Ordered,  // writes memory, or is ordered with it (volatile/acquire loads, atomics)
+  Fence,    // nothing moves past it (barriers, fences, calls, clock reads, control flow, unknown)
+};
+
+bool has_mod(const Instruction& in, std::string_view m) {
+  return std::find(in.mods.begin(), in.mods.end(), m) != in.mods.end();
+}
+
+bool reads_clock(const Operand& o) {
+  if (o.kind == Operand::Kind::Special)
+    return o.special == SpecialReg::Clock || o.special == SpecialReg::Clock64 ||
+           o.special == SpecialReg::GlobalTimer;
+  return std::any_of(o.elems.begin(), o.elems.end(), reads_clock);
+}
+
+// Opcodes that only compute on registers (PTX ISA, "Instruction Set":
+// integer, floating-point, half, comparison, logic, conversion, movement).
+bool pure_opcode(std::string_view op) {
+  static const std::unordered_set<std::string_view> kPure = {
+      "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max",
+      "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "bmsk", "szext", "dp4a", "dp2a", "and", "or",
+      "xor", "not", "cnot", "lop3", "shf", "shl", "shr", "mov", "selp", "set", "setp", "slct", "cvt",
+      "cvta", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
+      "prmt", "isspacep", "addc", "subc", "madc", "mma", "vadd", "vsub", "vabsdiff", "vmin", "vmax",
+      "vshl", "vshr", "vmad", "vset", "cvt.pack", "istypep", "createpolicy",
+      // Warp collectives read other lanes' registers, which every lane of the
+      // block computes in the same (scheduled) order.
+      "shfl", "vote", "match", "redux", "activemask"};
+  return kPure.count(op) != 0;
+}
+
+Kind classify(const Instruction& in) {
+  if (std::any_of(in.ops.begin(), in.ops.end(), reads_clock)) return Kind::Fence;
+  const std::string& op = in.opcode;
+  if (op == "ld") {
+    for (const char* m : {"volatile", "relaxed", "acquire", "sc", "mmio"})
+      if (has_mod(in, m)) return Kind::Ordered;
+    return Kind::Load;
+  }
+  if (op == "ldu" || op == "tex" || op == "tld4" || op == "txq" || op == "suq" || op == "suld" ||
+      op == "ldmatrix" || op == "prefetch" || op == "prefetchu")
+    return Kind::Load;
+  if (op == "wmma") return has_mod(in, "load") ? Kind::Load : has_mod(in, "mma") ? Kind::Pure : Kind::Ordered;
+  if (op == "st" || op == "atom" || op == "red" || op == "sust" || op == "sured" || op == "stmatrix" ||
+      op == "cp")
+    return Kind::Ordered;
+  return pure_opcode(op) ? Kind::Pure : Kind::Fence;
+}
+
+// The memory an instruction may touch, for ordering: accesses in different
+// explicit state spaces cannot alias.
+enum Space : uint8_t { kNoSpace, kGlobal, kShared, kLocal, kParam, kConst, kGeneric, kSpaces };
+
+bool conflict(uint8_t a, uint8_t b) { return a == kGeneric || b == kGeneric || a == b; }
+
+uint8_t space_of(const Instruction& in) {
+  // Ordering semantics (and asynchronous copies, which touch two spaces)
+  // order an access with every other.
+  for (const char* m : {"volatile", "relaxed", "acquire", "release", "acq_rel", "sc", "mmio"})
+    if (has_mod(in, m)) return kGeneric;
+  if (in.opcode == "cp") return kGeneric;
+  if (in.opcode == "tex" || in.opcode == "tld4" || in.opcode == "txq") return kConst;  // read-only
+  for (const std::string& m : in.mods) {
+    std::string_view w(m);
+    if (w == "global") return kGlobal;
+    if (w.starts_with("shared")) return kShared;
+    if (w == "local") return kLocal;
+    if (w == "param") return kParam;
+    if (w == "const") return kConst;
+  }
+  return kGeneric;
+}
+
+bool ends_block(const Instruction& in) {
+  return in.opcode == "bra" || in.opcode == "exit" || in.opcode == "ret" || in.opcode == "trap";
+}
+
+// Relative latency for the priority only (not the timing model's figures):
+// what makes a compiler start one instruction before another.
+int64_t priority_latency(const Instruction& in, Kind kind) {
+  const std::string& op = in.opcode;
+  if (kind == Kind::Load) {
+    if (has_mod(in, "param")) return 4;
+    if (has_mod(in, "shared") || has_mod(in, "const") || op == "ldmatrix") return 30;
+    return 400;  // global, local, generic, texture: a trip past the L1
+  }
+  if (op == "mma" || op == "wmma") return 32;
+  if (op == "div" || op == "rem") return 40;  // expanded into a sequence
+  if (op == "rcp" || op == "sqrt" || op == "rsqrt" || op == "sin" || op == "cos" || op == "lg2" ||
+      op == "ex2" || op == "tanh")
+    return 20;
+  if (has_mod(in, "f64")) return 8;
+  return 4;
+}
+
+struct Node {
+  Kind kind = Kind::Pure;
+  uint8_t space = kNoSpace;
+  int64_t latency = 4;
+  int64_t height = 0;
+  uint32_t preds = 0;
+  std::vector<uint32_t> succ;
+};
+
+// Registers an instruction reads and writes; `cc` is the carry flag's index.
+struct Access {
+  std::vector<int32_t> reads, writes;
+};
+
+void collect_regs(const Operand& o, std::vector<int32_t>& out) {
+  if ((o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Address) && o.reg >= 0) out.push_back(o.reg);
+  for (const Operand& e : o.elems) collect_regs(e, out);
+}
+
+// The first operand is the destination when it is a register or a vector of
+// them (an address operand is read: st, red, ...); a second predicate operand
+// is a second destination in `d|p` forms (setp, shfl, match, elect, tex).
+// Written registers count as read too, which only adds order.
+Access access_of(const Instruction& in, const Function& f, int32_t cc) {
+  Access a;
+  if (in.guard >= 0) a.reads.push_back(in.guard);
+  for (size_t i = 0; i < in.ops.size(); ++i) {
+    const Operand& o = in.ops[i];
+    bool dst = (i == 0 && (o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Vector)) ||
+               (i == 1 && o.kind == Operand::Kind::Reg && o.reg >= 0 &&
+                static_cast<size_t>(o.reg) < f.regs.size() && f.regs[o.reg].type == Type::Pred);
+    collect_regs(o, dst ? a.writes : a.reads);
+  }
+  bool uses_cc = in.opcode == "addc" || in.opcode == "subc" || in.opcode == "madc";
+  if (uses_cc) a.reads.push_back(cc);
+  if (has_mod(in, "cc")) a.writes.push_back(cc);
+  return a;
+}
+
+// Dependence edges of the region [begin, end) of `f.body`, indices relative to begin.
+std::vector<Node> build_region(const Function& f, size_t begin, size_t end) {
+  size_t n = end - begin;
+  std::vector<Node> nodes(n);
+  int32_t cc = static_cast<int32_t>(f.regs.size());
+  std::vector<int64_t> last_writer(f.regs.size() + 1, -1);
+  std::vector<std::vector<uint32_t>> readers(f.regs.size() + 1);
+  // Ordered instructions stay in order among themselves; per space, the
+  // last one and the loads since it.
+  int64_t last_ordered = -1;
+  int64_t last_ordered_in[kSpaces];
+  std::fill(std::begin(last_ordered_in), std::end(last_ordered_in), -1);
+  std::vector<uint32_t> loads_since[kSpaces];
+  auto edge = [&](int64_t from, uint32_t to) {
+    if (from < 0 || static_cast<uint32_t>(from) == to) return;
+    nodes[from].succ.push_back(to);
+    ++nodes[to].preds;
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    const Instruction& in = f.body[begin + i];
+    nodes[i].kind = classify(in);
+    nodes[i].latency = priority_latency(in, nodes[i].kind);
+    Access a = access_of(in, f, cc);
+    for (int32_t r : a.reads) edge(last_writer[r], i);
+    for (int32_t r : a.writes) {
+      edge(last_writer[r], i);
+      for (uint32_t rd : readers[r]) edge(rd, i);
+      readers[r].clear();
+    }
+    for (int32_t r : a.reads) readers[r].push_back(i);
+    for (int32_t r : a.writes) last_writer[r] = i;
+    Kind kind = nodes[i].kind;
+    if (kind != Kind::Load && kind != Kind::Ordered) continue;
+    uint8_t sp = nodes[i].space = space_of(in);
+    int64_t after = kind == Kind::Ordered ? last_ordered : -1;
+    for (uint8_t t = 0; t < kSpaces; ++t) {
+      if (!conflict(sp, t)) continue;
+      after = std::max(after, last_ordered_in[t]);
+      if (kind == Kind::Ordered) {
+        for (uint32_t l : loads_since[t]) edge(l, i);
+        loads_since[t].clear();
+      }
+    }
+    edge(after, i);
+    if (kind == Kind::Load) {
+      loads_since[sp].push_back(i);
+    } else {
+      last_ordered = last_ordered_in[sp] = i;
+    }
+  }
+  for (size_t i = n; i-- > 0;) {
+    int64_t below = 0;
+    for (uint32_t s : nodes[i].succ) below = std::max(below, nodes[s].height);
+    nodes[i].height = nodes[i].latency + below;
+  }
+  return nodes;
+}
+
+// Schedules [begin, end) in place; returns how many instructions moved.
+size_t schedule_region(Function& f, size_t begin, size_t end) {
+  if (end - begin < 2) return 0;
+  std::vector<Node> nodes = build_region(f, begin, end);
+  auto later = [&](uint32_t a, uint32_t b) {  // true when b should go before a
+    if (nodes[a].height != nodes[b].height) return nodes[a].height < nodes[b].height;
+    return a > b;
+  };
+  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(later)> ready(later);
+  for (uint32_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].preds == 0) ready.push(i);
+  std::vector<uint32_t> order;
+  order.reserve(nodes.size());
+  while (!ready.empty()) {
+    uint32_t i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (uint32_t s : nodes[i].succ)
+      if (--nodes[s].preds == 0) ready.push(s);
+  }
+  std::vector<Instruction> region(std::make_move_iterator(f.body.begin() + begin),
+                                  std::make_move_iterator(f.body.begin() + end));
+  size_t moved = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    moved += order[k] != k;
+    f.body[begin + k] = std::move(region[order[k]]);
+  }
+  return moved;
+}
+
+}  // namespace
+
+ScheduleStats schedule_function(Function& f) {
+  ScheduleStats st;
+  size_t n = f.body.size();
+  std::vector<bool> leader(n + 1, false);
+  for (const auto& [name, idx] : f.labels)
+    if (idx >= 0 && static_cast<size_t>(idx) <= n) leader[idx] = true;
+  size_t begin = 0;
+  for (size_t i = 0; i <= n; ++i) {
+    // A region ends before a label, at a fence or terminator (which stays), and at the end.
+    bool cut = i == n || leader[i];
+    bool fixed = i < n && (ends_block(f.body[i]) || classify(f.body[i]) == Kind::Fence);
+    if (cut || fixed) {
+      if (i > begin) {
+        ++st.blocks;
+        st.moved += schedule_region(f, begin, i);
+      }
+      begin = fixed ? i + 1 : i;
+    }
+  }
+  return st;
+}
+
+ScheduleStats schedule_module(Module& m) {
+  ScheduleStats st;
+  for (Function& f : m.functions) {
+    if (f.is_extern) continue;
+    ScheduleStats s = schedule_function(f);
+    st.blocks += s.blocks;
+    st.moved += s.moved;
+  }
+  return st;
+}
+
+}  // namespace ws::ptx
