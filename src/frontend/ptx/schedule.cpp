@@ -12,6 +12,8 @@
 // arithmetic that feeds them.
 #include "frontend/ptx/schedule.h"
 
+#include "frontend/ptx/reg_access.h"
+
 #include <algorithm>
 #include <queue>
 #include <string_view>
@@ -28,10 +30,6 @@ enum class Kind : uint8_t {
   Ordered,  // writes memory, or is ordered with it (volatile/acquire loads, atomics)
   Fence,    // nothing moves past it (barriers, fences, calls, clock reads, control flow, unknown)
 };
-
-bool has_mod(const Instruction& in, std::string_view m) {
-  return std::find(in.mods.begin(), in.mods.end(), m) != in.mods.end();
-}
 
 bool reads_clock(const Operand& o) {
   if (o.kind == Operand::Kind::Special)
@@ -129,36 +127,6 @@ struct Node {
   std::vector<uint32_t> succ;
 };
 
-// Registers an instruction reads and writes; `cc` is the carry flag's index.
-struct Access {
-  std::vector<int32_t> reads, writes;
-};
-
-void collect_regs(const Operand& o, std::vector<int32_t>& out) {
-  if ((o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Address) && o.reg >= 0) out.push_back(o.reg);
-  for (const Operand& e : o.elems) collect_regs(e, out);
-}
-
-// The first operand is the destination when it is a register or a vector of
-// them (an address operand is read: st, red, ...); a second predicate operand
-// is a second destination in `d|p` forms (setp, shfl, match, elect, tex).
-// Written registers count as read too, which only adds order.
-Access access_of(const Instruction& in, const Function& f, int32_t cc) {
-  Access a;
-  if (in.guard >= 0) a.reads.push_back(in.guard);
-  for (size_t i = 0; i < in.ops.size(); ++i) {
-    const Operand& o = in.ops[i];
-    bool dst = (i == 0 && (o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Vector)) ||
-               (i == 1 && o.kind == Operand::Kind::Reg && o.reg >= 0 &&
-                static_cast<size_t>(o.reg) < f.regs.size() && f.regs[o.reg].type == Type::Pred);
-    collect_regs(o, dst ? a.writes : a.reads);
-  }
-  bool uses_cc = in.opcode == "addc" || in.opcode == "subc" || in.opcode == "madc";
-  if (uses_cc) a.reads.push_back(cc);
-  if (has_mod(in, "cc")) a.writes.push_back(cc);
-  return a;
-}
-
 // Dependence edges of the region [begin, end) of `f.body`, indices relative to begin.
 std::vector<Node> build_region(const Function& f, size_t begin, size_t end) {
   size_t n = end - begin;
@@ -181,7 +149,7 @@ std::vector<Node> build_region(const Function& f, size_t begin, size_t end) {
     const Instruction& in = f.body[begin + i];
     nodes[i].kind = classify(in);
     nodes[i].latency = priority_latency(in, nodes[i].kind);
-    Access a = access_of(in, f, cc);
+    RegAccess a = reg_access(in, f, cc);
     for (int32_t r : a.reads) edge(last_writer[r], i);
     for (int32_t r : a.writes) {
       edge(last_writer[r], i);

@@ -1,0 +1,47 @@
+// Which registers a PTX instruction reads and writes, for the passes that
+// reorder (schedule.h) or fold (fold.h) instructions. Conservative where the
+// operand list is ambiguous: a register taken for written is also ordered
+// after its last writer, so a mistaken destination only adds order.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "frontend/ptx/ast.h"
+
+namespace ws::ptx {
+
+inline bool has_mod(const Instruction& in, std::string_view m) {
+  return std::find(in.mods.begin(), in.mods.end(), m) != in.mods.end();
+}
+
+struct RegAccess {
+  std::vector<int32_t> reads, writes;
+};
+
+inline void collect_regs(const Operand& o, std::vector<int32_t>& out) {
+  if ((o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Address) && o.reg >= 0) out.push_back(o.reg);
+  for (const Operand& e : o.elems) collect_regs(e, out);
+}
+
+// The first operand is the destination when it is a register or a vector of
+// them (an address operand is read: st, red, ...); a second predicate operand
+// is a second destination in `d|p` forms (setp, shfl, match, elect, tex).
+// The carry flag of add.cc/addc is register `cc` (pass f.regs.size()).
+inline RegAccess reg_access(const Instruction& in, const Function& f, int32_t cc) {
+  RegAccess a;
+  if (in.guard >= 0) a.reads.push_back(in.guard);
+  for (size_t i = 0; i < in.ops.size(); ++i) {
+    const Operand& o = in.ops[i];
+    bool dst = (i == 0 && (o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Vector)) ||
+               (i == 1 && o.kind == Operand::Kind::Reg && o.reg >= 0 &&
+                static_cast<size_t>(o.reg) < f.regs.size() && f.regs[o.reg].type == Type::Pred);
+    collect_regs(o, dst ? a.writes : a.reads);
+  }
+  if (in.opcode == "addc" || in.opcode == "subc" || in.opcode == "madc") a.reads.push_back(cc);
+  if (has_mod(in, "cc")) a.writes.push_back(cc);
+  return a;
+}
+
+}  // namespace ws::ptx
