@@ -131,7 +131,10 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
                        {"ctas_total", p.ctas_total},
                        {"ctas_simulated", p.ctas_simulated},
                        {"cycles", p.cycles},
-                       {"warp_insts", static_cast<double>(w) * p.scale},
+                       {"homogeneous", p.homogeneous},
+                       {"warp_insts_per_cta",
+                        {{"simulated", p.insts_per_cta_simulated}, {"not_simulated", p.insts_per_cta_rest}}},
+                       {"warp_insts", p.warp_insts},
                        {"thread_insts", static_cast<double>(t) * p.scale},
                        {"ipc", p.cycles ? static_cast<double>(t) * p.scale / static_cast<double>(p.cycles) : 0.0}};
     j["projection"].update(projected_mem_json(mem_totals(reg, k.before, k.after), p.scale));
@@ -210,8 +213,13 @@ void print_summary(std::ostream& os, const RunReport& run, const stats::Registry
     if (!k.complete) os << "kernel " << k.id << " is partial: its figures cover only the cycles it ran\n";
   for (const auto& k : run.kernels)
     if (k.projection.projected)
-      os << fmt::format("kernel {}: {} of {} CTAs simulated; projected {} cycles (stats.json: projection)\n", k.id,
-                        k.projection.ctas_simulated, k.projection.ctas_total, k.projection.cycles);
+      os << fmt::format("kernel {}: {} of {} CTAs simulated; projected {} cycles (stats.json: projection){}\n", k.id,
+                        k.projection.ctas_simulated, k.projection.ctas_total, k.projection.cycles,
+                        k.projection.homogeneous
+                            ? ""
+                            : fmt::format("; NOT homogeneous: the CTAs not simulated run {:.0f} warp insts each, the "
+                                          "simulated {:.0f}, so the projected cycles are unreliable",
+                                          k.projection.insts_per_cta_rest, k.projection.insts_per_cta_simulated));
   if (run.sampling) print_sampling(os, run, reg);
 }
 

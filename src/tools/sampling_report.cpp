@@ -30,7 +30,9 @@ Projection project(const RunReport& run, const stats::Registry& reg) {
     double scale = k.projection.projected ? k.projection.scale : 1.0;
     ++p.groups_run;
     p.cycles += whole_cycles(k) * g.plan.weight;
-    p.warp_insts += static_cast<double>(warp_insts(reg, k)) * scale * g.plan.weight;
+    double w = k.projection.projected ? static_cast<double>(k.projection.warp_insts)
+                                      : static_cast<double>(warp_insts(reg, k));
+    p.warp_insts += w * g.plan.weight;
     p.thread_insts += static_cast<double>(thread_insts(reg, k)) * scale * g.plan.weight;
     p.sim_cycles += k.cycles;
     p.sim_warp_insts += warp_insts(reg, k);

@@ -187,6 +187,13 @@ TEST(SamplingCli, RunUnderAPlanSimulatesRepresentativesAndProjects) {
   // warp instructions is exact.
   EXPECT_DOUBLE_EQ(samp["projected"]["warp_insts"].get<double>(), f["total"]["warp_insts"].get<double>());
   EXPECT_DOUBLE_EQ(insts, f["total"]["warp_insts"].get<double>());
+  // The share simulated, and the reduction it stands for: the three
+  // representatives' warp instructions against the projected whole.
+  double simulated = 0;
+  for (int g = 0; g < 3; ++g) simulated += s["kernels"][g]["warp_insts"].get<double>();
+  EXPECT_DOUBLE_EQ(samp["simulated"]["warp_insts"].get<double>(), simulated);
+  EXPECT_DOUBLE_EQ(samp["fraction_simulated"].get<double>(), simulated / insts);
+  EXPECT_DOUBLE_EQ(samp["reduction"].get<double>(), insts / simulated);
   EXPECT_NE(r.out.find("sampling ("), std::string::npos);
   // Deterministic: the same plan on the same workload gives the same figures.
   auto again = run_cli("run --no-progress --format none --plan " + (dir / "plan.json").string() + " --out " +

@@ -34,29 +34,30 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(f);
 }
 
-// A device with vadd loaded and three buffers a, b, out of kN floats:
-// a[i] = i, b[i] = 2.
+// A device with vadd loaded and three buffers a, b, out of n floats
+// (kN unless given): a[i] = i, b[i] = 2.
 struct Vadd {
   Device dev;
   const LoadedModule* module;
+  uint32_t n;
   Addr a = 0, b = 0, out = 0;
 
-  explicit Vadd(const DeviceOptions& o) : dev(o) {
+  explicit Vadd(const DeviceOptions& o, uint32_t n_ = kN) : dev(o), n(n_) {
     module = &dev.program().load(ptx::parse_module(test::vector_add(), "vadd.ptx"));
-    std::vector<float> ha(kN), hb(kN, 2.0f);
-    for (uint32_t i = 0; i < kN; ++i) ha[i] = float(i);
-    a = *dev.memory().allocate(kN * 4), b = *dev.memory().allocate(kN * 4), out = *dev.memory().allocate(kN * 4);
-    dev.copy_to_device(a, ha.data(), kN * 4);
-    dev.copy_to_device(b, hb.data(), kN * 4);
+    std::vector<float> ha(n), hb(n, 2.0f);
+    for (uint32_t i = 0; i < n; ++i) ha[i] = float(i);
+    a = *dev.memory().allocate(n * 4), b = *dev.memory().allocate(n * 4), out = *dev.memory().allocate(n * 4);
+    dev.copy_to_device(a, ha.data(), n * 4);
+    dev.copy_to_device(b, hb.data(), n * 4);
   }
   // out = in + b: each launch adds 2 to what the one before it wrote.
   LaunchResult launch(Addr in, StreamRef stream = {}) {
     Launch l;
     l.module = module;
     l.kernel = module->ast.find_function("vadd");
-    l.grid = Dim3{kN / 256, 1, 1}, l.block = Dim3{256, 1, 1};
+    l.grid = Dim3{n / 256, 1, 1}, l.block = Dim3{256, 1, 1};
     l.params.assign(l.kernel->param_bytes, 0);
-    uint64_t args[] = {in, b, out, kN};
+    uint64_t args[] = {in, b, out, n};
     for (size_t i = 0; i < 4; ++i) std::memcpy(l.params.data() + l.kernel->params[i].offset, &args[i], l.kernel->params[i].size);
     return dev.launch(l, stream);
   }
@@ -165,6 +166,36 @@ TEST(ExecDeviceSampling, PlanTimesTheRepresentativesAndRunsTheRestFunctionally) 
   double c1 = s["kernels"][0]["cycles"].get<double>(), c2 = s["kernels"][1]["cycles"].get<double>();
   EXPECT_DOUBLE_EQ(sm["projected"]["cycles"].get<double>(), c1 + 4 * c2);
   EXPECT_DOUBLE_EQ(sm["projected"]["warp_insts"].get<double>(), 5.0 * 19 * kN / 32);
+}
+
+// Intra-kernel projection under exec: a vadd of 1,024 CTAs on 8 SMs (16
+// waves of 64) stops dispatching once its IPC settles; the CTAs never
+// dispatched still execute (functionally), so the result is right to the
+// last element, and the projection counts their instructions exactly (19
+// per warp, every CTA alike: homogeneous).
+TEST(ExecDeviceSampling, ProjectedKernelStillComputesEveryCta) {
+  std::string dir = temp("project");
+  DeviceOptions o;
+  o.timing = true;
+  o.print_summary = false;
+  o.out_dir = dir;
+  o.sets = {"gpu.sms=8", "sampling.project_kernels=true"};
+  constexpr uint32_t n = 1024 * 256;
+  {
+    Vadd v(o, n);
+    ASSERT_TRUE(v.launch(v.a).ok);
+    EXPECT_EQ(v.out_at(0), 2.0f);
+    EXPECT_EQ(v.out_at(n - 1), float(n - 1) + 2.0f);  // in the last CTA, which was not timed
+    v.dev.finish();
+  }
+  nlohmann::json k = read_json(dir + "/stats.json")["kernels"][0];
+  ASSERT_TRUE(k.contains("projection")) << "vadd did not stop early";
+  const auto& p = k["projection"];
+  EXPECT_LT(p["ctas_simulated"].get<uint64_t>(), 1024u);
+  EXPECT_GE(p["ctas_simulated"].get<uint64_t>(), 64u);  // a full wave first
+  EXPECT_EQ(k["warp_insts"].get<uint64_t>(), 19 * 8 * p["ctas_simulated"].get<uint64_t>());
+  EXPECT_EQ(p["warp_insts"].get<uint64_t>(), uint64_t{19} * n / 32);
+  EXPECT_TRUE(p["homogeneous"].get<bool>());
 }
 
 TEST(ExecDeviceSampling, PlanOnACreatedStreamTimesOneKernelAtATimeInOrder) {

@@ -24,13 +24,15 @@ Dispatcher::Entry& Dispatcher::find(const SmKernel& ctx) const {
   throw Error("internal: kernel " + std::to_string(ctx.id) + " is not in the dispatcher");
 }
 
-void Dispatcher::drain_undispatched(const SmKernel& ctx) {
+uint64_t Dispatcher::drain_undispatched(const SmKernel& ctx) {
   Entry& e = find(ctx);
   ir::WarpInst scratch;
+  uint64_t insts = 0;
   while (e.next) {
-    ir::read_cta(*e.next, [](const ir::WarpInst&) {}, scratch);
+    ir::read_cta(*e.next, [&insts](const ir::WarpInst&) { ++insts; }, scratch);
     e.next = e.source->next_cta();
   }
+  return insts;
 }
 
 bool Dispatcher::done(const SmKernel& ctx) const {

@@ -31,8 +31,9 @@ class Dispatcher : public Clocked {
   // Hands out no more of its CTAs: the kernel ends when those dispatched finish.
   void stop_dispatch(const SmKernel& ctx) { find(ctx).stopped = true; }
   // Reads the CTAs never dispatched to their end, so that a source that
-  // executes as it is read (exec) still runs them.
-  void drain_undispatched(const SmKernel& ctx);
+  // executes as it is read (exec) still runs them; returns the warp
+  // instructions read (what they would have executed).
+  uint64_t drain_undispatched(const SmKernel& ctx);
 
   void tick() override;
   Tick next_event() const override;

@@ -38,8 +38,10 @@ std::unique_ptr<Gpu::Running> Gpu::begin(ir::KernelSource& kernel, Cycle gap, Cy
 KernelResult Gpu::end(Running& k) {
   finish_result(k);
   if (projector_.enabled()) {
-    k.result.projection = projector_.project(core_now(), dispatcher_->ctas_dispatched(k.ctx));
-    dispatcher_->drain_undispatched(k.ctx);  // an execution-driven source still runs them (functionally)
+    // An execution-driven source still runs the CTAs not dispatched
+    // (functionally); reading them tells the projection what work they hold.
+    uint64_t rest = dispatcher_->drain_undispatched(k.ctx);
+    k.result.projection = projector_.project(core_now(), dispatcher_->ctas_dispatched(k.ctx), rest);
   }
   dispatcher_->remove(k.ctx);
   if (k.seq) streams_.end(k.seq, core_now());

@@ -18,6 +18,12 @@ const config::Param<double> kMaxCv{"sampling.ipc_stdev", 0.25, "",
                                    "largest standard deviation of the stretches' IPC, relative to their mean, "
                                    "that counts as stable",
                                    {0, 10}};
+const config::Param<double> kWorkTolerance{
+    "sampling.cta_work_tolerance", 0.05, "",
+    "largest difference, relative to the simulated CTAs', between the mean warp instructions per CTA of the CTAs "
+    "not simulated and of those simulated for a projection to count as homogeneous (stats.json: "
+    "projection.homogeneous)",
+    {0, 10}};
 constexpr size_t kStretches = 10;
 }  // namespace
 
@@ -25,7 +31,8 @@ KernelProjector::KernelProjector(const config::Config& cfg)
     : enabled_(kProject.get(cfg)),
       window_(static_cast<Cycle>(kWindow.get(cfg))),
       step_(std::max<Cycle>(1, window_ / kStretches)),
-      max_cv_(kMaxCv.get(cfg)) {}
+      max_cv_(kMaxCv.get(cfg)),
+      work_tolerance_(kWorkTolerance.get(cfg)) {}
 
 uint64_t KernelProjector::insts() const {
   uint64_t n = 0;
@@ -72,18 +79,26 @@ bool KernelProjector::stable(Cycle now, uint64_t ctas_dispatched) {
   return true;
 }
 
-// The dispatched CTAs ran to their end; the rest would have run at the
-// steady IPC, each executing as many instructions as the average so far.
-KernelProjection KernelProjector::project(Cycle end, uint64_t ctas_dispatched) const {
+// The dispatched CTAs ran to their end; the rest would have run their
+// instructions (read from the source, so known exactly) at the steady IPC.
+// The stop rule saw only the CTAs simulated: nothing it measures tells
+// whether later CTAs do other work, so the projection checks it here, once
+// the rest have been read, and says so when they differ.
+KernelProjection KernelProjector::project(Cycle end, uint64_t ctas_dispatched, uint64_t rest_insts) const {
   KernelProjection p;
   if (!stopped_) return p;
   p.projected = true;
   p.ctas_total = ctas_total_;
   p.ctas_simulated = ctas_dispatched;
-  double per_cta = static_cast<double>(insts() - insts0_) / static_cast<double>(ctas_dispatched);
-  double rest = static_cast<double>(ctas_total_ - ctas_dispatched) * per_cta;
-  p.cycles = (end - start_) + static_cast<Cycle>(std::llround(rest / steady_ipc_));
+  uint64_t simulated = insts() - insts0_;
+  p.warp_insts = simulated + rest_insts;
+  p.cycles = (end - start_) + static_cast<Cycle>(std::llround(static_cast<double>(rest_insts) / steady_ipc_));
   p.scale = static_cast<double>(ctas_total_) / static_cast<double>(ctas_dispatched);
+  p.insts_per_cta_simulated = static_cast<double>(simulated) / static_cast<double>(ctas_dispatched);
+  uint64_t rest_ctas = ctas_total_ - ctas_dispatched;  // > 0: dispatch stopped before the last CTA
+  p.insts_per_cta_rest = rest_ctas ? static_cast<double>(rest_insts) / static_cast<double>(rest_ctas) : 0.0;
+  p.homogeneous =
+      std::abs(p.insts_per_cta_rest - p.insts_per_cta_simulated) <= work_tolerance_ * p.insts_per_cta_simulated;
   return p;
 }
 
