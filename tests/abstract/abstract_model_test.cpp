@@ -270,6 +270,32 @@ TEST(AbstractModel, L1KeepsLinesWithinAKernelNotAcrossKernels) {
   }
 }
 
+// A kernel ends once its last store has been performed at the L2, at the
+// end of the slice's pipeline (the detailed GPU waits for the pipelines to
+// empty): a store-only kernel's length moves one for one with l2.latency.
+TEST(AbstractModel, KernelEndsWhenItsStoresArePerformedAtTheL2) {
+  ir::WarpInst st = load(0, 0x10000);
+  st.kind = ir::OpKind::Store;
+  st.n_dst = 0;
+  auto cycles = [&](const char* latency) { return run(one_sm({latency}), {{st}}); };
+  Cycle slow = cycles("l2.latency=160"), fast = cycles("l2.latency=60");
+  EXPECT_EQ(slow - fast, 100u);
+}
+
+// Many SMs asking one L2 sector that is being filled: the first
+// l2.mshr_max_merge requests wait in its MSHR (misses), later ones stall
+// the slice until the fill and then hit, as in the detailed slice.
+TEST(AbstractModel, RequestsBeyondTheMshrMergeLimitHitAfterTheFill) {
+  auto cfg = one_sm({"gpu.sms=12", "l2.mshr_max_merge=8"});
+  AbstractGpu gpu(cfg);
+  FakeKernel k({{load(1, 0x10000)}}, 12);  // one CTA per SM, each loads the same line
+  KernelResult r = gpu.run_kernel(k);
+  auto sum = [&](const char* what) { return gpu.stats().sum(what, r.before, r.after); };
+  EXPECT_EQ(sum("l2.*.reads"), 12u * 4);
+  EXPECT_EQ(sum("dram.*.reads"), 4u);             // one fill per sector
+  EXPECT_EQ(sum("l2.*.read_hits"), (12u - 8) * 4);  // the first 8 SMs missed or merged
+}
+
 TEST(AbstractModel, FactoryPicksTheModelByParameter) {
   EXPECT_NE(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm({"gpu.model=abstract"})).get()), nullptr);
   EXPECT_EQ(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm()).get()), nullptr);

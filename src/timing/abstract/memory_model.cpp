@@ -305,7 +305,10 @@ Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now,
     }
     ready = std::max(ready, fill);
   }
-  if (is_atomic) line->dirty |= mask;
+  if (is_atomic) {
+    line->dirty |= mask;
+    stores_landed_ = std::max(stores_landed_, lookup);  // a reduction nobody waits for still ends the kernel
+  }
   return from_slice(slice, sm, n, ready);
 }
 
@@ -346,7 +349,9 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
       l2_[slice]->ready(*line, s) = at;
       l2_[slice]->waiting(*line, s) = 0;
     }
-  stores_landed_ = std::max(stores_landed_, at);
+  // The store is performed at the pipeline's end; the detailed GPU ends a
+  // kernel only once every slice's pipeline has emptied.
+  stores_landed_ = std::max(stores_landed_, at + up(l2_latency_));
 }
 
 Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, Cycle now) { return l2_read(sm, a.line, a.sectors, now, true); }

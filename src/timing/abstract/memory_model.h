@@ -65,7 +65,7 @@ class MemoryModel {
   Cycle inst_read(uint32_t sm, Addr line, Cycle now) { return l2_read(sm, line, 0xF, now, false); }
   // A host copy leaves its lines valid in the L2.
   void warm(Addr begin, Addr end);
-  // When the last store reached the L2 (a kernel ends after its stores land).
+  // When the last store or atomic was performed at the L2 (a kernel ends after them).
   Cycle stores_landed() const { return stores_landed_; }
   uint64_t l2_bytes() const { return l2_bytes_; }
 
