@@ -282,6 +282,30 @@ TEST(AbstractModel, KernelEndsWhenItsStoresArePerformedAtTheL2) {
   EXPECT_EQ(slow - fast, 100u);
 }
 
+// Two stores that each write every other word of a line: as in the detailed
+// slice, a sector's written bytes add up and it is valid once all 32 are
+// written, so a later read of the line hits in the L2 (no DRAM read).
+TEST(AbstractModel, PartialStoresThatCoverASectorMakeItValid) {
+  auto half = [](Addr base) {
+    ir::WarpInst st = load(0, base);
+    st.kind = ir::OpKind::Store;
+    st.n_dst = 0;
+    st.active_mask = 0xffff;  // 16 lanes, 8 bytes apart: one line, half of each sector
+    st.stride = 8;
+    return st;
+  };
+  constexpr Addr kLine = 0x10000;
+  AbstractGpu gpu(one_sm());
+  FakeKernel k({{half(kLine), half(kLine + 4), load(1, kLine)}}, 1);
+  KernelResult r = gpu.run_kernel(k);
+  auto sum = [&](const char* what) { return gpu.stats().sum(what, r.before, r.after); };
+  EXPECT_EQ(sum("l2.*.writes"), 8u);
+  EXPECT_EQ(sum("l2.*.write_hits"), 4u);  // the second store finds the first one's bytes
+  EXPECT_EQ(sum("l2.*.reads"), 4u);
+  EXPECT_EQ(sum("l2.*.read_hits"), 4u);
+  EXPECT_EQ(sum("dram.*.reads"), 0u);
+}
+
 // Many SMs asking one L2 sector that is being filled: the first
 // l2.mshr_max_merge requests wait in its MSHR (misses), later ones stall
 // the slice until the fill and then hit, as in the detailed slice.

@@ -159,7 +159,8 @@ std::vector<LineAccess> coalesce(const ir::WarpInst& in) {
       if (it == lines.end()) it = lines.insert(lines.end(), LineAccess{line});
       uint32_t s = sector_in_line(b);
       it->sectors |= static_cast<uint8_t>(1u << s);
-      it->bytes[s] = static_cast<uint8_t>(std::min<uint32_t>(32, it->bytes[s] + n));
+      uint32_t run = n >= 32 ? kFullSectorMask : (1u << n) - 1;
+      it->bytes[s] |= run << (b & 31);
       if (sector_end < b) break;
       b = sector_end;
     }
@@ -315,7 +316,7 @@ Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now,
 void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
   uint8_t whole = 0;
   for (uint32_t s = 0; s < kSectorsPerLine; ++s)
-    if (a.bytes[s] == 32) whole |= static_cast<uint8_t>(1u << s);
+    if (a.bytes[s] == kFullSectorMask) whole |= static_cast<uint8_t>(1u << s);
   auto n = static_cast<uint32_t>(std::popcount(a.sectors));
   if (use_l1) {
     TimedTags& l1 = *l1_[sm];
@@ -334,16 +335,21 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
   Cycle at = to_slice(sm, slice, flits, n, now);
   SliceCounters& c = slice_counters_[slice];
   c.writes->inc(n);
-  CacheLine* line = l2_[slice]->tags().find(a.line);
-  if (line) {
-    l2_[slice]->tags().touch(*line);
-    c.write_hits->inc(n);
-  } else {
-    line = &l2_allocate(slice, a.line, at);
+  SectorCache& tags = l2_[slice]->tags();
+  CacheLine* line = tags.find(a.line);
+  if (line) tags.touch(*line);
+  else line = &l2_allocate(slice, a.line, at);
+  // As the detailed slice (write-validate): a sector's written bytes add up
+  // over stores, and it becomes valid once all 32 are written.
+  uint8_t fresh = 0;  // valid once the data lands
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    if (!(a.sectors >> s & 1)) continue;
+    auto bit = static_cast<uint8_t>(1u << s);
+    if ((line->valid & bit) || tags.written(*line, s) != 0) c.write_hits->inc();
+    if (tags.add_written(*line, s, a.bytes[s]) == kFullSectorMask && !(line->valid & bit)) fresh |= bit;
+    line->dirty |= bit;
   }
-  uint8_t fresh = static_cast<uint8_t>(whole & ~line->valid);  // written whole: valid once the data lands
-  line->valid |= whole;
-  line->dirty |= a.sectors;
+  line->valid |= fresh;
   for (uint32_t s = 0; s < kSectorsPerLine; ++s)
     if (fresh >> s & 1) {
       l2_[slice]->ready(*line, s) = at;

@@ -30,7 +30,7 @@ struct MemTiming {
 struct LineAccess {
   Addr line = 0;
   uint8_t sectors = 0;                     // bit s: sector s touched
-  std::array<uint8_t, kSectorsPerLine> bytes{};  // bytes written per sector (stores)
+  std::array<uint32_t, kSectorsPerLine> bytes{};  // per sector: bit b set when byte b is written (stores)
 };
 
 // A cache's tags with, per sector, the cycle its data arrives (a sector
