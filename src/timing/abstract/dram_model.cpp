@@ -134,8 +134,8 @@ void DramModel::write(uint32_t slice, Addr line, uint32_t sectors, double at) {
   Channel& c = channels_[pl.channel];
   c.writes_ctr->inc(sectors);
   c.writes.push_back(Pending{pl.bank, pl.row, sectors});
-  uint32_t queued = 0;
-  for (const Pending& w : c.writes) queued += w.sectors;
+  c.queued_writes += sectors;
+  uint32_t queued = c.queued_writes;
   // The detailed controller serves writes at once when no read waits, and
   // otherwise holds them until write_high are queued, then drains down to
   // write_low.
@@ -163,6 +163,7 @@ void DramModel::drain(Channel& c, size_t n, double t) {
                     col + (w.sectors - 1) * step + p_.WL + p_.burst_cycles});
     drained += w.sectors;
   }
+  c.queued_writes -= static_cast<uint32_t>(drained);
   c.writes.erase(c.writes.begin(), c.writes.begin() + static_cast<std::ptrdiff_t>(taken));
   c.last_write = true;
   c.reads_from = std::max(c.reads_from, end + p_.tWTR + p_.CL);

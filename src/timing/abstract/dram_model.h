@@ -72,7 +72,8 @@ class DramModel {
     bool last_write = false;    // direction of the last column command
     double reads_done = 0;      // when the last read's data leaves the bus
     double reads_from = 0;      // no read data before (the write-to-read turnaround)
-    std::vector<Pending> writes;
+    std::vector<Pending> writes;  // waiting for a drain, oldest first
+    uint32_t queued_writes = 0;   // their sectors
     stats::Counter *reads, *writes_ctr, *row_hits, *activates;
   };
 
