@@ -136,11 +136,12 @@ void DramModel::write(uint32_t slice, Addr line, uint32_t sectors, double at) {
   c.writes.push_back(Pending{pl.bank, pl.row, sectors});
   c.queued_writes += sectors;
   uint32_t queued = c.queued_writes;
-  // The detailed controller serves writes at once when no read waits, and
-  // otherwise holds them until write_high are queued, then drains down to
-  // write_low.
-  bool idle = c.bus_free <= t && c.reads_done <= t;
-  if (idle) drain(c, queued, t);
+  // The detailed controller serves writes at once when no read waits for
+  // its column command (the last read's command issued CL + a burst before
+  // its data ends), and otherwise holds them until write_high are queued,
+  // then drains down to write_low.
+  bool no_read_waits = c.reads_done - p_.CL - p_.burst_cycles <= t;
+  if (no_read_waits) drain(c, queued, t);
   else if (queued >= write_high_) drain(c, queued - write_low_, t);
 }
 
