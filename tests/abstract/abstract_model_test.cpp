@@ -270,6 +270,56 @@ TEST(AbstractModel, L1KeepsLinesWithinAKernelNotAcrossKernels) {
   }
 }
 
+// A kernel ends once its last store has been performed at the L2, at the
+// end of the slice's pipeline (the detailed GPU waits for the pipelines to
+// empty): a store-only kernel's length moves one for one with l2.latency.
+TEST(AbstractModel, KernelEndsWhenItsStoresArePerformedAtTheL2) {
+  ir::WarpInst st = load(0, 0x10000);
+  st.kind = ir::OpKind::Store;
+  st.n_dst = 0;
+  auto cycles = [&](const char* latency) { return run(one_sm({latency}), {{st}}); };
+  Cycle slow = cycles("l2.latency=160"), fast = cycles("l2.latency=60");
+  EXPECT_EQ(slow - fast, 100u);
+}
+
+// Two stores that each write every other word of a line: as in the detailed
+// slice, a sector's written bytes add up and it is valid once all 32 are
+// written, so a later read of the line hits in the L2 (no DRAM read).
+TEST(AbstractModel, PartialStoresThatCoverASectorMakeItValid) {
+  auto half = [](Addr base) {
+    ir::WarpInst st = load(0, base);
+    st.kind = ir::OpKind::Store;
+    st.n_dst = 0;
+    st.active_mask = 0xffff;  // 16 lanes, 8 bytes apart: one line, half of each sector
+    st.stride = 8;
+    return st;
+  };
+  constexpr Addr kLine = 0x10000;
+  AbstractGpu gpu(one_sm());
+  FakeKernel k({{half(kLine), half(kLine + 4), load(1, kLine)}}, 1);
+  KernelResult r = gpu.run_kernel(k);
+  auto sum = [&](const char* what) { return gpu.stats().sum(what, r.before, r.after); };
+  EXPECT_EQ(sum("l2.*.writes"), 8u);
+  EXPECT_EQ(sum("l2.*.write_hits"), 4u);  // the second store finds the first one's bytes
+  EXPECT_EQ(sum("l2.*.reads"), 4u);
+  EXPECT_EQ(sum("l2.*.read_hits"), 4u);
+  EXPECT_EQ(sum("dram.*.reads"), 0u);
+}
+
+// Many SMs asking one L2 sector that is being filled: the first
+// l2.mshr_max_merge requests wait in its MSHR (misses), later ones stall
+// the slice until the fill and then hit, as in the detailed slice.
+TEST(AbstractModel, RequestsBeyondTheMshrMergeLimitHitAfterTheFill) {
+  auto cfg = one_sm({"gpu.sms=12", "l2.mshr_max_merge=8"});
+  AbstractGpu gpu(cfg);
+  FakeKernel k({{load(1, 0x10000)}}, 12);  // one CTA per SM, each loads the same line
+  KernelResult r = gpu.run_kernel(k);
+  auto sum = [&](const char* what) { return gpu.stats().sum(what, r.before, r.after); };
+  EXPECT_EQ(sum("l2.*.reads"), 12u * 4);
+  EXPECT_EQ(sum("dram.*.reads"), 4u);             // one fill per sector
+  EXPECT_EQ(sum("l2.*.read_hits"), (12u - 8) * 4);  // the first 8 SMs missed or merged
+}
+
 TEST(AbstractModel, FactoryPicksTheModelByParameter) {
   EXPECT_NE(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm({"gpu.model=abstract"})).get()), nullptr);
   EXPECT_EQ(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm()).get()), nullptr);

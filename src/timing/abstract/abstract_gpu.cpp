@@ -73,18 +73,24 @@ void AbstractGpu::dispatch(uint32_t sm, Cycle now) {
   while (next_cta_ && s.can_launch()) {
     s.launch(std::move(next_cta_), now);
     next_cta_ = kernel_->next_cta();
+    rr_ = (sm + 1) % sms_.size();
   }
 }
 
 // As the detailed dispatcher: round robin, one CTA per SM per cycle, until
-// every SM is full or the grid is handed out.
+// every SM is full or the grid is handed out, starting after the SM that got
+// the previous CTA (of this kernel or the one before: a small grid lands on
+// other SMs, whose instruction caches are cold, than the kernel before).
 void AbstractGpu::first_wave(Cycle at) {
+  const size_t n = sms_.size();
   for (Cycle t = at; next_cta_; ++t) {
     bool placed = false;
-    for (uint32_t i = 0; i < sms_.size() && next_cta_; ++i) {
+    for (size_t j = 0, start = rr_; j < n && next_cta_; ++j) {
+      size_t i = (start + j) % n;
       if (!sms_[i]->can_launch()) continue;
       sms_[i]->launch(std::move(next_cta_), t);
       next_cta_ = kernel_->next_cta();
+      rr_ = (i + 1) % n;
       placed = true;
     }
     if (!placed) break;

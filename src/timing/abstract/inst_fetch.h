@@ -30,7 +30,7 @@ class InstFetch {
   uint32_t sm_;
   MemoryModel& mem_;
   bool perfect_;
-  Cycle l1_latency_;
+  Cycle l1_latency_, fill_latency_;
   uint32_t prefetch_lines_;
   Addr code_base_ = 0;
   std::unordered_map<Addr, Cycle> l1_;               // line -> cycle it is in the L1I

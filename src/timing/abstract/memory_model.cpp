@@ -62,15 +62,19 @@ struct MemoryModel::SliceCounters {
 };
 
 TimedTags::TimedTags(const SectorCacheShape& shape)
-    : tags_(shape), ready_(size_t{shape.sets} * shape.ways * kSectorsPerLine, 0) {}
+    : tags_(shape),
+      ready_(size_t{shape.sets} * shape.ways * kSectorsPerLine, 0),
+      waiting_(ready_.size(), 0) {}
 
 void TimedTags::resize_ways(uint32_t ways) {
   tags_.resize(tags_.sets(), ways);
   ready_.assign(size_t{tags_.sets()} * ways * kSectorsPerLine, 0);
+  waiting_.assign(ready_.size(), 0);
 }
 
 MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32_t n_sms)
     : map_(cfg),
+      dram_(cfg, reg, map_.num_slices(), map_.slices_per_channel()),
       l1_max_bytes_(static_cast<uint64_t>(i64(cfg, "l1d.size_kb")) * 1024),
       l2_bytes_(static_cast<uint64_t>(i64(cfg, "l2.size_kb")) * 1024),
       l1_sets_(static_cast<uint32_t>(i64(cfg, "l1d.sets"))),
@@ -80,21 +84,16 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
       header_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.header_bytes"))),
       tag_lookups_(static_cast<uint32_t>(i64(cfg, "l1d.tag_lookups"))),
       shared_banks_(static_cast<uint32_t>(i64(cfg, "shared.banks"))),
-      bank_bytes_(static_cast<uint32_t>(i64(cfg, "shared.bank_bytes"))) {
+      bank_bytes_(static_cast<uint32_t>(i64(cfg, "shared.bank_bytes"))),
+      max_merge_(static_cast<uint32_t>(std::min<int64_t>(255, i64(cfg, "l2.mshr_max_merge")))) {
   double core = cfg.get<double>("clock.core_mhz");
   double per_icnt = core / cfg.get<double>("clock.icnt_mhz"), per_l2 = core / cfg.get<double>("clock.l2_mhz");
-  double per_dram = core / cfg.get<double>("clock.dram_mhz");
   l1_latency_ = static_cast<double>(i64(cfg, "l1d.latency"));
   shared_latency_ = static_cast<double>(i64(cfg, "shared.latency"));
   icnt_latency_ = static_cast<double>(i64(cfg, "icnt.latency")) * per_icnt;
   l2_latency_ = static_cast<double>(i64(cfg, "l2.latency")) * per_l2;
-  dram_path_ = static_cast<double>(i64(cfg, "l2.dram_latency")) * per_l2;
-  // An access that opens its row: activate, then the column read.
-  dram_access_ = static_cast<double>(i64(cfg, "dram.tRCD") + i64(cfg, "dram.CL")) * per_dram;
-  // A slice's pipeline takes one sector per L2 cycle; a channel moves
-  // bus_bytes per beat, two beats per clock.
+  // A slice's pipeline takes one sector per L2 cycle.
   slice_request_ = per_l2;
-  dram_sector_ = 32.0 / (2.0 * static_cast<double>(i64(cfg, "dram.bus_bytes"))) * per_dram;
   stats::Scope root(reg, "");
   for (uint32_t i = 0; i < n_sms; ++i) {
     l1_.push_back(std::make_unique<TimedTags>(l1_shape(cfg)));
@@ -117,13 +116,6 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
   }
   slice_port_.resize(n_slices);
   slice_out_.resize(n_slices);
-  uint32_t n_channels = n_slices / map_.slices_per_channel();
-  channel_port_.resize(n_channels);
-  for (uint32_t c = 0; c < n_channels; ++c) {
-    stats::Scope s = root.sub("dram").sub(std::to_string(c));
-    dram_counters_.push_back({&s.counter("reads", "read commands (32 B sectors)"),
-                              &s.counter("writes", "write commands (32 B sectors)")});
-  }
 }
 
 MemoryModel::~MemoryModel() = default;
@@ -167,7 +159,8 @@ std::vector<LineAccess> coalesce(const ir::WarpInst& in) {
       if (it == lines.end()) it = lines.insert(lines.end(), LineAccess{line});
       uint32_t s = sector_in_line(b);
       it->sectors |= static_cast<uint8_t>(1u << s);
-      it->bytes[s] = static_cast<uint8_t>(std::min<uint32_t>(32, it->bytes[s] + n));
+      uint32_t run = n >= 32 ? kFullSectorMask : (1u << n) - 1;
+      it->bytes[s] |= run << (b & 31);
       if (sector_end < b) break;
       b = sector_end;
     }
@@ -252,24 +245,20 @@ Cycle MemoryModel::from_slice(uint32_t slice, uint32_t sm, uint32_t sectors, Cyc
   return up(start + flits);
 }
 
-Cycle MemoryModel::dram_read(uint32_t slice, uint32_t sectors, Cycle now) {
-  uint32_t ch = map_.channel_of_slice(slice);
-  dram_counters_[ch][0]->inc(sectors);
-  double start = occupy(channel_port_[ch].free, static_cast<double>(now) + dram_path_, sectors * dram_sector_);
-  return up(start + sectors * dram_sector_ + dram_access_);
+Cycle MemoryModel::dram_read(uint32_t slice, Addr line, uint32_t sectors, Cycle now) {
+  return up(dram_.read(slice, line, sectors, static_cast<double>(now)));
 }
 
-void MemoryModel::dram_write(uint32_t slice, uint32_t sectors, Cycle now) {
-  uint32_t ch = map_.channel_of_slice(slice);
-  dram_counters_[ch][1]->inc(sectors);
-  occupy(channel_port_[ch].free, static_cast<double>(now) + dram_path_, sectors * dram_sector_);
+void MemoryModel::dram_write(uint32_t slice, Addr line, uint32_t sectors, Cycle now) {
+  dram_.write(slice, line, sectors, static_cast<double>(now));
 }
 
 // A line allocated in the L2; a dirty victim is written back to DRAM.
 CacheLine& MemoryModel::l2_allocate(uint32_t slice, Addr line, Cycle now) {
   std::optional<EvictedLine> evicted;
   CacheLine& l = l2_[slice]->tags().insert(line, &evicted);
-  if (evicted && evicted->dirty) dram_write(slice, static_cast<uint32_t>(std::popcount(evicted->dirty)), now);
+  if (evicted && evicted->dirty)
+    dram_write(slice, evicted->line_addr, static_cast<uint32_t>(std::popcount(evicted->dirty)), now);
   return l;
 }
 
@@ -284,35 +273,50 @@ Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now,
   else line = &l2_allocate(slice, line_addr, at);
   // The tags are looked up at the pipeline's end: a miss goes to DRAM then.
   const Cycle lookup = at + up(l2_latency_);
-  Cycle ready = lookup;
+  Cycle ready = lookup, stall = 0;
   uint8_t missing = 0;
   for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
     if (!(mask >> s & 1)) continue;
     (is_atomic ? c.atomics : c.reads)->inc();
     bool valid = line->valid >> s & 1;
-    if (valid && l2.ready(*line, s) <= lookup) {
+    Cycle fill = l2.ready(*line, s);
+    if (valid && fill <= lookup) {
       if (!is_atomic) c.read_hits->inc();
+    } else if (valid && l2.waiting(*line, s) < max_merge_) {
+      ++l2.waiting(*line, s);  // joins the sector's MSHR: a miss
+      ready = std::max(ready, fill);
     } else if (valid) {
-      ready = std::max(ready, l2.ready(*line, s));
+      // The MSHR is full (l2.mshr_max_merge): as in the detailed slice, the
+      // request holds the slice's pipeline until the fill and then hits.
+      if (!is_atomic) c.read_hits->inc();
+      ready = std::max(ready, fill);
+      stall = std::max(stall, fill);
     } else {
       missing |= static_cast<uint8_t>(1u << s);
     }
   }
+  if (stall > 0) occupy(slice_port_[slice].free, static_cast<double>(stall) - l2_latency_, 0);
   if (missing) {
-    Cycle fill = dram_read(slice, static_cast<uint32_t>(std::popcount(missing)), lookup);
+    Cycle fill = dram_read(slice, line_addr, static_cast<uint32_t>(std::popcount(missing)), lookup);
     line->valid |= missing;
-    for (uint32_t s = 0; s < kSectorsPerLine; ++s)
-      if (missing >> s & 1) l2.ready(*line, s) = fill;
+    for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+      if (!(missing >> s & 1)) continue;
+      l2.ready(*line, s) = fill;
+      l2.waiting(*line, s) = 1;
+    }
     ready = std::max(ready, fill);
   }
-  if (is_atomic) line->dirty |= mask;
+  if (is_atomic) {
+    line->dirty |= mask;
+    stores_landed_ = std::max(stores_landed_, lookup);  // a reduction nobody waits for still ends the kernel
+  }
   return from_slice(slice, sm, n, ready);
 }
 
 void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
   uint8_t whole = 0;
   for (uint32_t s = 0; s < kSectorsPerLine; ++s)
-    if (a.bytes[s] == 32) whole |= static_cast<uint8_t>(1u << s);
+    if (a.bytes[s] == kFullSectorMask) whole |= static_cast<uint8_t>(1u << s);
   auto n = static_cast<uint32_t>(std::popcount(a.sectors));
   if (use_l1) {
     TimedTags& l1 = *l1_[sm];
@@ -331,19 +335,29 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
   Cycle at = to_slice(sm, slice, flits, n, now);
   SliceCounters& c = slice_counters_[slice];
   c.writes->inc(n);
-  CacheLine* line = l2_[slice]->tags().find(a.line);
-  if (line) {
-    l2_[slice]->tags().touch(*line);
-    c.write_hits->inc(n);
-  } else {
-    line = &l2_allocate(slice, a.line, at);
+  SectorCache& tags = l2_[slice]->tags();
+  CacheLine* line = tags.find(a.line);
+  if (line) tags.touch(*line);
+  else line = &l2_allocate(slice, a.line, at);
+  // As the detailed slice (write-validate): a sector's written bytes add up
+  // over stores, and it becomes valid once all 32 are written.
+  uint8_t fresh = 0;  // valid once the data lands
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    if (!(a.sectors >> s & 1)) continue;
+    auto bit = static_cast<uint8_t>(1u << s);
+    if ((line->valid & bit) || tags.written(*line, s) != 0) c.write_hits->inc();
+    if (tags.add_written(*line, s, a.bytes[s]) == kFullSectorMask && !(line->valid & bit)) fresh |= bit;
+    line->dirty |= bit;
   }
-  uint8_t fresh = static_cast<uint8_t>(whole & ~line->valid);  // written whole: valid once the data lands
-  line->valid |= whole;
-  line->dirty |= a.sectors;
+  line->valid |= fresh;
   for (uint32_t s = 0; s < kSectorsPerLine; ++s)
-    if (fresh >> s & 1) l2_[slice]->ready(*line, s) = at;
-  stores_landed_ = std::max(stores_landed_, at);
+    if (fresh >> s & 1) {
+      l2_[slice]->ready(*line, s) = at;
+      l2_[slice]->waiting(*line, s) = 0;
+    }
+  // The store is performed at the pipeline's end; the detailed GPU ends a
+  // kernel only once every slice's pipeline has emptied.
+  stores_landed_ = std::max(stores_landed_, at + up(l2_latency_));
 }
 
 Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, Cycle now) { return l2_read(sm, a.line, a.sectors, now, true); }

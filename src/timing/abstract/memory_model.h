@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "ir/warp_inst.h"
 #include "stats/stats.h"
+#include "timing/abstract/dram_model.h"
 #include "timing/mem/l2_slice.h"
 #include "timing/mem/sector_cache.h"
 
@@ -29,7 +30,7 @@ struct MemTiming {
 struct LineAccess {
   Addr line = 0;
   uint8_t sectors = 0;                     // bit s: sector s touched
-  std::array<uint8_t, kSectorsPerLine> bytes{};  // bytes written per sector (stores)
+  std::array<uint32_t, kSectorsPerLine> bytes{};  // per sector: bit b set when byte b is written (stores)
 };
 
 // A cache's tags with, per sector, the cycle its data arrives (a sector
@@ -39,11 +40,16 @@ class TimedTags {
   explicit TimedTags(const SectorCacheShape& shape);
   SectorCache& tags() { return tags_; }
   Cycle& ready(const CacheLine& line, uint32_t s) { return ready_[size_t{tags_.index_of(line)} * kSectorsPerLine + s]; }
+  // Requests waiting for the sector's fill, the one that started it included.
+  uint8_t& waiting(const CacheLine& line, uint32_t s) {
+    return waiting_[size_t{tags_.index_of(line)} * kSectorsPerLine + s];
+  }
   void resize_ways(uint32_t ways);
 
  private:
   SectorCache tags_;
   std::vector<Cycle> ready_;
+  std::vector<uint8_t> waiting_;
 };
 
 class MemoryModel {
@@ -59,7 +65,7 @@ class MemoryModel {
   Cycle inst_read(uint32_t sm, Addr line, Cycle now) { return l2_read(sm, line, 0xF, now, false); }
   // A host copy leaves its lines valid in the L2.
   void warm(Addr begin, Addr end);
-  // When the last store reached the L2 (a kernel ends after its stores land).
+  // When the last store or atomic was performed at the L2 (a kernel ends after them).
   Cycle stores_landed() const { return stores_landed_; }
   uint64_t l2_bytes() const { return l2_bytes_; }
 
@@ -79,25 +85,25 @@ class MemoryModel {
   Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, bool atomic);
   Cycle to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now);
   Cycle from_slice(uint32_t slice, uint32_t sm, uint32_t sectors, Cycle data_ready);
-  Cycle dram_read(uint32_t slice, uint32_t sectors, Cycle now);
-  void dram_write(uint32_t slice, uint32_t sectors, Cycle now);
+  Cycle dram_read(uint32_t slice, Addr line, uint32_t sectors, Cycle now);
+  void dram_write(uint32_t slice, Addr line, uint32_t sectors, Cycle now);
   CacheLine& l2_allocate(uint32_t slice, Addr line, Cycle now);
 
   L2AddressMap map_;
   std::vector<std::unique_ptr<TimedTags>> l1_, l2_;
   // Crossbar ports (SM side: requests out, replies in; slice side: replies
-  // out), slice pipelines and DRAM channel data buses.
-  std::vector<Port> req_port_, reply_port_, slice_out_, slice_port_, channel_port_;
+  // out) and slice pipelines.
+  std::vector<Port> req_port_, reply_port_, slice_out_, slice_port_;
+  DramModel dram_;
   std::vector<SmCounters> sm_counters_;
   std::vector<SliceCounters> slice_counters_;
-  std::vector<std::array<stats::Counter*, 2>> dram_counters_;  // reads, writes per channel
   uint64_t l1_max_bytes_, l2_bytes_;
   uint32_t l1_sets_;
   bool cache_global_, write_allocate_;
   // Latencies and per-sector service times, in core cycles.
-  double l1_latency_, shared_latency_, icnt_latency_, l2_latency_, dram_path_, dram_access_;
-  double slice_request_, dram_sector_;
-  uint32_t flit_bytes_, header_bytes_, tag_lookups_, shared_banks_, bank_bytes_;
+  double l1_latency_, shared_latency_, icnt_latency_, l2_latency_;
+  double slice_request_;
+  uint32_t flit_bytes_, header_bytes_, tag_lookups_, shared_banks_, bank_bytes_, max_merge_;
   Cycle stores_landed_ = 0;
 };
 
