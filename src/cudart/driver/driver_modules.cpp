@@ -28,6 +28,21 @@ CUresult load_image(CUmodule* module, const void* image, const char* entry, cons
   return t->module_load(module, image, 0, image_name(entry, image, caller).c_str());
 }
 
+CUresult load_file(CUmodule* module, const char* path, const char* entry) {
+  const auto* t = table();
+  if (t == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+  if (module == nullptr || path == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "warpsim: %s: cannot open %s\n", entry, path);
+    return CUDA_ERROR_FILE_NOT_FOUND;
+  }
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) return CUDA_ERROR_INVALID_IMAGE;
+  bytes.push_back('\0');  // PTX text needs its terminator; a binary's length is in its header
+  return t->module_load(module, bytes.data(), bytes.size(), path);
+}
+
 struct ErrorText {
   CUresult code;
   const char* name;
@@ -57,20 +72,7 @@ __attribute__((noinline)) CUresult cuModuleLoadFatBinary(CUmodule* module, const
 }
 
 // A file of PTX text, a fat binary (nvcc -fatbin) or a cubin (refused: SASS).
-CUresult cuModuleLoad(CUmodule* module, const char* path) {
-  const auto* t = table();
-  if (t == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-  if (module == nullptr || path == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "warpsim: cuModuleLoad: cannot open %s\n", path);
-    return CUDA_ERROR_FILE_NOT_FOUND;
-  }
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.empty()) return CUDA_ERROR_INVALID_IMAGE;
-  bytes.push_back('\0');  // PTX text needs its terminator; a binary's length is in its header
-  return t->module_load(module, bytes.data(), bytes.size(), path);
-}
+CUresult cuModuleLoad(CUmodule* module, const char* path) { return load_file(module, path, "cuModuleLoad"); }
 
 CUresult cuModuleUnload(CUmodule module) {
   const auto* t = table();
@@ -104,6 +106,49 @@ CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction f)
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value) {
   const auto* t = table();
   return t ? t->func_set_attribute(f, attr, value) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+// Libraries (CUDA 12's context-independent loading) are modules here, and
+// their kernels are functions: a CUkernel may be launched as a CUfunction,
+// as the driver allows. Library options (lazy loading, ...) do not apply.
+__attribute__((noinline)) CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option*, void**,
+                                                     unsigned int, CUlibraryOption*, void**, unsigned int) {
+  return load_image(reinterpret_cast<CUmodule*>(library), code, "cuLibraryLoadData", __builtin_return_address(0));
+}
+
+CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* path, CUjit_option*, void**, unsigned int,
+                               CUlibraryOption*, void**, unsigned int) {
+  return load_file(reinterpret_cast<CUmodule*>(library), path, "cuLibraryLoadFromFile");
+}
+
+CUresult cuLibraryUnload(CUlibrary library) { return cuModuleUnload(reinterpret_cast<CUmodule>(library)); }
+
+CUresult cuLibraryGetModule(CUmodule* module, CUlibrary library) {
+  if (module == nullptr || library == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *module = reinterpret_cast<CUmodule>(library);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetKernel(CUkernel* kernel, CUlibrary library, const char* name) {
+  return cuModuleGetFunction(reinterpret_cast<CUfunction*>(kernel), reinterpret_cast<CUmodule>(library), name);
+}
+
+CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
+  return cuModuleGetGlobal(dptr, bytes, reinterpret_cast<CUmodule>(library), name);
+}
+
+CUresult cuKernelGetFunction(CUfunction* function, CUkernel kernel) {
+  if (function == nullptr || kernel == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *function = reinterpret_cast<CUfunction>(kernel);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetAttribute(int* value, CUfunction_attribute attr, CUkernel kernel, CUdevice) {
+  return cuFuncGetAttribute(value, attr, reinterpret_cast<CUfunction>(kernel));
+}
+
+CUresult cuKernelSetAttribute(CUfunction_attribute attr, int value, CUkernel kernel, CUdevice) {
+  return cuFuncSetAttribute(reinterpret_cast<CUfunction>(kernel), attr, value);
 }
 
 CUresult cuGetErrorName(CUresult error, const char** str) {

@@ -250,6 +250,34 @@ void proc_addresses() {
   EXPECT(name && std::strcmp(name, "CUDA_ERROR_NOT_FOUND") == 0);
 }
 
+// CUDA 12's libraries: the PTX loaded as a library, a kernel launched as a
+// function, a variable found in it.
+void library_path(const std::string& ptx) {
+  CUlibrary library;
+  DRV(cuLibraryLoadData(&library, ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  CUkernel kernel;
+  DRV(cuLibraryGetKernel(&kernel, library, "reverse_block"));
+  CUfunction reverse;
+  DRV(cuKernelGetFunction(&reverse, kernel));
+  CUdeviceptr bias_ptr = 0;
+  size_t bias_bytes = 0;
+  DRV(cuLibraryGetGlobal(&bias_ptr, &bias_bytes, library, "bias"));
+  EXPECT(bias_bytes == sizeof(float));
+  std::vector<float> in(256), out(256);
+  for (int i = 0; i < 256; ++i) in[i] = 0.25f * i;
+  CUdeviceptr din, dout;
+  DRV(cuMemAlloc(&din, sizeof(float) * 256));
+  DRV(cuMemAlloc(&dout, sizeof(float) * 256));
+  DRV(cuMemcpyHtoD(din, in.data(), sizeof(float) * 256));
+  void* params[] = {&din, &dout};
+  DRV(cuLaunchKernel(reverse, 1, 1, 1, 256, 1, 1, 0, nullptr, params, nullptr));
+  DRV(cuMemcpyDtoH(out.data(), dout, sizeof(float) * 256));
+  for (int i = 0; i < 256; ++i) EXPECT(out[i] == in[255 - i]);
+  DRV(cuMemFree(din));
+  DRV(cuMemFree(dout));
+  DRV(cuLibraryUnload(library));
+}
+
 // The refusals: each returns its code (the messages go to stderr).
 void refusals(const char* bad_ptx, const char* cubin, const char* sass_fatbin, CUmodule good) {
   std::string text = read_file(bad_ptx);
@@ -284,6 +312,7 @@ int main(int argc, char** argv) {
   DRV(cuModuleLoad(&from_fatbin, argv[2]));
   stream_and_events(from_fatbin);
   memsets();
+  library_path(ptx);
   proc_addresses();
   refusals(argv[3], argv[4], argv[5], from_image);
 
