@@ -273,6 +273,20 @@ void library_path(const std::string& ptx) {
   DRV(cuLaunchKernel(reverse, 1, 1, 1, 256, 1, 1, 0, nullptr, params, nullptr));
   DRV(cuMemcpyDtoH(out.data(), dout, sizeof(float) * 256));
   for (int i = 0; i < 256; ++i) EXPECT(out[i] == in[255 - i]);
+  // Its `bias` is its own (zero), not the 0.5 set in the first module:
+  // saxpy here computes 1 * 1 + 0 + 0.
+  CUkernel saxpy_kernel;
+  DRV(cuLibraryGetKernel(&saxpy_kernel, library, "saxpy"));
+  float a = 1.0f, one = 1.0f, zero = 0.0f;
+  int n = 1;
+  DRV(cuMemcpyHtoD(din, &one, sizeof one));
+  DRV(cuMemcpyHtoD(dout, &zero, sizeof zero));
+  void* saxpy_params[] = {&a, &din, &dout, &n};
+  DRV(cuLaunchKernel(reinterpret_cast<CUfunction>(saxpy_kernel), 1, 1, 1, 32, 1, 1, 0, nullptr, saxpy_params,
+                     nullptr));
+  float y = -1;
+  DRV(cuMemcpyDtoH(&y, dout, sizeof y));
+  EXPECT(y == 1.0f);
   DRV(cuMemFree(din));
   DRV(cuMemFree(dout));
   DRV(cuLibraryUnload(library));
