@@ -235,6 +235,12 @@ CUresult cuCtxGetApiVersion(CUcontext, unsigned int* version) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuCtxGetFlags(unsigned int* flags) {
+  if (flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *flags = context_stack.empty() ? 0 : context_stack.back()->flags;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuCtxSynchronize() { return result(cudaDeviceSynchronize()); }
 
 // ---- memory
@@ -293,6 +299,39 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstrea
   return cuMemsetD32(dst, value, n);
 }
 
+// Unified addressing: the runtime tells host from device by address.
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  return result(cudaMemcpy(ptr(dst), ptr(src), bytes, cudaMemcpyDefault));
+}
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  return result(cudaMemcpyAsync(ptr(dst), ptr(src), bytes, cudaMemcpyDefault, stream));
+}
+
+// Page-locked and managed memory (the flags share the runtime's values).
+CUresult cuMemAllocHost(void** p, size_t bytes) { return result(cudaMallocHost(p, bytes)); }
+CUresult cuMemFreeHost(void* p) { return result(cudaFreeHost(p)); }
+CUresult cuMemHostAlloc(void** p, size_t bytes, unsigned int flags) { return result(cudaHostAlloc(p, bytes, flags)); }
+static_assert(CU_MEMHOSTALLOC_DEVICEMAP == cudaHostAllocMapped && CU_MEMHOSTALLOC_PORTABLE == cudaHostAllocPortable);
+CUresult cuMemHostGetDevicePointer(CUdeviceptr* dptr, void* p, unsigned int flags) {
+  if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  void* d = nullptr;
+  CUresult r = result(cudaHostGetDevicePointer(&d, p, flags));
+  *dptr = reinterpret_cast<uintptr_t>(d);
+  return r;
+}
+CUresult cuMemHostRegister(void* p, size_t bytes, unsigned int flags) {
+  return result(cudaHostRegister(p, bytes, flags));
+}
+CUresult cuMemHostUnregister(void* p) { return result(cudaHostUnregister(p)); }
+CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytes, unsigned int flags) {
+  if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  void* p = nullptr;
+  CUresult r = result(cudaMallocManaged(&p, bytes, flags));
+  *dptr = reinterpret_cast<uintptr_t>(p);
+  return r;
+}
+static_assert(CU_MEM_ATTACH_GLOBAL == cudaMemAttachGlobal);
+
 // ---- streams and events (CUstream and cudaStream_t are one type, as are
 // CUevent and cudaEvent_t; the flags share their values)
 
@@ -303,6 +342,9 @@ static_assert(CU_STREAM_NON_BLOCKING == cudaStreamNonBlocking);
 CUresult cuStreamSynchronize(CUstream stream) { return result(cudaStreamSynchronize(stream)); }
 CUresult cuStreamQuery(CUstream stream) { return result(cudaStreamQuery(stream)); }
 CUresult cuStreamDestroy(CUstream stream) { return result(cudaStreamDestroy(stream)); }
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
+  return result(cudaStreamWaitEvent(stream, event, flags));
+}
 
 CUresult cuEventCreate(CUevent* event, unsigned int flags) { return result(cudaEventCreateWithFlags(event, flags)); }
 static_assert(CU_EVENT_DISABLE_TIMING == cudaEventDisableTiming && CU_EVENT_BLOCKING_SYNC == cudaEventBlockingSync);

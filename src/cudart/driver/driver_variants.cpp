@@ -60,6 +60,13 @@ CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstre
 CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream st) {
   return cuMemsetD32Async(d, v, n, per_thread(st));
 }
+CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return cuMemcpy(d, s, n); }
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
+  return cuMemcpyAsync(d, s, n, per_thread(st));
+}
+CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int flags) {
+  return cuStreamWaitEvent(per_thread(s), e, flags);
+}
 CUresult cuStreamSynchronize_ptsz(CUstream s) { return cuStreamSynchronize(per_thread(s)); }
 CUresult cuStreamQuery_ptsz(CUstream s) { return cuStreamQuery(per_thread(s)); }
 CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { return cuEventRecord(e, per_thread(s)); }

@@ -250,6 +250,49 @@ void proc_addresses() {
   EXPECT(name && std::strcmp(name, "CUDA_ERROR_NOT_FOUND") == 0);
 }
 
+// Page-locked memory, an event ordering two streams, unified copies and
+// managed memory.
+void pinned_and_unified() {
+  const size_t n = 1024, bytes = n * sizeof(float);
+  float *h_in = nullptr, *h_out = nullptr;
+  DRV(cuMemAllocHost(reinterpret_cast<void**>(&h_in), bytes));
+  DRV(cuMemHostAlloc(reinterpret_cast<void**>(&h_out), bytes, 0));
+  for (size_t i = 0; i < n; ++i) h_in[i] = 1.5f * i, h_out[i] = -1;
+  CUdeviceptr d;
+  DRV(cuMemAlloc(&d, bytes));
+  CUstream up, down;
+  CUevent uploaded;
+  DRV(cuStreamCreate(&up, CU_STREAM_NON_BLOCKING));
+  DRV(cuStreamCreate(&down, CU_STREAM_NON_BLOCKING));
+  DRV(cuEventCreate(&uploaded, CU_EVENT_DISABLE_TIMING));
+  DRV(cuMemcpyHtoDAsync(d, h_in, bytes, up));
+  DRV(cuEventRecord(uploaded, up));
+  DRV(cuStreamWaitEvent(down, uploaded, 0));
+  DRV(cuMemcpyDtoHAsync(h_out, d, bytes, down));
+  DRV(cuStreamSynchronize(down));
+  for (size_t i = 0; i < n; ++i) EXPECT(h_out[i] == 1.5f * i);
+  // cuMemcpy tells host from device by address (unified addressing).
+  std::vector<float> back(n, 0);
+  DRV(cuMemsetD32(d, 0x3f800000u, n));  // 1.0f
+  DRV(cuMemcpy(reinterpret_cast<CUdeviceptr>(back.data()), d, bytes));
+  for (size_t i = 0; i < n; ++i) EXPECT(back[i] == 1.0f);
+  CUdeviceptr managed;
+  DRV(cuMemAllocManaged(&managed, bytes, CU_MEM_ATTACH_GLOBAL));
+  DRV(cuMemcpy(managed, d, bytes));
+  DRV(cuCtxSynchronize());
+  EXPECT(reinterpret_cast<float*>(managed)[n - 1] == 1.0f);
+  unsigned flags = 99;
+  DRV(cuCtxGetFlags(&flags));
+  EXPECT(flags == 0);
+  DRV(cuEventDestroy(uploaded));
+  DRV(cuStreamDestroy(up));
+  DRV(cuStreamDestroy(down));
+  DRV(cuMemFree(managed));
+  DRV(cuMemFree(d));
+  DRV(cuMemFreeHost(h_in));
+  DRV(cuMemFreeHost(h_out));
+}
+
 // CUDA 12's libraries: the PTX loaded as a library, a kernel launched as a
 // function, a variable found in it.
 void library_path(const std::string& ptx) {
@@ -326,6 +369,7 @@ int main(int argc, char** argv) {
   DRV(cuModuleLoad(&from_fatbin, argv[2]));
   stream_and_events(from_fatbin);
   memsets();
+  pinned_and_unified();
   library_path(ptx);
   proc_addresses();
   refusals(argv[3], argv[4], argv[5], from_image);
