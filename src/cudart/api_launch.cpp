@@ -1,6 +1,7 @@
 // Registration of fatbins, kernels and variables; kernel launches; kernel
 // attributes and occupancy.
 #include <algorithm>
+#include <functional>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -72,61 +73,113 @@ class GridWorkspace {
   ws::Addr addr_ = 0;
 };
 
+// Runs a checked launch; a failed kernel makes the context unusable (sticky).
+cudaError_t run_on_device(Runtime& rt, const ws::exec::Launch& l, cudaStream_t stream) {
+  ws::exec::LaunchResult r;
+  try {
+    r = rt.device().launch(l, rt.stream_ref(stream));
+  } catch (const ws::sampling::PlanMismatch&) {
+    // A plan made for another program: stop it. At exit the device writes
+    // stats.json with the error and the runtime prints it.
+    std::exit(1);
+  } catch (const ws::timing::KernelStopped& e) {
+    // gpu.max_cycles is the simulator's watchdog: a real GPU's watchdog
+    // reports a launch timeout, and the context is unusable afterwards.
+    rt.kernel_fault(e.what(), cudaErrorLaunchTimeout);
+    return cudaErrorLaunchTimeout;
+  } catch (const ws::Error& e) {
+    // The timing model failed (a deadlock, an opcode it cannot time): the
+    // kernel did not complete, and the model's state is no longer usable.
+    rt.kernel_fault(e.what(), cudaErrorLaunchFailure);
+    return cudaErrorLaunchFailure;
+  }
+  if (!r.ok) {
+    cudaError_t code = ws::cudart::launch_error(r.failure);
+    rt.kernel_fault(r.error, code);
+    return code;
+  }
+  rt.log("{}: {} warp instructions, {} thread instructions", l.kernel->name, r.warp_insts, r.thread_insts);
+  return cudaSuccess;
+}
+
 cudaError_t launch(const char* name, const void* stub, dim3 grid, dim3 block, void** args, size_t shmem,
                    cudaStream_t stream, bool cooperative = false) {
   return api_call(name, [&](Runtime& rt) {
     const KernelRef* k = rt.kernel(stub);
     if (k == nullptr) return cudaErrorInvalidDeviceFunction;
-    if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
-    if (cudaError_t e = check_launch(rt, stub, *k, grid, block, shmem); e != cudaSuccess) {
-      rt.log("launch of {} refused: grid ({},{},{}) block ({},{},{}) dynamic shared {} B", k->function->name, grid.x,
-             grid.y, grid.z, block.x, block.y, block.z, shmem);
-      return e;
-    }
-    if (cooperative)
-      if (cudaError_t e = check_cooperative(rt, *k, grid, block, shmem); e != cudaSuccess) return e;
-    std::shared_ptr<GridWorkspace> workspace;
-    if (cooperative) workspace = std::make_shared<GridWorkspace>(rt.device().memory());
-    ws::exec::Launch l;
-    l.module = k->module;
-    l.kernel = k->function;
-    l.grid = to_dim3(grid);
-    l.block = to_dim3(block);
-    l.dynamic_shmem = static_cast<uint32_t>(shmem);
-    l.params = ws::runtime::pack_kernel_params(*k->function, args);
-    l.grid_workspace = workspace ? workspace->address() : 0;
-    l.keep_alive = workspace;
-    rt.log("{}launch {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", cooperative ? "cooperative " : "",
-           k->function->name, grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem);
-    ws::exec::LaunchResult r;
-    try {
-      r = rt.device().launch(l, rt.stream_ref(stream));
-    } catch (const ws::sampling::PlanMismatch&) {
-      // A plan made for another program: stop it. At exit the device writes
-      // stats.json with the error and the runtime prints it.
-      std::exit(1);
-    } catch (const ws::timing::KernelStopped& e) {
-      // gpu.max_cycles is the simulator's watchdog: a real GPU's watchdog
-      // reports a launch timeout, and the context is unusable afterwards.
-      rt.kernel_fault(e.what(), cudaErrorLaunchTimeout);
-      return cudaErrorLaunchTimeout;
-    } catch (const ws::Error& e) {
-      // The timing model failed (a deadlock, an opcode it cannot time): the
-      // kernel did not complete, and the model's state is no longer usable.
-      rt.kernel_fault(e.what(), cudaErrorLaunchFailure);
-      return cudaErrorLaunchFailure;
-    }
-    if (!r.ok) {
-      cudaError_t code = ws::cudart::launch_error(r.failure);
-      rt.kernel_fault(r.error, code);
-      return code;
-    }
-    rt.log("{}: {} warp instructions, {} thread instructions", k->function->name, r.warp_insts, r.thread_insts);
-    return cudaSuccess;
+    return ws::cudart::launch_kernel(rt, *k, stub, {grid, block, shmem, stream},
+                                     [&] { return ws::runtime::pack_kernel_params(*k->function, args); },
+                                     cooperative);
   });
 }
 
 }  // namespace
+
+namespace ws::cudart {
+
+cudaError_t launch_kernel(Runtime& rt, const KernelRef& k, const void* key, const CallConfig& c,
+                          const std::function<std::vector<uint8_t>()>& params, bool cooperative) {
+  if (!rt.streams().valid(c.stream)) return cudaErrorInvalidResourceHandle;
+  if (cudaError_t e = check_launch(rt, key, k, c.grid, c.block, c.shmem); e != cudaSuccess) {
+    rt.log("launch of {} refused: grid ({},{},{}) block ({},{},{}) dynamic shared {} B", k.function->name, c.grid.x,
+           c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.shmem);
+    return e;
+  }
+  if (cooperative)
+    if (cudaError_t e = check_cooperative(rt, k, c.grid, c.block, c.shmem); e != cudaSuccess) return e;
+  std::shared_ptr<GridWorkspace> workspace;
+  if (cooperative) workspace = std::make_shared<GridWorkspace>(rt.device().memory());
+  exec::Launch l;
+  l.module = k.module;
+  l.kernel = k.function;
+  l.grid = to_dim3(c.grid);
+  l.block = to_dim3(c.block);
+  l.dynamic_shmem = static_cast<uint32_t>(c.shmem);
+  l.params = params();
+  l.grid_workspace = workspace ? workspace->address() : 0;
+  l.keep_alive = workspace;
+  rt.log("{}launch {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", cooperative ? "cooperative " : "",
+         k.function->name, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.shmem);
+  return run_on_device(rt, l, c.stream);
+}
+
+cudaFuncAttributes function_attributes(Runtime& rt, const KernelRef& k, const void* key) {
+  cudaFuncAttributes a{};
+  const ws::exec::DeviceFacts& f = rt.device().facts();
+  const ws::ptx::Function& fn = *k.function;
+  a.sharedSizeBytes = k.static_shmem();
+  for (const ws::ptx::Variable& v : k.module->ast.globals)
+    if (v.space == ws::ptx::StateSpace::Const) a.constSizeBytes += v.size;
+  for (const ws::ptx::Variable& v : fn.locals)
+    if (v.space == ws::ptx::StateSpace::Local) a.localSizeBytes += v.size;
+  uint32_t max_threads = fn.maxntid[0] ? fn.maxntid[0] * std::max(1u, fn.maxntid[1]) * std::max(1u, fn.maxntid[2])
+                                       : static_cast<uint32_t>(f.max_threads_per_block);
+  a.maxThreadsPerBlock = static_cast<int>(std::min<uint32_t>(max_threads, f.max_threads_per_block));
+  a.numRegs = static_cast<int>(ws::exec::regs_per_thread(f, fn));
+  // The virtual architecture the PTX targets (".target sm_80" -> 80).
+  a.ptxVersion = std::atoi(k.module->ast.target.c_str() + std::min<size_t>(3, k.module->ast.target.size()));
+  a.binaryVersion = f.cc_major * 10 + f.cc_minor;
+  int dyn = rt.kernel_settings()[key].max_dynamic_shmem;
+  uint64_t static_bytes = std::min<uint64_t>(f.shmem_per_block, a.sharedSizeBytes);
+  a.maxDynamicSharedSizeBytes = dyn >= 0 ? dyn : static_cast<int>(f.shmem_per_block - static_bytes);
+  a.preferredShmemCarveout = rt.kernel_settings()[key].carveout;
+  return a;
+}
+
+cudaError_t set_function_attribute(Runtime& rt, const KernelRef& k, const void* key, cudaFuncAttribute attr,
+                                   int value) {
+  const ws::exec::DeviceFacts& f = rt.device().facts();
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || k.static_shmem() + value > f.shmem_per_block_optin) return cudaErrorInvalidValue;
+    rt.kernel_settings()[key].max_dynamic_shmem = value;
+  } else if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
+    if (value < -1 || value > 100) return cudaErrorInvalidValue;
+    rt.kernel_settings()[key].carveout = value;
+  }
+  return cudaSuccess;  // other attributes (cluster shapes, ...) do not change functional results
+}
+
+}  // namespace ws::cudart
 
 extern "C" {
 
@@ -254,25 +307,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     const KernelRef* k = rt.kernel(func);
     if (k == nullptr) return cudaErrorInvalidDeviceFunction;
     if (attr == nullptr) return cudaErrorInvalidValue;
-    const ws::exec::DeviceFacts& f = rt.device().facts();
-    const ws::ptx::Function& fn = *k->function;
-    *attr = cudaFuncAttributes{};
-    attr->sharedSizeBytes = k->static_shmem();
-    for (const ws::ptx::Variable& v : k->module->ast.globals)
-      if (v.space == ws::ptx::StateSpace::Const) attr->constSizeBytes += v.size;
-    for (const ws::ptx::Variable& v : fn.locals)
-      if (v.space == ws::ptx::StateSpace::Local) attr->localSizeBytes += v.size;
-    uint32_t max_threads = fn.maxntid[0] ? fn.maxntid[0] * std::max(1u, fn.maxntid[1]) * std::max(1u, fn.maxntid[2])
-                                         : static_cast<uint32_t>(f.max_threads_per_block);
-    attr->maxThreadsPerBlock = static_cast<int>(std::min<uint32_t>(max_threads, f.max_threads_per_block));
-    attr->numRegs = static_cast<int>(ws::exec::regs_per_thread(f, fn));
-    // The virtual architecture the PTX targets (".target sm_80" -> 80).
-    attr->ptxVersion = std::atoi(k->module->ast.target.c_str() + std::min<size_t>(3, k->module->ast.target.size()));
-    attr->binaryVersion = f.cc_major * 10 + f.cc_minor;
-    int dyn = rt.kernel_settings()[func].max_dynamic_shmem;
-    uint64_t static_bytes = std::min<uint64_t>(f.shmem_per_block, attr->sharedSizeBytes);
-    attr->maxDynamicSharedSizeBytes = dyn >= 0 ? dyn : static_cast<int>(f.shmem_per_block - static_bytes);
-    attr->preferredShmemCarveout = rt.kernel_settings()[func].carveout;
+    *attr = ws::cudart::function_attributes(rt, *k, func);
     return cudaSuccess;
   });
 }
@@ -281,15 +316,7 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
   return api_call("cudaFuncSetAttribute", [&](Runtime& rt) {
     const KernelRef* k = rt.kernel(func);
     if (k == nullptr) return cudaErrorInvalidDeviceFunction;
-    const ws::exec::DeviceFacts& f = rt.device().facts();
-    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-      if (value < 0 || k->static_shmem() + value > f.shmem_per_block_optin) return cudaErrorInvalidValue;
-      rt.kernel_settings()[func].max_dynamic_shmem = value;
-    } else if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
-      if (value < -1 || value > 100) return cudaErrorInvalidValue;
-      rt.kernel_settings()[func].carveout = value;
-    }
-    return cudaSuccess;  // other attributes (cluster shapes, ...) do not change functional results
+    return ws::cudart::set_function_attribute(rt, *k, func, attr, value);
   });
 }
 

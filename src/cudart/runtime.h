@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -183,6 +184,16 @@ cudaError_t copy_2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size
 std::optional<exec::TexelFormat> texel_format(const cudaChannelFormatDesc& d);
 // The error a failed launch reports (sticky).
 cudaError_t launch_error(exec::LaunchFailure why);
+// Checks and runs a launch of `k` (api_launch.cpp), inside an api_call.
+// `key` names the kernel in kernel_settings() (a host stub, or a driver
+// CUfunction); `params` builds the parameter buffer once the checks passed.
+cudaError_t launch_kernel(Runtime& rt, const KernelRef& k, const void* key, const CallConfig& c,
+                          const std::function<std::vector<uint8_t>()>& params, bool cooperative = false);
+// What cudaFuncGetAttributes reports for `k` (settings under `key`).
+cudaFuncAttributes function_attributes(Runtime& rt, const KernelRef& k, const void* key);
+// cudaFuncSetAttribute for `k` (settings under `key`).
+cudaError_t set_function_attribute(Runtime& rt, const KernelRef& k, const void* key, cudaFuncAttribute attr,
+                                   int value);
 
 }  // namespace ws::cudart
 
