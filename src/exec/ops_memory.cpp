@@ -72,7 +72,10 @@ uint64_t lane_address(Ctx& c, const DecodedInst& in, unsigned lane) {
   return a;
 }
 
-uint64_t extend(const uint8_t* p, unsigned bytes, bool sign) {
+// Forced inline: since run_access became a template (.v8 forms), LTO stopped
+// inlining it and every lane paid a call and a runtime-sized memcpy (+10% host
+// instructions on BM_EmuStream, callgrind; docs/exec.md "Speed").
+[[gnu::always_inline]] inline uint64_t extend(const uint8_t* p, unsigned bytes, bool sign) {
   uint64_t v = 0;
   std::memcpy(&v, p, bytes);
   if (sign && bytes < 8 && ((v >> (8 * bytes - 1)) & 1)) v |= ~uint64_t{0} << (8 * bytes);
