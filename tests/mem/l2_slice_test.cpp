@@ -87,11 +87,25 @@ TEST(L2Slice, LoadedCodeHitsOnceThenBehavesAsData) {
   b.send(AccessType::Read, code);  // evicted by then: from DRAM
   b.run(200);
   EXPECT_EQ(b.dram_reads(), 10u);
+  // Data at exec's and NVBit traces' addresses (0x7f..), above the code
+  // region, is not code: a miss.
+  b.send(AccessType::Read, 0x0000'7f00'0000'0100ull);
+  b.run(200);
+  EXPECT_EQ(b.dram_reads(), 11u);
 
   L2Bench off;  // the default: code is read from DRAM the first time
   off.send(AccessType::Read, code);
   off.run(200);
   EXPECT_EQ(off.dram_reads(), 1u);
+}
+
+// Code regions (one per kernel name) stay below kCodeRegionEnd, clear of data.
+TEST(L2Slice, CodeRegionsStayInTheirRange) {
+  EXPECT_TRUE(is_code_addr(code_region_base(0)));
+  uint64_t regions = (kCodeRegionEnd - kCodeRegionBase) >> kCodeRegionShift;
+  EXPECT_TRUE(is_code_addr(code_region_base(regions - 1) + ((Addr{1} << kCodeRegionShift) - 1)));
+  EXPECT_THROW(code_region_base(regions), InputError);
+  EXPECT_FALSE(is_code_addr(0x0000'7f00'0000'0000ull));
 }
 
 TEST(L2Slice, FullSectorWriteThenReadNeedsNoDram) {

@@ -55,7 +55,7 @@ void AbstractGpu::memcpy_htod(const ir::MemcpyHtoD& copy) {
 
 Addr AbstractGpu::code_base(const std::string& kernel_name) {
   auto [it, added] = code_regions_.try_emplace(kernel_name, static_cast<uint32_t>(code_regions_.size()));
-  return kCodeRegionBase + (Addr{it->second} << kCodeRegionShift);
+  return code_region_base(it->second);
 }
 
 void AbstractGpu::schedule(uint32_t sm, uint32_t s) {

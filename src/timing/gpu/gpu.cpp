@@ -132,7 +132,7 @@ void Gpu::warm_l2(Addr dst, uint64_t bytes) {
 
 Addr Gpu::code_base(const std::string& kernel_name) {
   auto [it, added] = code_regions_.try_emplace(kernel_name, static_cast<uint32_t>(code_regions_.size()));
-  return kCodeRegionBase + (Addr{it->second} << kCodeRegionShift);
+  return code_region_base(it->second);
 }
 
 KernelResult Gpu::run_kernel(ir::KernelSource& kernel, const ProgressFn& progress) {

@@ -179,7 +179,7 @@ bool L2Slice::process_read(const MemRequest& r) {
     reply(r);
     return true;
   }
-  if (code_loaded_ && r.addr >= kCodeRegionBase && load_code(r.addr)) return process_read(r);
+  if (code_loaded_ && is_code_addr(r.addr) && load_code(r.addr)) return process_read(r);
   // Absent, or only partly written: fetch from DRAM and merge on fill.
   if (!miss(r)) return false;
   reads_.inc();

@@ -1,7 +1,9 @@
 // What travels between the L1s, the interconnect, the L2 slices and DRAM.
 #pragma once
 #include <cstdint>
+#include <string>
 
+#include "common/error.h"
 #include "common/types.h"
 #include "ir/warp_inst.h"
 
@@ -11,9 +13,21 @@ inline constexpr uint32_t kSectorBytes = 32;
 inline constexpr uint32_t kLineBytes = 128;
 // Kernel code lives at kCodeRegionBase + (region << kCodeRegionShift), one
 // region per kernel name (1 GiB each: PCs of exec kernels reach 2^20 per
-// function), far above any data address.
+// function), below kCodeRegionEnd. Data is elsewhere: exec allocates from
+// 0x7f00'0000'0000 (its shared/local/function windows at 0x7c..-0x7e..), and
+// NVBit traces of Linux programs carry 0x7f.. addresses too, so a test for
+// code must check both ends.
 inline constexpr Addr kCodeRegionBase = 0x0000'4000'0000'0000ull;
+inline constexpr Addr kCodeRegionEnd = 0x0000'7000'0000'0000ull;
 inline constexpr unsigned kCodeRegionShift = 30;
+inline bool is_code_addr(Addr a) { return a >= kCodeRegionBase && a < kCodeRegionEnd; }
+// The code address of region `index` (one per kernel name); throws past the last.
+inline Addr code_region_base(uint64_t index) {
+  if (index >= (kCodeRegionEnd - kCodeRegionBase) >> kCodeRegionShift)
+    throw InputError("more than " + std::to_string((kCodeRegionEnd - kCodeRegionBase) >> kCodeRegionShift) +
+                     " distinct kernel names: no code region left for another");
+  return kCodeRegionBase + (Addr{index} << kCodeRegionShift);
+}
 
 enum class AccessType : uint8_t { Read, Write, Atomic };
 
