@@ -6,18 +6,18 @@
 // write-after-read, write-after-write; the carry flag counts as a register),
 // or when both may touch the same memory and one of them is not a plain load
 // (explicit state spaces other than each other's cannot alias; a generic
-// address may be anything). Loads may pass loads. The scheduler then repeatedly takes, among the instructions
-// whose predecessors are placed, the one with the longest latency path to the
-// region's end (source order breaks ties): loads first, with the address
-// arithmetic that feeds them.
+// address may be anything). Loads may pass loads. The scheduler then
+// repeatedly takes, among the instructions whose predecessors are placed, the
+// one with the longest latency path to the region's end (source order breaks
+// ties): loads first, with the address arithmetic that feeds them.
 #include "frontend/ptx/schedule.h"
-
-#include "frontend/ptx/reg_access.h"
 
 #include <algorithm>
 #include <queue>
 #include <string_view>
 #include <unordered_set>
+
+#include "frontend/ptx/reg_access.h"
 
 namespace ws::ptx {
 
@@ -47,7 +47,7 @@ bool pure_opcode(std::string_view op) {
       "xor", "not", "cnot", "lop3", "shf", "shl", "shr", "mov", "selp", "set", "setp", "slct", "cvt",
       "cvta", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
       "prmt", "isspacep", "addc", "subc", "madc", "mma", "vadd", "vsub", "vabsdiff", "vmin", "vmax",
-      "vshl", "vshr", "vmad", "vset", "cvt.pack", "istypep", "createpolicy",
+      "vshl", "vshr", "vmad", "vset", "istypep", "createpolicy",
       // Warp collectives read other lanes' registers, which every lane of the
       // block computes in the same (scheduled) order.
       "shfl", "vote", "match", "redux", "activemask"};
@@ -74,7 +74,7 @@ Kind classify(const Instruction& in) {
 
 // The memory an instruction may touch, for ordering: accesses in different
 // explicit state spaces cannot alias.
-enum Space : uint8_t { kNoSpace, kGlobal, kShared, kLocal, kParam, kConst, kGeneric, kSpaces };
+enum Space : uint8_t { kGlobal, kShared, kLocal, kParam, kConst, kGeneric, kSpaces };
 
 bool conflict(uint8_t a, uint8_t b) { return a == kGeneric || b == kGeneric || a == b; }
 
@@ -120,7 +120,6 @@ int64_t priority_latency(const Instruction& in, Kind kind) {
 
 struct Node {
   Kind kind = Kind::Pure;
-  uint8_t space = kNoSpace;
   int64_t latency = 4;
   int64_t height = 0;
   uint32_t preds = 0;
@@ -160,7 +159,7 @@ std::vector<Node> build_region(const Function& f, size_t begin, size_t end) {
     for (int32_t r : a.writes) last_writer[r] = i;
     Kind kind = nodes[i].kind;
     if (kind != Kind::Load && kind != Kind::Ordered) continue;
-    uint8_t sp = nodes[i].space = space_of(in);
+    uint8_t sp = space_of(in);
     int64_t after = kind == Kind::Ordered ? last_ordered : -1;
     for (uint8_t t = 0; t < kSpaces; ++t) {
       if (!conflict(sp, t)) continue;
