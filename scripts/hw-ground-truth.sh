@@ -6,8 +6,11 @@
 #   scripts/hw-ground-truth.sh OUT_DIR [program ...]   (programs: tests/cuda/NAME.cu, or a path
 #   from the source root without .cu, e.g. examples/cuda/conv2d; profiles are named by the file's base name)
 # Writes OUT_DIR/gpu.txt, OUT_DIR/ubench-results.txt, OUT_DIR/ncu/NAME.csv (+ .err).
-# Environment: NCU_FLAGS (extra ncu options, e.g. "--cache-control none --clock-control none"),
-# HW_SKIP_UBENCH=1 (profile only), HW_ARCH (nvcc -arch, default native).
+# Where cuobjdump is found, OUT_DIR/sass/NAME.sass holds each binary's SASS (what ptxas made of it).
+# Environment: NCU_FLAGS (extra ncu options, e.g. "--cache-control none --clock-control none
+# --section WarpStateStats"), HW_SKIP_UBENCH=1 (profile only), HW_NATIVE_ONLY=1 (of the
+# microbenchmarks, only ubench/native), HW_ARCH (nvcc -arch, default native),
+# HW_NCU_TIMEOUT (seconds per program, default 120).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out=${1:?usage: scripts/hw-ground-truth.sh OUT_DIR [program ...]}
@@ -32,7 +35,13 @@ for f in "$root"/ubench/native/*.cu; do  # native-only benchmarks (not run under
   nvcc -O2 -std=c++17 -arch="$arch" -o "$out/bin/ubench/native_$(basename "$f" .cu)" "$f" > /dev/null 2>&1 &
 done
 wait
-[[ -n ${HW_SKIP_UBENCH:-} ]] || UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
+if command -v cuobjdump > /dev/null; then
+  mkdir -p "$out/sass"
+  for b in "$out"/bin/ubench/* "$out"/bin/cuda/*; do
+    [[ -x $b && ! -d $b ]] && cuobjdump -sass -res-usage "$b" > "$out/sass/$(basename "$b").sass" 2>&1
+  done
+fi
+[[ -n ${HW_SKIP_UBENCH:-}${HW_NATIVE_ONLY:-} ]] || UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
   timeout 240 bash "$root/scripts/ubench-run.sh" --native --bin "$out/bin/ubench" --out "$out/ubench-results.txt" \
   > "$out/ubench-run.log" 2>&1
 [[ -n ${HW_SKIP_UBENCH:-} ]] || for b in "$out"/bin/ubench/native_*; do
@@ -44,7 +53,7 @@ for p in "${progs[@]}"; do
   p=$(basename "$p")
   [[ -x "$out/bin/cuda/$p" ]] || { echo "not built: $p" >> "$out/ncu/missing.txt"; continue; }
   # shellcheck disable=SC2086
-  timeout 120 ncu ${NCU_FLAGS:-} --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" \
+  timeout "${HW_NCU_TIMEOUT:-120}" ncu ${NCU_FLAGS:-} --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" \
     2> "$out/ncu/$p.err"
 done
 echo "done: $(ls "$out/ncu"/*.csv 2>/dev/null | wc -l) profiles, $(grep -c = "$out/ubench-results.txt" 2>/dev/null) ubench figures"
