@@ -157,6 +157,20 @@ TEST(CoreFetch, SequentialPrefetchHidesMostOfTheL2LatencyOfStraightLineCode) {
   EXPECT_EQ(ahead.stat("sm.0.l1i.misses"), lines + 4u);
 }
 
+TEST(CoreFetch, PrefetchesDroppedForWantOfAnMshrAreAskedForAgain) {
+  // Eight lines ahead but four reads in flight: each access to a new line
+  // can only add the one line whose read just completed. Those left out
+  // before must be asked for again then, or the warp meets them as demand
+  // misses and waits a whole round trip for each.
+  const uint32_t lines = 64, n = lines * kInstsPerLine;
+  FetchBench b({"l1i.prefetch_lines=8", "l1i.mshrs=4"});
+  Cycle took = b.run_straight(0, 0, n);
+  uint64_t demand = b.stat("sm.0.l1i.misses") - b.stat("sm.0.l1i.prefetches");
+  EXPECT_LE(demand, 2u);  // the first line (and at most one more)
+  // Four lines per round trip of ~104 cycles: about 26 cycles per line.
+  EXPECT_NEAR(double(took) / lines, 104.0 / 4, 6.0);
+}
+
 TEST(CoreFetch, PerfectFetchNeverWaits) {
   FetchBench b({"l1i.perfect=true"});
   EXPECT_EQ(b.run_straight(0, 0, 64), Cycle{64});

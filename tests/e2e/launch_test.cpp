@@ -49,17 +49,29 @@ TEST(E2eLaunch, HostSyncBeforeALaunchMakesItPayTheFullLatency) {
   EXPECT_EQ(t.elapsed_cycles - t.cycles, 10 * param(cfg, "gpu.kernel_launch_latency"));
 }
 
-// Code stays cached across launches of the same kernel: only the first launch
-// reads it from DRAM; later ones find it in the L2 (or the SM's L1I). (Two
-// launches against ten, so that the first launch's last prefetches, which may
-// still be in DRAM when a kernel ends, are counted in both.)
+// Code stays cached across launches of the same kernel: with code that
+// starts in DRAM (l2.code_loaded=false) only the first launch reads it from
+// there; later ones find it in the L2 (or the SM's L1I). (Two launches
+// against ten, so that the first launch's last prefetches, which may still
+// be in DRAM when a kernel ends, are counted in both.)
 TEST(E2eLaunch, RelaunchedKernelFindsItsCodeCached) {
-  auto cfg = preset("qv100");
+  auto cfg = preset("qv100", {"l2.code_loaded=false"});
   SimTotals two = simulate(repeated_kernel("launch-two", 2, false), cfg);
   SimTotals ten = simulate(repeated_kernel("launch-ten", 10, false), cfg);
   EXPECT_GT(two.dram_reads, 0u);  // cold code
   EXPECT_EQ(ten.dram_reads, two.dram_reads);
   EXPECT_LT(ten.cycles, 5 * two.cycles);  // later launches do not wait for DRAM
+}
+
+// By default the module load has written the code through the L2: even the
+// first launch reads none of it from DRAM (the kernel touches no data), and
+// it is faster than the first launch of code that starts in DRAM.
+TEST(E2eLaunch, LoadedCodeIsInTheL2AtTheFirstLaunch) {
+  SimTotals loaded = simulate(repeated_kernel("launch-one", 1, false), preset("qv100"));
+  SimTotals cold = simulate(repeated_kernel("launch-one", 1, false), preset("qv100", {"l2.code_loaded=false"}));
+  EXPECT_EQ(loaded.dram_reads, 0u);
+  EXPECT_GT(cold.dram_reads, 0u);
+  EXPECT_LT(loaded.cycles, cold.cycles);
 }
 
 }  // namespace

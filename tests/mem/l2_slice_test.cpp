@@ -93,7 +93,9 @@ TEST(L2Slice, LoadedCodeHitsOnceThenBehavesAsData) {
   b.run(200);
   EXPECT_EQ(b.dram_reads(), 11u);
 
-  L2Bench off;  // the default: code is read from DRAM the first time
+  std::vector<std::string> cold = kTiny;
+  cold.push_back("l2.code_loaded=false");
+  L2Bench off(cold);  // code that starts in DRAM is read from there the first time
   off.send(AccessType::Read, code);
   off.run(200);
   EXPECT_EQ(off.dram_reads(), 1u);

@@ -7,13 +7,18 @@
 //   pass 1, 2  the same SM again: the block is in the SM's caches if it fits.
 // A second launch of two CTAs times pass 0 on the CTA whose SM did not run
 // the first launch (its caches are cold, the code is in the L2).
+// A third kernel of each listed size runs its first launch on every SM at once
+// (two CTAs per SM): _burst_mean/_burst_max, the cold fetch of a kernel start.
 // Prints icache_sweep_n<N>_<what>_cycles_per_inst. Check the SASS
 // (cuobjdump -sass) before reading the figures: each block must be N FFMAs.
+#include <algorithm>
+#include <vector>
+
 #include "../ubench.h"
 
 constexpr int kChains = 8;
 
-template <int N>
+template <int N, int kTag = 0>
 __global__ void block(float b, float c, long long* cycles, unsigned* sms, float* sink) {
   float x[kChains];
   for (int k = 0; k < kChains; ++k) x[k] = threadIdx.x;
@@ -58,6 +63,32 @@ void sweep(long long* dcycles, unsigned* dsms, float* sink) {
     }
 }
 
+// The first launch of a fresh copy of the size-N kernel on `ctas` CTAs:
+// the mean and largest per-instruction time of its cold pass.
+template <int N>
+void burst(int ctas) {
+  long long* dcycles;
+  unsigned* dsms;
+  float* sink;
+  UB_CHECK(cudaMalloc(&dcycles, 3 * ctas * sizeof(long long)));
+  UB_CHECK(cudaMalloc(&dsms, ctas * sizeof(unsigned)));
+  UB_CHECK(cudaMalloc(&sink, 32 * ctas * sizeof(float)));
+  block<N, 1><<<ctas, 32>>>(0.999f, 0.001f, dcycles, dsms, sink);
+  UB_LAUNCHED();
+  std::vector<long long> c(3 * ctas);
+  UB_CHECK(cudaMemcpy(c.data(), dcycles, c.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  double sum = 0, most = 0;
+  for (int i = 0; i < ctas; ++i) {
+    sum += static_cast<double>(c[3 * i]);
+    most = std::max(most, static_cast<double>(c[3 * i]));
+  }
+  char key[96];
+  std::snprintf(key, sizeof key, "icache_sweep_n%d_burst_mean_cycles_per_inst", N);
+  ub::emit(key, sum / ctas / N, 3);
+  std::snprintf(key, sizeof key, "icache_sweep_n%d_burst_max_cycles_per_inst", N);
+  ub::emit(key, most / N, 3);
+}
+
 int main() {
   long long* cycles;
   unsigned* sms;
@@ -69,8 +100,15 @@ int main() {
   sweep<512>(cycles, sms, sink);
   sweep<1024>(cycles, sms, sink);
   sweep<2048>(cycles, sms, sink);
+  sweep<2560>(cycles, sms, sink);
+  sweep<3072>(cycles, sms, sink);
+  sweep<3584>(cycles, sms, sink);
   sweep<4096>(cycles, sms, sink);
   sweep<8192>(cycles, sms, sink);
   sweep<16384>(cycles, sms, sink);
+  int sms_on_gpu = 0;
+  UB_CHECK(cudaDeviceGetAttribute(&sms_on_gpu, cudaDevAttrMultiProcessorCount, 0));
+  burst<1024>(2 * sms_on_gpu);
+  burst<4096>(2 * sms_on_gpu);
   return 0;
 }

@@ -80,6 +80,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
       l1_sets_(static_cast<uint32_t>(i64(cfg, "l1d.sets"))),
       cache_global_(cfg.get<bool>("l1d.cache_global")),
       write_allocate_(cfg.get<std::string>("l1d.write_policy") == "write-allocate"),
+      code_loaded_(cfg.get<bool>("l2.code_loaded")),
       flit_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.flit_bytes"))),
       header_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.header_bytes"))),
       tag_lookups_(static_cast<uint32_t>(i64(cfg, "l1d.tag_lookups"))),

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "config/config.h"
@@ -62,7 +63,12 @@ class MemoryModel {
   // A load, store or atomic of SM `sm` taken by its LD/ST unit at `now`.
   MemTiming access(uint32_t sm, const ir::WarpInst& in, Cycle now);
   // An instruction-cache miss: the whole line from the L2; when it is back.
-  Cycle inst_read(uint32_t sm, Addr line, Cycle now) { return l2_read(sm, line, 0xF, now, false); }
+  // With l2.code_loaded a code line's first read finds it there (the module
+  // load wrote it), as in the detailed slice.
+  Cycle inst_read(uint32_t sm, Addr line, Cycle now) {
+    if (code_loaded_ && loaded_code_.try_emplace(line, 1).second) warm(line, line + kLineBytes);
+    return l2_read(sm, line, 0xF, now, false);
+  }
   // A host copy leaves its lines valid in the L2.
   void warm(Addr begin, Addr end);
   // When the last store or atomic was performed at the L2 (a kernel ends after them).
@@ -99,7 +105,8 @@ class MemoryModel {
   std::vector<SliceCounters> slice_counters_;
   uint64_t l1_max_bytes_, l2_bytes_;
   uint32_t l1_sets_;
-  bool cache_global_, write_allocate_;
+  bool cache_global_, write_allocate_, code_loaded_;
+  std::unordered_map<Addr, uint8_t> loaded_code_;  // code lines installed once (module load)
   // Latencies and per-sector service times, in core cycles.
   double l1_latency_, shared_latency_, icnt_latency_, l2_latency_;
   double slice_request_;

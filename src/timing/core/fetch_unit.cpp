@@ -109,8 +109,14 @@ void FetchUnit::prefetch_after(uint32_t subcore, Addr line, Cycle now) {
   Addr window = Addr{4} * prefetch_lines_ * kLineBytes;
   if (to >= last && to - last <= window) return;  // covered recently
   Addr from = (to > line && to < last) ? to + kLineBytes : line + kLineBytes;
-  for (Addr a = from; a <= last; a += kLineBytes) prefetch(subcore, a, now);
   to = last;
+  // A line dropped for want of an MSHR is asked for again by the next access
+  // to a new line (the window then ends before it).
+  for (Addr a = from; a <= last; a += kLineBytes)
+    if (!prefetch(subcore, a, now)) {
+      to = a - kLineBytes;
+      return;
+    }
 }
 
 // An L0 miss (or, without an L0, any access) looks the line up in the L1I.
@@ -133,28 +139,30 @@ Cycle FetchUnit::from_l1(uint32_t subcore, uint32_t slot, Addr line, Cycle now) 
   return kWaiting;
 }
 
-// Brings `line` towards the sub-core's L0 unless it is there or on its way.
-void FetchUnit::prefetch(uint32_t subcore, Addr line, Cycle now) {
+// Brings `line` towards the sub-core's L0 unless it is there or on its way;
+// false when every MSHR is taken (the prefetch is dropped).
+bool FetchUnit::prefetch(uint32_t subcore, Addr line, Cycle now) {
   if (has_l0()) {
-    if (l0_[subcore].probe(line, now).outcome != FixedMissTags::Outcome::Miss) return;
+    if (l0_[subcore].probe(line, now).outcome != FixedMissTags::Outcome::Miss) return true;
     if (CacheLine* l = l1_.find(line)) {
       l1_.touch(*l);
       fill_l0(subcore, line, now + l1_latency_);
-      return;
+      return true;
     }
   } else if (l1_.find(line)) {
-    return;
+    return true;
   }
   if (Miss* m = misses_.find(line)) {
     for (uint32_t i = 0; i < m->waiters.size(); ++i)
-      if (m->waiters[i].subcore == subcore) return;
+      if (m->waiters[i].subcore == subcore) return true;
     m->waiters.push_back({subcore, kNoWarp});
-    return;
+    return true;
   }
-  if (misses_.size() >= max_misses_) return;
+  if (misses_.size() >= max_misses_) return false;
   prefetches_.inc();
   request_line(line);
   misses_.find(line)->waiters.push_back({subcore, kNoWarp});
+  return true;
 }
 
 // One read per 32 B sector of the line, as the L2 serves them.

@@ -86,7 +86,7 @@ class FetchUnit {
     ++fills_[subcore];
   }
   uint64_t fills_seen(uint32_t subcore) const { return has_l0() ? fills_[subcore] : l1_fills_; }
-  void prefetch(uint32_t subcore, Addr line, Cycle now);
+  bool prefetch(uint32_t subcore, Addr line, Cycle now);
   void request_line(Addr line);
   void sector_arrived(Addr addr, Cycle now);
   void line_arrived(Addr line, Miss& miss, Cycle now);
