@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Simulates the programs profiled on a real H100 (examples/hw/h100-2026-11-26)
 # on the `h100` preset and correlates them with the warm-cache profile
-# (docs/validation.md, "H100: measured on a real GPU").
+# (docs/validation-h100.md).
 #   scripts/h100-correlate.sh RUNS_DIR [--set key=value ...]
 # Env: BUILD (default build-dev): its bin/warpsim, cuda/ and examples/cuda/
 # programs; HW (default the ncu-warm-boost folder). Prints the correlator's
