@@ -36,9 +36,10 @@ __global__ void phases(int* a, int* b, int* sums, int* total, int* valid) {
   }
   grid.sync();
   if (i == 0) {
-    int t = 0;
-    for (unsigned r = 0; r < ctas; ++r) t += sums[r];
-    *total = t;
+    // Modulo 2^32: on 132 SMs (264 CTAs) the sum passes INT_MAX.
+    unsigned t = 0;
+    for (unsigned r = 0; r < ctas; ++r) t += static_cast<unsigned>(sums[r]);
+    *total = static_cast<int>(t);
   }
 }
 
@@ -57,14 +58,14 @@ long check_phases(int ctas, const std::vector<int>& b, const std::vector<int>& s
   std::vector<int> want_b(n);
   for (int i = 0; i < n; ++i) want_b[i] = a(n - 1 - i) + a((i + kThreads) % n);
   for (int i = 0; i < n; ++i) bad += b[i] != want_b[i];
-  long want_total = 0;
+  unsigned want_total = 0;  // modulo 2^32, as the kernel adds
   for (int r = 0; r < ctas; ++r) {
     int s = 0;
     for (int k = 0; k < kThreads; ++k) s += want_b[(r + 1) % ctas * kThreads + k];
     bad += sums[r] != s;
-    want_total += s;
+    want_total += static_cast<unsigned>(s);
   }
-  bad += total != want_total;
+  bad += static_cast<unsigned>(total) != want_total;
   return bad;
 }
 
