@@ -131,17 +131,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   Entry e;
   bool accessed = step.space != ptx::StateSpace::None && step.space != ptx::StateSpace::Param;
   std::string base = names_.sass_name(in, step.space, step.function == launch_.kernel, launch_.module->ast.filename);
-  const frontend::OpInfo* op = isa_->find(base);
-  for (int hop = 0; !op && hop < 4; ++hop) {
-    std::string older = names_.fallback(base);
-    if (older.empty()) break;
-    base = older;
-    op = isa_->find(base);
-  }
-  if (!op)
-    throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
-                     "isa/ptx.toml names " + base + " for `" + in.text + "`, which isa/sm_" +
-                         std::to_string(isa_->binary_version()) + ".toml does not define (nor a [fallback])");
+  const frontend::OpInfo* op = &resolve(base, in);
   ir::WarpInst& w = e.inst;
   w.pc = (function_index(*launch_.module, step.function) << 20) + uint64_t{step.pc} * 16;
   w.kind = op->kind;
@@ -175,7 +165,66 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   w.n_src = static_cast<uint8_t>(std::min<size_t>(src.size(), ir::kMaxSrc));
   std::copy_n(dst.begin(), w.n_dst, w.dst.begin());
   std::copy_n(src.begin(), w.n_src, w.src.begin());
+  if (!w.is_memory()) expand(in, e);
   return e;
+}
+
+const frontend::OpInfo& StepTranslator::resolve(std::string& sass, const ptx::Instruction& in) const {
+  const frontend::OpInfo* op = isa_->find(sass);
+  for (int hop = 0; !op && hop < 4; ++hop) {
+    std::string older = names_.fallback(sass);
+    if (older.empty()) break;
+    sass = older;
+    op = isa_->find(sass);
+  }
+  if (!op)
+    throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
+                     "isa/ptx.toml names " + sass + " for `" + in.text + "`, which isa/sm_" +
+                         std::to_string(isa_->binary_version()) + ".toml does not define (nor a [fallback])");
+  return *op;
+}
+
+// The instructions ptxas puts ahead of this one (a division's reciprocal and
+// Newton steps). The chain runs through the instruction's own destination
+// (traces name only R0..R254, so there is no scratch register to take): the
+// first step reads its sources, each later one the step before, and the
+// instruction then reads and writes it last. Steps marked independent read
+// the sources and write nothing the others wait for. They share its PC
+// (their code is not modelled).
+void StepTranslator::expand(const ptx::Instruction& in, Entry& e) const {
+  const std::vector<PtxOpNames::Step>* steps = names_.expansion(in);
+  if (!steps) return;
+  ir::WarpInst& w = e.inst;
+  bool chained = false;  // some step wrote the destination
+  for (const PtxOpNames::Step& st : *steps) {
+    std::string sass = st.sass;
+    const frontend::OpInfo& op = resolve(sass, in);
+    if (op.kind != ir::OpKind::Alu)
+      throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
+                       "isa/ptx.toml [expand] lists " + sass + " for `" + in.text +
+                           "`: only arithmetic instructions can stand in a step");
+    ir::WarpInst b;
+    b.pc = w.pc;
+    b.kind = ir::OpKind::Alu;
+    b.unit = op.unit;
+    if (st.chained && chained) {
+      b.src[0] = w.dst[0];
+      b.n_src = 1;
+    } else {
+      b.src = w.src;
+      b.n_src = w.n_src;
+    }
+    if (st.chained && w.n_dst > 0) {
+      b.dst[0] = w.dst[0];
+      b.n_dst = 1;
+      chained = true;
+    }
+    e.before.push_back(b);
+    e.before_sass.push_back(sass);
+  }
+  if (chained && w.n_src < ir::kMaxSrc &&
+      std::find(w.src.begin(), w.src.begin() + w.n_src, w.dst[0]) == w.src.begin() + w.n_src)
+    w.src[w.n_src++] = w.dst[0];
 }
 
 void StepTranslator::timing_addrs(const WarpStep& step, bool generic, uint64_t warp_uid, Addr* out) const {
@@ -209,6 +258,10 @@ void CtaRecording::on_step(const WarpStep& step) {
   StepTranslator& tr = kernel_.translator();
   const StepTranslator::Entry& e = tr.entry(step);
   Warp& w = warps_[step.warp];
+  for (size_t k = 0; k < e.before.size(); ++k) {
+    w.insts.emplace_back(e.before[k]).active_mask = step.active_mask;
+    if (kernel_.keeps_trace()) w.sass.push_back(&e.before_sass[k]);
+  }
   ir::WarpInst& in = w.insts.emplace_back(e.inst);
   in.active_mask = step.active_mask;
   if (in.is_memory()) {

@@ -40,6 +40,9 @@ class StepTranslator {
     ir::WarpInst inst;
     std::string sass;
     bool generic = false;  // a generic-space SASS opcode (classified by address)
+    // What ptxas issues ahead of it (isa/ptx.toml [expand]), and their names.
+    std::vector<ir::WarpInst> before;
+    std::vector<std::string> before_sass;
   };
   const Entry& entry(const WarpStep& step);
   // Lane addresses as the timing model sees them (local memory interleaved).
@@ -48,6 +51,9 @@ class StepTranslator {
 
  private:
   Entry make(const WarpStep& step) const;
+  // The preset's opcode for `sass`, through [fallback]s; throws naming `in`.
+  const frontend::OpInfo& resolve(std::string& sass, const ptx::Instruction& in) const;
+  void expand(const ptx::Instruction& in, Entry& e) const;
   const PtxOpNames& names_;
   std::shared_ptr<const frontend::IsaTable> isa_;
   const Launch& launch_;

@@ -76,6 +76,22 @@ PtxOpNames PtxOpNames::load_from(const std::string& path) {
       names.fallback_.emplace(std::string(key.str()), *v);
     }
   }
+  if (const toml::table* ex = t["expand"].as_table()) {
+    for (const auto& [key, node] : *ex) {
+      const toml::array* ops = node.as_array();
+      std::vector<Step>& steps = names.expand_[std::string(key.str())];
+      for (size_t i = 0; ops && i < ops->size(); ++i) {
+        auto v = (*ops)[i].value<std::string>();
+        if (!v || v->empty() || *v == "~")
+          throw InputError(path, node.source().begin.line, std::string(key.str()),
+                           "expected an array of SASS opcodes (\"~OP\": reads only the instruction's sources)");
+        bool independent = (*v)[0] == '~';
+        steps.push_back(Step{independent ? v->substr(1) : *v, !independent});
+      }
+      if (!ops)
+        throw InputError(path, node.source().begin.line, std::string(key.str()), "expected an array of SASS opcodes");
+    }
+  }
   return names;
 }
 
@@ -84,29 +100,46 @@ std::string PtxOpNames::fallback(const std::string& sass) const {
   return it == fallback_.end() ? std::string() : it->second;
 }
 
-std::string PtxOpNames::sass_name(const ptx::Instruction& inst, ptx::StateSpace space, bool in_kernel,
-                                  const std::string& ptx_file) const {
-  if (in_kernel && inst.opcode == "ret") return "EXIT";
+template <class V>
+const V* PtxOpNames::lookup(const std::unordered_map<std::string, V>& table, const ptx::Instruction& inst,
+                            ptx::StateSpace space, const std::string& suffix) const {
   std::vector<std::string> mods = effective_mods(inst, space);
-  auto find = [&](const std::string& key) -> const std::string* {
-    auto it = map_.find(key);
-    return it == map_.end() ? nullptr : &it->second;
+  auto find = [&](const std::string& key) -> const V* {
+    if (!suffix.empty())
+      if (auto it = table.find(key + suffix); it != table.end()) return &it->second;
+    auto it = table.find(key);
+    return it == table.end() ? nullptr : &it->second;
   };
   std::string key = inst.opcode;
   std::vector<std::string> prefixes;
   for (const std::string& m : mods) prefixes.push_back(key += "." + m);
   for (auto it = prefixes.rbegin(); it != prefixes.rend(); ++it)
-    if (const std::string* s = find(*it)) return *s;
+    if (const V* s = find(*it)) return s;
   std::vector<std::string> classes;
   for (const std::string& m : mods)
     if (*type_class(m)) classes.push_back(type_class(m));
   if (classes.size() >= 2)
-    if (const std::string* s = find(inst.opcode + "." + classes[0] + "." + classes[1])) return *s;
+    if (const V* s = find(inst.opcode + "." + classes[0] + "." + classes[1])) return s;
   if (!classes.empty())
-    if (const std::string* s = find(inst.opcode + "." + classes.back())) return *s;
-  if (const std::string* s = find(inst.opcode)) return *s;
+    if (const V* s = find(inst.opcode + "." + classes.back())) return s;
+  return find(inst.opcode);
+}
+
+std::string PtxOpNames::sass_name(const ptx::Instruction& inst, ptx::StateSpace space, bool in_kernel,
+                                  const std::string& ptx_file) const {
+  if (in_kernel && inst.opcode == "ret") return "EXIT";
+  if (const std::string* s = lookup(map_, inst, space, "")) return *s;
   throw InputError(ptx_file, static_cast<uint64_t>(inst.line), inst.opcode,
                    "no SASS class for PTX instruction `" + inst.text + "` (add it to " + path_ + ")");
+}
+
+// A division by an immediate becomes a multiply by its reciprocal: the
+// table's `.imm` entries.
+const std::vector<PtxOpNames::Step>* PtxOpNames::expansion(const ptx::Instruction& inst) const {
+  if (expand_.empty()) return nullptr;
+  bool imm = !inst.ops.empty() &&
+             (inst.ops.back().kind == ptx::Operand::Kind::Imm || inst.ops.back().kind == ptx::Operand::Kind::FImm);
+  return lookup(expand_, inst, ptx::StateSpace::None, imm ? ".imm" : "");
 }
 
 }  // namespace ws::exec

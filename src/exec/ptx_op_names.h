@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "frontend/ptx/ast.h"
 
@@ -25,9 +26,25 @@ class PtxOpNames {
   // empty when there is none.
   std::string fallback(const std::string& sass) const;
 
+  // The SASS instructions ptxas issues ahead of `inst`'s own ([expand]: a
+  // division's reciprocal and correction steps), in order; null when none.
+  // Each step reads the one before (`chained`) or only `inst`'s sources.
+  struct Step {
+    std::string sass;
+    bool chained = true;
+  };
+  const std::vector<Step>* expansion(const ptx::Instruction& inst) const;
+
  private:
+  // The entry of `table` for `inst`: longest modifier prefix, then type
+  // classes, then the bare opcode (each tried with `suffix` first).
+  template <class V>
+  const V* lookup(const std::unordered_map<std::string, V>& table, const ptx::Instruction& inst,
+                  ptx::StateSpace space, const std::string& suffix) const;
+
   std::string path_;
   std::unordered_map<std::string, std::string> map_, fallback_;
+  std::unordered_map<std::string, std::vector<Step>> expand_;
 };
 
 }  // namespace ws::exec

@@ -139,3 +139,52 @@ TEST(PtxOpNames, UnknownInstructionNamesLineAndTable) {
 
 }  // namespace
 }  // namespace ws::exec
+
+namespace ws::exec {
+namespace {
+
+// [expand]: what ptxas issues ahead of an instruction that becomes a
+// sequence. A register divisor takes the long form, an immediate the
+// multiply by its reciprocal; plain arithmetic expands to nothing.
+TEST(PtxOpNames, DivisionsExpandByTheirDivisorsForm) {
+  ptx::Module m = ptx::parse_module(R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .f64 %fd<4>;
+  rem.s32 %r1, %r2, %r3;
+  rem.s32 %r1, %r2, 7;
+  div.u32 %r1, %r2, %r3;
+  add.s32 %r1, %r2, %r3;
+  div.rn.f64 %fd1, %fd2, %fd3;
+  sqrt.rn.f64 %fd1, %fd2;
+  div.s64 %rd1, %rd2, %rd3;
+}
+)",
+                                    "t.ptx");
+  PtxOpNames names = PtxOpNames::load_from(std::string(WARPSIM_SOURCE_DIR) + "/isa/ptx.toml");
+  const auto& body = m.functions[0].body;
+  auto steps = [&](size_t i) {
+    const std::vector<PtxOpNames::Step>* s = names.expansion(body.at(i));
+    return s ? s->size() : 0u;
+  };
+  EXPECT_EQ(steps(0), 9u);  // IABS, IMAD.HI, ... (the divisor's reciprocal hoisted)
+  EXPECT_EQ(steps(1), 3u);  // IMAD.HI, SHF, IMAD
+  EXPECT_EQ(steps(2), 7u);
+  EXPECT_EQ(steps(3), 0u);
+  ASSERT_EQ(steps(4), 11u);
+  const std::vector<PtxOpNames::Step>& div = *names.expansion(body.at(4));
+  EXPECT_EQ(div[0].sass, "MUFU");
+  EXPECT_TRUE(div[0].chained);
+  EXPECT_FALSE(div.back().chained);  // a range check beside the chain
+  EXPECT_EQ(steps(5), 12u);
+  EXPECT_EQ(names.sass_name(body.at(5), ptx::StateSpace::None, true, "t.ptx"), "DFMA");  // the last step
+  EXPECT_EQ(steps(6), 0u);  // 64-bit division: not expanded
+}
+
+}  // namespace
+}  // namespace ws::exec
