@@ -142,6 +142,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
                         frontend::cache_op_suffix(step.cache_op, isa_->binary_version())
                   : base + tensor_suffix(in);
   w.tensor_work = frontend::tensor_work_of(e.sass);
+  if (w.kind == ir::OpKind::MemBar) w.space = frontend::fence_scope_of(e.sass);
   if (w.is_memory() && !memory) w.kind = ir::OpKind::Alu;
   if (memory) {
     // A generic opcode (older generations) gets the space the trace reader

@@ -20,7 +20,8 @@ enum class OpKind : uint8_t {
   Exit,     // the warp's last instruction
 };
 
-enum class MemSpace : uint8_t { None, Global, Shared, Local, Const, Tex };
+// System is only a fence's scope (below).
+enum class MemSpace : uint8_t { None, Global, Shared, Local, Const, Tex, System };
 
 // What a memory instruction asks of the caches (PTX cache operators, and the
 // SASS suffixes they become; docs/memory-system.md says what each does in
@@ -53,6 +54,8 @@ struct WarpInst {
   uint64_t pc = 0;
   uint32_t active_mask = 0;  // lanes that execute (active AND guard predicate)
   OpKind kind = OpKind::Alu;
+  // A memory instruction's space; a MemBar's scope: Shared = its CTA,
+  // Global (or None) = the GPU, System = the system.
   MemSpace space = MemSpace::None;
   uint8_t unit = 0;          // index into the KernelSource's unit_names()
   uint8_t access_bytes = 0;  // bytes per lane for memory instructions

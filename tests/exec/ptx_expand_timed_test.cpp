@@ -1,12 +1,16 @@
-// isa/ptx.toml [expand] under the timing model: a 32-bit remainder by a
+// isa/ptx.toml under the timing model. [expand]: a 32-bit remainder by a
 // register issues as the sequence ptxas makes of it (nine dependent integer
 // instructions ahead of its own), so a chain of remainders costs ten
-// integer latencies each where a chain of adds costs one.
+// integer latencies each where a chain of adds costs one. Fences carry
+// their scope (MEMBAR.CTA / .GPU / .SYS) and hold the warp for that scope's
+// latency.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,10 +23,12 @@ namespace {
 
 constexpr int kChain = 16;
 
-// out = x op d op d ... (kChain times), x = 1000003, d = the parameter.
+// out = x op d op d ... (kChain times), x = 1000003, d = the parameter; an
+// op without operands (a fence) is repeated kChain times instead.
 std::string chain_ptx(const std::string& op) {
   std::string body = "    ld.param.u64 %rd1, [p];\n    ld.param.u32 %r2, [d];\n    mov.u32 %r1, 1000003;\n";
-  for (int i = 0; i < kChain; ++i) body += "    " + op + " %r1, %r1, %r2;\n";
+  bool fence = op.rfind("membar", 0) == 0;
+  for (int i = 0; i < kChain; ++i) body += "    " + op + (fence ? ";\n" : " %r1, %r1, %r2;\n");
   body += "    st.global.u32 [%rd1], %r1;\n    ret;\n";
   return test::kernel_ptx("chain", ".param .u64 p, .param .u32 d", body);
 }
@@ -32,14 +38,15 @@ struct Result {
   uint32_t value = 0;
 };
 
-Result run(const std::string& op, uint32_t d) {
+Result run(const std::string& op, uint32_t d, std::vector<std::string> sets = {}) {
   auto out = std::filesystem::temp_directory_path() / ("warpsim-expand-" + op + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(out);
   DeviceOptions o;
   o.timing = true;
   o.print_summary = false;
   o.out_dir = out.string();
-  o.sets = {"l1i.perfect=true"};
+  o.sets = std::move(sets);
+  o.sets.push_back("l1i.perfect=true");
   Result r;
   {
     Device dev(o);
@@ -74,6 +81,14 @@ TEST(PtxExpandTimed, RemainderByARegisterIsTenDependentIntegerInstructions) {
   // remainder adds nine of them to the chain.
   double extra = double(rem.cycles) - double(add.cycles);
   EXPECT_NEAR(extra / kChain, 9 * 4.0, 4.0) << rem.cycles << " vs " << add.cycles;
+}
+
+TEST(PtxExpandTimed, FencesHoldTheWarpForTheirScopesLatency) {
+  std::vector<std::string> sets = {"core.fence_cta_latency=10", "core.fence_latency=300",
+                                   "core.fence_sys_latency=900"};
+  Result cta = run("membar.cta", 1, sets), gpu = run("membar.gl", 1, sets), sys = run("membar.sys", 1, sets);
+  EXPECT_NEAR(double(gpu.cycles) - double(cta.cycles), kChain * 290.0, kChain * 2.0);
+  EXPECT_NEAR(double(sys.cycles) - double(gpu.cycles), kChain * 600.0, kChain * 2.0);
 }
 
 }  // namespace

@@ -284,6 +284,16 @@ ir::CacheOp stronger(ir::CacheOp a, ir::CacheOp b) {
 
 }  // namespace
 
+ir::MemSpace fence_scope_of(std::string_view op) {
+  ir::MemSpace scope = ir::MemSpace::Global;
+  each_modifier(op, [&](std::string_view m) {
+    if (m == "CTA") scope = ir::MemSpace::Shared;
+    if (m == "SYS") scope = ir::MemSpace::System;
+    return false;
+  });
+  return scope;
+}
+
 ir::CacheOp cache_op_of(std::string_view op) {
   ir::CacheOp found = ir::CacheOp::Default;
   bool strong = false;
@@ -371,7 +381,8 @@ const InstParser::Resolved& InstParser::resolve(std::string_view opcode, const L
     std::string v = "sm_" + std::to_string(isa_->binary_version());
     fail(ctx, "opcode", "unknown opcode " + quoted(base_opcode(opcode)) + " for " + v + " (add it to isa/" + v + ".toml)");
   }
-  return cache_.add(opcode, Resolved{*op, access_bytes_of(opcode), cache_op_of(opcode), tensor_work_of(opcode)});
+  return cache_.add(opcode, Resolved{*op, access_bytes_of(opcode), cache_op_of(opcode), tensor_work_of(opcode),
+                                     fence_scope_of(opcode)});
 }
 
 }  // namespace ws::frontend
@@ -487,6 +498,7 @@ void InstParser::fill_kind(const Resolved& r, bool traced, ParsedInst& out) cons
   w.kind = r.op.kind;
   w.unit = r.op.unit;
   w.tensor_work = r.tensor_work;
+  if (w.kind == ir::OpKind::MemBar) w.space = r.fence_scope;
   bool mem = w.is_memory();
   if (!mem || !traced) {
     if (mem) w.kind = ir::OpKind::Alu;

@@ -77,6 +77,7 @@ class InstParser {
     uint8_t access_bytes = 4;
     ir::CacheOp cache_op = ir::CacheOp::Default;
     uint8_t tensor_work = 0;
+    ir::MemSpace fence_scope = ir::MemSpace::Global;
   };
   // Opcode text -> Resolved, by open addressing: looked up once per trace
   // line, where std::unordered_map's hashing and node walk showed up.
@@ -116,6 +117,9 @@ uint8_t access_bytes_of(std::string_view opcode);
 // L1, L2 or neither may serve it). Modifiers naming no operator (E, SYS,
 // widths, EL, ...) leave it Default.
 ir::CacheOp cache_op_of(std::string_view opcode);
+// A fence's scope from its modifiers (MEMBAR.CTA, MEMBAR.SC.GPU,
+// MEMBAR.ALL.SYS ...): Shared for CTA, System for SYS, Global otherwise.
+ir::MemSpace fence_scope_of(std::string_view opcode);
 // The suffix (".EF", ".CG", ...; "" for Default) a trace writer appends for
 // `op` on SASS binary version `binary_version`; cache_op_of reads it back.
 const char* cache_op_suffix(ir::CacheOp op, uint32_t binary_version);

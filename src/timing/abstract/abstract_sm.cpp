@@ -34,8 +34,8 @@ AbstractSm::AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t i
       unit_specs_(read_unit_specs(cfg)),
       scheduler_name_(cfg.get<std::string>("core.scheduler")),
       max_warps_(static_cast<uint32_t>(cfg.get<int64_t>("core.max_warps"))),
-      fence_latency_(static_cast<Cycle>(cfg.get<int64_t>("core.fence_latency"))),
       const_latency_(static_cast<Cycle>(cfg.get<int64_t>("core.const_latency"))),
+      fence_(FenceLatencies::read(cfg)),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
       thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
       ctas_done_(scope.counter("ctas", "CTAs completed")),
@@ -253,7 +253,7 @@ void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
       break;
     }
     case ir::OpKind::MemBar:
-      done = now + fence_latency_;
+      done = now + fence_.of(in.space);
       break;
     case ir::OpKind::Barrier:
       if (in.active_mask) return arrive_at_barrier(w, now);

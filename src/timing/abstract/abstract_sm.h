@@ -25,6 +25,7 @@
 #include "timing/abstract/block_table.h"
 #include "timing/abstract/inst_fetch.h"
 #include "timing/core/exec_units.h"
+#include "timing/core/fence.h"
 #include "timing/core/scoreboard.h"
 #include "timing/core/warp_scheduler.h"
 
@@ -126,7 +127,8 @@ class AbstractSm {
   uint32_t max_warps_;
   uint32_t ctas_per_sm_ = 0, live_ctas_ = 0, live_warps_ = 0;
   uint64_t age_ = 0;
-  Cycle ldst_free_ = 0, fence_latency_, const_latency_;
+  Cycle ldst_free_ = 0, const_latency_;
+  FenceLatencies fence_;
   Cycle accounted_ = 0;  // residency counters cover cycles before this
   uint64_t changed_ = 0;
   bool freed_ = false;

@@ -10,8 +10,6 @@ namespace {
 const config::Param<int64_t> kQueue{"core.ldst_queue", 32, "accesses",
                                     "L1 accesses the LD/ST unit buffers before it stops accepting instructions",
                                     {1, 4096}};
-const config::Param<int64_t> kFenceLatency{"core.fence_latency", 4, "cycles", "latency of a memory fence",
-                                           {1, 10000}};
 // A load spends one cycle in the access queue before the L1's tag stage takes
 // it (tick() runs before the cycle's issue) and one on the L1's done port
 // before its warp sees the data: both are inside the measured load-to-use
@@ -25,7 +23,6 @@ LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDom
       queue_limit_(static_cast<size_t>(kQueue.get(cfg))),
       shared_latency_(static_cast<uint32_t>(cfg.get<int64_t>("shared.latency"))),
       const_cache_(cfg, scope.sub("l1c"), clock, sm_id),
-      fence_latency_(static_cast<uint32_t>(kFenceLatency.get(cfg))),
       shared_banks_(static_cast<uint32_t>(cfg.get<int64_t>("shared.banks"))),
       shared_accesses_(scope.counter("shared_accesses", "warp shared-memory instructions")),
       shared_wavefronts_(scope.counter("shared_wavefronts", "shared-memory cycles incl. bank conflicts")),

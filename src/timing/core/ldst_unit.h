@@ -77,7 +77,7 @@ class LdstUnit {
   std::vector<uint32_t> free_access_tokens_;
   uint32_t shared_latency_;
   ConstCache const_cache_;
-  uint32_t fence_latency_, shared_banks_;
+  uint32_t shared_banks_;
   Cycle shared_free_ = 0;  // the shared-memory pipe is busy until this cycle
   std::optional<Cycle> full_since_;  // the access queue has been full since then
   stats::Counter &shared_accesses_, &shared_wavefronts_, &shared_bank_conflicts_, &global_accesses_, &const_accesses_, &queue_full_cycles_;

@@ -22,7 +22,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       ldst_(cfg, scope.sub("ldst"), core, *l1_, id),
       fetch_(cfg, scope, core, id, static_cast<uint32_t>(kSubcores.get(cfg))),
       unit_specs_(read_unit_specs(cfg)),
-      fence_latency_(static_cast<uint32_t>(cfg.get<int64_t>("core.fence_latency"))),
+      fence_(FenceLatencies::read(cfg)),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
       thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
       ctas_done_(scope.counter("ctas", "CTAs completed")),
@@ -291,7 +291,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       ldst_.issue(w, slot, in, now);
       break;
     case ir::OpKind::MemBar:
-      w.busy_until = now + fence_latency_;
+      w.busy_until = now + fence_.of(in.space);
       break;
     case ir::OpKind::Barrier:
       if (in.active_mask) {

@@ -12,6 +12,7 @@
 #include "ir/source.h"
 #include "stats/stats.h"
 #include "timing/core/exec_units.h"
+#include "timing/core/fence.h"
 #include "timing/core/fetch_unit.h"
 #include "timing/core/ldst_unit.h"
 #include "timing/core/operand_collector.h"
@@ -112,7 +113,7 @@ class Sm : public Clocked {
   uint32_t max_ctas_ = 0;
   uint32_t carveout_kb_ = 0, l1_kb_ = 0;  // the shared-memory carve-out in force, and the L1 left
   uint32_t live_ctas_ = 0;
-  uint32_t fence_latency_;
+  FenceLatencies fence_;
   uint64_t warp_age_ = 0;
   Tick next_tick_ = kNever;
   Cycle last_account_ = 0;
