@@ -36,6 +36,13 @@ class UnitPool {
   int free_pipe(uint32_t kind, Cycle now) const;
   // Earliest cycle a pipeline of `kind` frees up.
   Cycle next_free(uint32_t kind) const;
+  // The cycles [since, until) that pipeline (the one freeing first) was held
+  // by its last instruction past that instruction's issue cycle: another
+  // warp wanting it then was throttled (stall attribution).
+  struct Held {
+    Cycle since = 0, until = 0;
+  };
+  Held last_held(uint32_t kind) const;
   // Issues on pipeline `pipe` of kind `kind`; returns the result-ready cycle.
   // `tensor_work` (WarpInst::tensor_work) > 0 on a unit with fma_per_clk
   // occupies the pipeline for that work, and the result follows the last
@@ -48,6 +55,7 @@ class UnitPool {
  private:
   std::vector<UnitSpec> specs_;
   std::vector<std::vector<Cycle>> busy_until_;  // [kind][pipe]
+  std::vector<std::vector<Cycle>> issued_at_;   // [kind][pipe]: its last instruction's start
 };
 
 }  // namespace ws::timing

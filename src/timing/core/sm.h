@@ -16,6 +16,7 @@
 #include "timing/core/ldst_unit.h"
 #include "timing/core/operand_collector.h"
 #include "timing/core/sm_kernel.h"
+#include "timing/core/stall_reasons.h"
 #include "timing/core/warp.h"
 #include "timing/core/warp_scheduler.h"
 #include "timing/engine/clocked.h"
@@ -96,6 +97,14 @@ class Sm : public Clocked {
   uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
   void set_sleeping(uint32_t slot, bool asleep);
   void take_fetched_lines(Cycle now);
+  // Stall attribution (stall_reasons.cpp).
+  void init_stalls(const config::Config& cfg, stats::Scope scope);
+  void attribute_stalls(const SubCore& sc, Warp& w, SmKernel& k, Cycle now);
+  void attribute_drain(const Warp& w, SmKernel& k, Cycle now);
+  void add_stall(SmKernel& k, Stall r, Cycle n) {
+    k.stalls[static_cast<size_t>(r)] += n;
+    stall_counters_[static_cast<size_t>(r)]->inc(n);
+  }
 
   const ClockDomain& clock_;
   uint16_t id_;
@@ -120,6 +129,9 @@ class Sm : public Clocked {
   bool ldst_waiters_ = false;  // some sub-core waits for LD/ST queue room
   stats::Counter &warp_insts_, &thread_insts_, &ctas_done_, &active_cycles_, &warp_cycles_;
   stats::Counter &bank_conflict_cycles_, &operand_wait_cycles_;
+  bool stall_reasons_ = false;
+  std::vector<RegSource> unit_source_;  // per pipeline kind: what its results count as
+  std::array<stats::Counter*, kStallReasons> stall_counters_{};
 };
 
 }  // namespace ws::timing
