@@ -31,7 +31,7 @@ std::vector<UnitSpec> read_unit_specs(const config::Config& cfg) {
 UnitPool::UnitPool(const std::vector<UnitSpec>& specs) : specs_(specs) {
   for (const UnitSpec& s : specs_) {
     busy_until_.emplace_back(s.count, 0);
-    issued_at_.emplace_back(s.count, 0);
+    runs_.emplace_back(s.count);
   }
 }
 
@@ -50,7 +50,7 @@ Cycle UnitPool::next_free(uint32_t kind) const {
 UnitPool::Held UnitPool::last_held(uint32_t kind) const {
   const auto& pipes = busy_until_[kind];
   size_t p = static_cast<size_t>(std::min_element(pipes.begin(), pipes.end()) - pipes.begin());
-  return Held{issued_at_[kind][p] + 1, pipes[p]};
+  return runs_[kind][p];
 }
 
 uint32_t UnitPool::occupancy(uint32_t kind, uint32_t tensor_work) const {
@@ -62,8 +62,10 @@ uint32_t UnitPool::occupancy(uint32_t kind, uint32_t tensor_work) const {
 
 Cycle UnitPool::issue(uint32_t kind, int pipe, Cycle now, uint32_t tensor_work) {
   uint32_t busy = occupancy(kind, tensor_work);
-  busy_until_[kind][pipe] = now + busy;
-  issued_at_[kind][pipe] = now;
+  Held& run = runs_[kind][pipe];
+  if (now != run.until) run = Held{now, now, 0};  // idle since the last one: a new run
+  run.until = busy_until_[kind][pipe] = now + busy;
+  ++run.issues;
   bool sliced = tensor_work != 0 && specs_[kind].fma_per_clk != 0;
   return now + specs_[kind].latency + (sliced ? busy : 0);
 }

@@ -36,11 +36,13 @@ class UnitPool {
   int free_pipe(uint32_t kind, Cycle now) const;
   // Earliest cycle a pipeline of `kind` frees up.
   Cycle next_free(uint32_t kind) const;
-  // The cycles [since, until) that pipeline (the one freeing first) was held
-  // by its last instruction past that instruction's issue cycle: another
-  // warp wanting it then was throttled (stall attribution).
+  // The last run of back-to-back instructions on the pipeline of `kind` that
+  // frees first (stall attribution): it started at `since`, holds the
+  // pipeline until `until`, and took `issues` instructions. Another warp
+  // wanting the pipeline then was throttled, except on those issue cycles
+  // (the pipeline is free at the start of its issue cycle: not selected).
   struct Held {
-    Cycle since = 0, until = 0;
+    Cycle since = 0, until = 0, issues = 0;
   };
   Held last_held(uint32_t kind) const;
   // Issues on pipeline `pipe` of kind `kind`; returns the result-ready cycle.
@@ -55,7 +57,7 @@ class UnitPool {
  private:
   std::vector<UnitSpec> specs_;
   std::vector<std::vector<Cycle>> busy_until_;  // [kind][pipe]
-  std::vector<std::vector<Cycle>> issued_at_;   // [kind][pipe]: its last instruction's start
+  std::vector<std::vector<Held>> runs_;        // [kind][pipe]: its current run of instructions
 };
 
 }  // namespace ws::timing

@@ -58,7 +58,7 @@ void Sm::attribute_stalls(const SubCore& sc, Warp& w, SmKernel& k, Cycle now) {
       {Stall::NoInstruction, w.fetch_ready},
       {stall_of(w.dep.source), w.dep.ready},
       {mio_queue ? Stall::MioThrottle : Stall::LgThrottle, queue.until, queue.since},
-      {Stall::MathPipeThrottle, pipe.until, pipe.since},
+      {Stall::MathPipeThrottle, pipe.until, pipe.since, pipe.issues},
   }};
   attribute_issue(w.stall_from, now, causes, [&](Stall r, Cycle n) { add_stall(k, r, n); });
   w.stall_from = now + 1;

@@ -48,11 +48,16 @@ inline Stall stall_of(RegSource s) {
 
 // One condition that held a warp: `reason` applies to the cycles in
 // [since, until). A shared resource (a pipeline, the LD/ST queue) held only
-// since `since`: a ready warp not issued before then was not selected.
+// since `since`: a ready warp not issued before then was not selected. Of
+// [since, until), `free` cycles were not held (a pipeline that took other
+// warps' instructions on those cycles, free at the start of each): a warp
+// waiting then was not selected either. Where the warp's wait covers only
+// part of the span, it gets that share of them.
 struct StallCause {
   Stall reason;
   Cycle until;
   Cycle since = 0;
+  Cycle free = 0;
 };
 
 // Attributes the cycles [from, now) before an issue at `now`, then the issue
@@ -70,7 +75,9 @@ inline void attribute_issue(Cycle from, Cycle now, const std::array<StallCause, 
       from = start;
     }
     if (to > from) {
-      add(c.reason, to - from);
+      Cycle span = c.until - c.since, free = c.free && span ? c.free * (to - from) / span : 0;
+      if (free) add(Stall::NotSelected, free);
+      if (to - from > free) add(c.reason, to - from - free);
       from = to;
     }
   }
