@@ -47,7 +47,7 @@ Cycle UnitPool::next_free(uint32_t kind) const {
   return *std::min_element(pipes.begin(), pipes.end());
 }
 
-UnitPool::Held UnitPool::last_held(uint32_t kind) const {
+UnitPool::Held UnitPool::last_held_of_many(uint32_t kind) const {
   const auto& pipes = busy_until_[kind];
   size_t p = static_cast<size_t>(std::min_element(pipes.begin(), pipes.end()) - pipes.begin());
   return runs_[kind][p];

@@ -44,7 +44,10 @@ class UnitPool {
   struct Held {
     Cycle since = 0, until = 0, issues = 0;
   };
-  Held last_held(uint32_t kind) const;
+  Held last_held(uint32_t kind) const {
+    const auto& runs = runs_[kind];
+    return runs.size() == 1 ? runs[0] : last_held_of_many(kind);
+  }
   // Issues on pipeline `pipe` of kind `kind`; returns the result-ready cycle.
   // `tensor_work` (WarpInst::tensor_work) > 0 on a unit with fma_per_clk
   // occupies the pipeline for that work, and the result follows the last
@@ -55,6 +58,7 @@ class UnitPool {
   uint32_t latency(uint32_t kind) const { return specs_[kind].latency; }
 
  private:
+  Held last_held_of_many(uint32_t kind) const;
   std::vector<UnitSpec> specs_;
   std::vector<std::vector<Cycle>> busy_until_;  // [kind][pipe]
   std::vector<std::vector<Held>> runs_;        // [kind][pipe]: its current run of instructions

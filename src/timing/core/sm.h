@@ -99,8 +99,19 @@ class Sm : public Clocked {
   void take_fetched_lines(Cycle now);
   // Stall attribution (stall_reasons.cpp).
   void init_stalls(const config::Config& cfg, stats::Scope scope);
-  void attribute_stalls(const SubCore& sc, Warp& w, SmKernel& k, Cycle now);
+  // As `w` issues at `now` (before the issue changes any state): its cycles
+  // since its previous issue, then the issue cycle. Inline: most issues
+  // follow the warp's previous one at once.
+  void attribute_stalls(const SubCore& sc, Warp& w, SmKernel& k, Cycle now) {
+    if (now > w.stall_from) attribute_wait(sc, w, k, now);
+    add_stall(k, Stall::Selected, 1);
+    w.stall_from = now + 1;
+    w.barrier_open = 0;
+    w.dep = RegDep{};
+  }
+  void attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now);
   void attribute_drain(const Warp& w, SmKernel& k, Cycle now);
+  StallCause throttle(const SubCore& sc, const Warp& w) const;
   void add_stall(SmKernel& k, Stall r, Cycle n) {
     k.stalls[static_cast<size_t>(r)] += n;
     stall_counters_[static_cast<size_t>(r)]->inc(n);

@@ -37,33 +37,32 @@ void Sm::init_stalls(const config::Config& cfg, stats::Scope scope) {
                                         std::string("warp cycles in issue-stall state ") + kStallNames[r]);
 }
 
-// Called as `w` issues `w.inst` at `now`, before the issue changes any state:
-// the cycles since its previous issue go to the causes below, in priority
-// order (stall_reasons.h, attribute_issue).
-void Sm::attribute_stalls(const SubCore& sc, Warp& w, SmKernel& k, Cycle now) {
+// The cycles [w.stall_from, now) before an issue at `now` go to the causes
+// below, in priority order (stall_reasons.h); the warp's own waits first,
+// which usually cover the gap, then the shared resource it needed.
+void Sm::attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now) {
+  auto add = [&](Stall r, Cycle n) { add_stall(k, r, n); };
+  Cycle from = attribute_wait_until(w.stall_from, now, Stall::Barrier, w.barrier_open, add);
+  from = attribute_wait_until(from, now, Stall::Membar, w.busy_until, add);
+  from = attribute_wait_until(from, now, Stall::NoInstruction, w.fetch_ready, add);
+  from = attribute_wait_until(from, now, stall_of(w.dep.source), w.dep.ready, add);
+  if (now > from) from = attribute_causes(from, now, std::array<StallCause, 1>{throttle(sc, w)}, add);
+  if (now > from) add(Stall::NotSelected, now - from);
+}
+
+// What a shared resource held `w`'s instruction for: a memory instruction
+// the LD/ST queue, another its pipeline.
+StallCause Sm::throttle(const SubCore& sc, const Warp& w) const {
   const ir::WarpInst& in = w.inst;
-  LdstUnit::FullSpan queue;
-  UnitPool::Held pipe;
-  bool mio_queue = false;
   if (in.is_memory()) {
-    queue = ldst_.last_full();
-    mio_queue = in.space == ir::MemSpace::Shared || in.space == ir::MemSpace::Const;
-  } else if (in.kind != ir::OpKind::Barrier && in.kind != ir::OpKind::MemBar) {
-    int16_t kind = w.unit_of[in.unit];
-    if (kind != kLdstUnit) pipe = sc.units.last_held(static_cast<uint32_t>(kind));
+    LdstUnit::FullSpan q = ldst_.last_full();
+    bool mio = in.space == ir::MemSpace::Shared || in.space == ir::MemSpace::Const;
+    return StallCause{mio ? Stall::MioThrottle : Stall::LgThrottle, q.until, q.since};
   }
-  std::array<StallCause, 6> causes{{
-      {Stall::Barrier, w.barrier_open},
-      {Stall::Membar, w.busy_until},
-      {Stall::NoInstruction, w.fetch_ready},
-      {stall_of(w.dep.source), w.dep.ready},
-      {mio_queue ? Stall::MioThrottle : Stall::LgThrottle, queue.until, queue.since},
-      {Stall::MathPipeThrottle, pipe.until, pipe.since, pipe.issues},
-  }};
-  attribute_issue(w.stall_from, now, causes, [&](Stall r, Cycle n) { add_stall(k, r, n); });
-  w.stall_from = now + 1;
-  w.barrier_open = 0;
-  w.dep = RegDep{};
+  int16_t kind = in.kind == ir::OpKind::Barrier || in.kind == ir::OpKind::MemBar ? kLdstUnit : w.unit_of[in.unit];
+  if (kind == kLdstUnit) return StallCause{Stall::MathPipeThrottle, 0};
+  UnitPool::Held p = sc.units.last_held(static_cast<uint32_t>(kind));
+  return StallCause{Stall::MathPipeThrottle, p.until, p.since, p.issues};
 }
 
 // A warp that finishes at `now` drained since its last issue.

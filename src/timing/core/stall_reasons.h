@@ -60,12 +60,13 @@ struct StallCause {
   Cycle free = 0;
 };
 
-// Attributes the cycles [from, now) before an issue at `now`, then the issue
-// cycle itself (Selected), calling add(reason, cycles). Cause k gets
-// [max(from, since_k, until of causes before k), min(now, until_k)); cycles
-// no cause covers are NotSelected. O(causes), whatever the length of the wait.
+// Attributes cycles from `from` on, up to `now`, to `causes` in priority
+// order, calling add(reason, cycles): cause k gets [max(from, since_k, until
+// of causes before k), min(now, until_k)), cycles before its `since` are
+// NotSelected. Returns the first cycle left unattributed. O(causes),
+// whatever the length of the wait.
 template <size_t N, class Add>
-inline void attribute_issue(Cycle from, Cycle now, const std::array<StallCause, N>& causes, Add&& add) {
+inline Cycle attribute_causes(Cycle from, Cycle now, const std::array<StallCause, N>& causes, Add&& add) {
   for (const StallCause& c : causes) {
     Cycle to = std::min(now, c.until);
     if (to <= from) continue;
@@ -81,6 +82,25 @@ inline void attribute_issue(Cycle from, Cycle now, const std::array<StallCause, 
       from = to;
     }
   }
+  return from;
+}
+
+// One cause with neither `since` nor `free` (a warp's own wait): the
+// cycles [from, min(now, until)) to `reason`; returns where attribution
+// goes on. attribute_causes for one such cause, without building it.
+template <class Add>
+inline Cycle attribute_wait_until(Cycle from, Cycle now, Stall reason, Cycle until, Add&& add) {
+  Cycle to = std::min(now, until);
+  if (to <= from) return from;
+  add(reason, to - from);
+  return to;
+}
+
+// An issue at `now`: the cycles [from, now) to `causes`, those no cause
+// covers NotSelected, then the issue cycle itself (Selected).
+template <size_t N, class Add>
+inline void attribute_issue(Cycle from, Cycle now, const std::array<StallCause, N>& causes, Add&& add) {
+  from = attribute_causes(from, now, causes, add);
   if (now > from) add(Stall::NotSelected, now - from);
   add(Stall::Selected, 1);
 }
