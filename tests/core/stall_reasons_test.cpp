@@ -241,6 +241,40 @@ TEST(StallSm, DependentGlobalLoadsWaitTheLoadLatencyAsLongScoreboard) {
   EXPECT_NEAR(double(nine - one), 8 * 27, 8);
 }
 
+// Stores from four warps through a one-access LD/ST queue whose L1 can send
+// one sector every 8 cycles: the queue is full nearly all the time, and the
+// warps' waits for it are lg_throttle, not "not selected".
+TEST(StallSm, AFullLdstQueueIsLgThrottle) {
+  SmBench b({"core.ldst_queue=1"});
+  Port<MemRequest> to_l2(1);
+  L1D& l1 = b.sm->l1();
+  l1.connect(&to_l2);
+  auto memory = [&](Cycle c) {
+    Tick t = b.clk.tick_of(c);
+    if (c % 8 == 0 && to_l2.ready(t)) to_l2.pop();
+    if (l1.next_event() <= t) l1.tick();
+  };
+  std::vector<std::vector<ir::WarpInst>> warps(13);
+  for (uint32_t w : {0u, 4u, 8u, 12u})  // all on sub-core 0
+    for (int k = 0; k < 8; ++k) {
+      ir::WarpInst st = global_load(0, 1);
+      st.kind = ir::OpKind::Store;
+      st.n_dst = 0;
+      st.base = 0x10000 + 0x1000 * w + 128 * static_cast<Addr>(k);
+      st.stride = 4;  // one line, four sectors
+      warps[w].push_back(st);
+    }
+  b.run(warps, memory);
+  StallCounts n = stalls(b);
+  uint64_t waited = 0;
+  for (size_t r = 0; r < kStallReasons; ++r)
+    if (r != at(Stall::Selected) && r != at(Stall::Drain)) waited += n[r];
+  EXPECT_GT(n[at(Stall::LgThrottle)], waited * 8 / 10)
+      << n[at(Stall::LgThrottle)] << " of " << waited << ", not selected " << n[at(Stall::NotSelected)];
+  EXPECT_GT(b.reg.sum("sm.0.ldst.queue_full_cycles"), 32u * 8 * 8 / 10);  // 32 lines x 4 sectors / (1 per 8 cycles), mostly full
+  expect_all_cycles_attributed(b);
+}
+
 TEST(StallSm, CountsAreTheSameRunAfterRunAndOffWhenDisabled) {
   std::vector<ir::WarpInst> mix;
   for (int k = 0; k < 12; ++k) mix.push_back(alu(static_cast<uint8_t>(k % 2), static_cast<uint16_t>(k % 3), k % 3));

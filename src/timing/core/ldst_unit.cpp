@@ -192,7 +192,7 @@ void LdstUnit::tick(Cycle now, std::vector<Warp>& warps) {
   }
   if (full_since_ && can_accept()) {
     queue_full_cycles_.inc(now - *full_since_);
-    last_full_ = FullSpan{*full_since_, now};
+    full_total_ += now - *full_since_;
     full_since_.reset();
   }
 }

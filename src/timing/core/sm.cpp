@@ -140,6 +140,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
     w.wake_at = 0;
     w.scoreboard.clear();
     w.stall_from = clock_.now();
+    w.queue_full_mark = ldst_.full_cycles(clock_.now());
     w.barrier_open = 0;
     w.dep = RegDep{};
     fetch(w, slot, clock_.now());

@@ -106,12 +106,13 @@ class Sm : public Clocked {
     if (now > w.stall_from) attribute_wait(sc, w, k, now);
     add_stall(k, Stall::Selected, 1);
     w.stall_from = now + 1;
+    w.queue_full_mark = ldst_.full_cycles(now + 1);
     w.barrier_open = 0;
     w.dep = RegDep{};
   }
   void attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now);
   void attribute_drain(const Warp& w, SmKernel& k, Cycle now);
-  StallCause throttle(const SubCore& sc, const Warp& w) const;
+  Cycle attribute_throttle(const SubCore& sc, const Warp& w, SmKernel& k, Cycle from, Cycle now);
   void add_stall(SmKernel& k, Stall r, Cycle n) {
     k.stalls[static_cast<size_t>(r)] += n;
     stall_counters_[static_cast<size_t>(r)]->inc(n);

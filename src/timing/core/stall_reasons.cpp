@@ -46,23 +46,30 @@ void Sm::attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now
   from = attribute_wait_until(from, now, Stall::Membar, w.busy_until, add);
   from = attribute_wait_until(from, now, Stall::NoInstruction, w.fetch_ready, add);
   from = attribute_wait_until(from, now, stall_of(w.dep.source), w.dep.ready, add);
-  if (now > from) from = attribute_causes(from, now, std::array<StallCause, 1>{throttle(sc, w)}, add);
+  if (now > from) from = attribute_throttle(sc, w, k, from, now);
   if (now > from) add(Stall::NotSelected, now - from);
 }
 
-// What a shared resource held `w`'s instruction for: a memory instruction
-// the LD/ST queue, another its pipeline.
-StallCause Sm::throttle(const SubCore& sc, const Warp& w) const {
+// The cycles from `from` on that a shared resource held the warp's
+// instruction; returns where attribution goes on. A memory instruction waits
+// for room in the LD/ST queue, which may fill and drain many times while it
+// waits: of the cycles since the warp's last issue the queue was full on some
+// (counted by the LD/ST unit); the cycles left here get that share. Another
+// instruction waits for its pipeline (UnitPool::last_held).
+Cycle Sm::attribute_throttle(const SubCore& sc, const Warp& w, SmKernel& k, Cycle from, Cycle now) {
   const ir::WarpInst& in = w.inst;
   if (in.is_memory()) {
-    LdstUnit::FullSpan q = ldst_.last_full();
+    Cycle full = ldst_.full_cycles(now) - w.queue_full_mark;
+    Cycle held = std::min(now - from, full * (now - from) / (now - w.stall_from));
+    if (held == 0) return from;
     bool mio = in.space == ir::MemSpace::Shared || in.space == ir::MemSpace::Const;
-    return StallCause{mio ? Stall::MioThrottle : Stall::LgThrottle, q.until, q.since};
+    add_stall(k, mio ? Stall::MioThrottle : Stall::LgThrottle, held);
+    return from + held;
   }
-  int16_t kind = in.kind == ir::OpKind::Barrier || in.kind == ir::OpKind::MemBar ? kLdstUnit : w.unit_of[in.unit];
-  if (kind == kLdstUnit) return StallCause{Stall::MathPipeThrottle, 0};
-  UnitPool::Held p = sc.units.last_held(static_cast<uint32_t>(kind));
-  return StallCause{Stall::MathPipeThrottle, p.until, p.since, p.issues};
+  if (in.kind == ir::OpKind::Barrier || in.kind == ir::OpKind::MemBar || w.unit_of[in.unit] == kLdstUnit) return from;
+  UnitPool::Held p = sc.units.last_held(static_cast<uint32_t>(w.unit_of[in.unit]));
+  return attribute_causes(from, now, std::array<StallCause, 1>{{{Stall::MathPipeThrottle, p.until, p.since, p.issues}}},
+                          [&](Stall r, Cycle n) { add_stall(k, r, n); });
 }
 
 // A warp that finishes at `now` drained since its last issue.

@@ -42,6 +42,7 @@ struct Warp {
   // the warp last waited at opened, and the write `inst` waited for last.
   Cycle stall_from = 0;
   Cycle barrier_open = 0;
+  Cycle queue_full_mark = 0;  // the LD/ST unit's full_cycles() at that first cycle
   RegDep dep;
 
   // Sources (true dependences) and destinations (output dependences) written.
