@@ -271,7 +271,9 @@ TEST(StallSm, AFullLdstQueueIsLgThrottle) {
     if (r != at(Stall::Selected) && r != at(Stall::Drain)) waited += n[r];
   EXPECT_GT(n[at(Stall::LgThrottle)], waited * 8 / 10)
       << n[at(Stall::LgThrottle)] << " of " << waited << ", not selected " << n[at(Stall::NotSelected)];
-  EXPECT_GT(b.reg.sum("sm.0.ldst.queue_full_cycles"), 32u * 8 * 8 / 10);  // 32 lines x 4 sectors / (1 per 8 cycles), mostly full
+  // 32 lines x 4 sectors leave at one per 8 cycles (1024 cycles): the queue
+  // is full for most of them.
+  EXPECT_GT(b.reg.sum("sm.0.ldst.queue_full_cycles"), 32u * 4 * 8 * 6 / 10);
   expect_all_cycles_attributed(b);
 }
 

@@ -50,7 +50,8 @@ TEST(E2eStallReasons, EveryResidentWarpCycleIsAttributedOnceAndRunsAgree) {
 
 TEST(E2eStallReasons, OffLeavesTimingAsItIs) {
   std::string trace = example_trace("matrixmul-32-32-trace");
-  SimTotals on = simulate(trace, preset("qv100")), off = simulate(trace, preset("qv100", {"stats.stall_reasons=false"}));
+  SimTotals on = simulate(trace, preset("qv100"));
+  SimTotals off = simulate(trace, preset("qv100", {"stats.stall_reasons=false"}));
   EXPECT_EQ(on.cycles, off.cycles);
   EXPECT_EQ(on.dram_reads, off.dram_reads);
   EXPECT_EQ(kernel_stalls(trace, preset("qv100", {"stats.stall_reasons=false"})).at(0), timing::StallCounts{});
