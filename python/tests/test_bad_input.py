@@ -98,8 +98,9 @@ def test_mapping_with_unknown_key(tmp_path):
                    'nvprf = "elapsed_cycles_sm"\n')
     with pytest.raises(InputError) as e:
         load_mapping(bad)
-    assert str(e.value) == f"{bad}: [[metric]] #1 ('cycles'): unknown key 'nvprf' (known: kind, name, ncu, note, " \
-                           "nvprof, nvprof_divide_by, ratio, sim, sim_divide_by, sim_multiply, title, unit)"
+    assert str(e.value) == f"{bad}: [[metric]] #1 ('cycles'): unknown key 'nvprf' (known: hw_unit, kind, name, " \
+                           "ncu, note, nvprof, nvprof_divide_by, optional, ratio, sim, sim_divide_by, sim_multiply, " \
+                           "sim_per, title, unit)"
 
 
 def test_sim_folder_without_runs(tmp_path):

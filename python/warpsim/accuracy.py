@@ -11,16 +11,16 @@ import numpy as np
 @dataclass(frozen=True)
 class Accuracy:
     n: int            # pairs compared
-    mae: float        # count metrics: mean |sim - hw| / hw in %; percent metrics: mean |sim - hw| in points
+    mae: float        # count metrics: mean |sim - hw| / hw in %; percent and difference metrics: mean |sim - hw|
     nrmse: float      # sqrt(mean((sim - hw)^2)) / mean(hw)
     pearson: float    # correlation of sim with hw; NaN with fewer than 2 pairs or a constant side
     skipped: int = 0  # count metrics: pairs left out of `mae` because hw was 0 and sim was not
 
 
 def errors(hw: np.ndarray, sim: np.ndarray, kind: str) -> np.ndarray:
-    """Per-pair error: relative (a fraction) for counts, a difference in points for percentages.
-    NaN where a count's measured value is 0 and the simulated one is not."""
-    if kind == "percent":
+    """Per-pair error: relative (a fraction) for counts, a difference for percentages (points) and
+    "difference" metrics (their unit). NaN where a count's measured value is 0 and the simulated one is not."""
+    if kind != "count":
         return sim - hw
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = (sim - hw) / hw

@@ -82,11 +82,13 @@ def _hw_files(hw: str, runs: list[Run]) -> tuple[dict[str, str], list[str]]:
 
 def _sim_value(run: Run, kernel: dict, metric: Metric) -> float | None:
     value = lookup(kernel, metric.sim)
+    if value is None and metric.optional:
+        return None
     if value is None:
         raise InputError(run.path, f"kernel '{kernel.get('name')}' has no '{metric.sim}' (from metric "
                          f"'{metric.name}' in the mapping)")
-    if metric.sim_divide_by:
-        divisor = lookup(run.stats, metric.sim_divide_by)
+    for divisor in (lookup(run.stats, metric.sim_divide_by) if metric.sim_divide_by else 1,
+                    lookup(kernel, metric.sim_per) if metric.sim_per else 1):
         if not divisor:
             return None
         value = value / divisor

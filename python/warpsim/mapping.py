@@ -12,10 +12,10 @@ DEFAULT_PATH = Path(__file__).with_name("data") / "metrics.toml"
 
 _METRIC_KEYS = {
     "name", "title", "unit", "kind", "sim", "ncu", "nvprof", "ratio", "note",
-    "sim_divide_by", "sim_multiply", "nvprof_divide_by",
+    "sim_divide_by", "sim_multiply", "nvprof_divide_by", "sim_per", "optional", "hw_unit",
 }
 _REQUIRED = ("name", "title", "unit", "kind")
-_KINDS = ("count", "percent")
+_KINDS = ("count", "percent", "difference")
 _SI_PREFIXES = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
@@ -24,7 +24,8 @@ class Metric:
     name: str
     title: str
     unit: str
-    kind: str                      # "count": relative errors; "percent": point differences
+    kind: str                      # "count": relative errors; "percent": point differences;
+                                   # "difference": differences in the metric's unit (ratios near 0)
     sim: str | None = None         # dotted path in a stats.json kernel object
     ncu: str | None = None
     nvprof: str | None = None
@@ -33,6 +34,9 @@ class Metric:
     sim_divide_by: str | None = None
     sim_multiply: float = 1.0
     nvprof_divide_by: str | None = None
+    sim_per: str | None = None     # a path in the same kernel object the sim value is divided by
+    optional: bool = False         # kernels without the sim value are left out, not an error
+    hw_unit: str | None = None     # the unit the profiler prints for it, where that is not `unit`
 
     def profiler_name(self, fmt: str) -> str | None:
         return self.ncu if fmt == "ncu" else self.nvprof
@@ -74,6 +78,8 @@ def _metric(path: str, index: int, entry: dict) -> Metric:
             raise InputError(path, f"{label}: missing key '{key}'")
     if entry["kind"] not in _KINDS:
         raise InputError(path, f"{label}: kind '{entry['kind']}' is not one of {', '.join(_KINDS)}")
+    if "optional" in entry and not isinstance(entry["optional"], bool):
+        raise InputError(path, f"{label}: 'optional' must be true or false")
     if ("ratio" in entry) == ("sim" in entry):
         raise InputError(path, f"{label}: give exactly one of 'sim' (a measured metric) and 'ratio'")
     fields = dict(entry)

@@ -15,6 +15,8 @@ def _sim_source(m) -> str:
     text = _code(m.sim)
     if m.sim_divide_by:
         text += f" / `{m.sim_divide_by}`"
+    if m.sim_per:
+        text += f" / `{m.sim_per}`"
     if m.sim_multiply != 1.0:
         text += f" x {m.sim_multiply:g}"
     return text
@@ -41,7 +43,7 @@ def mapping_markdown(mapping: Mapping) -> str:
             ncu = nvprof = "(ratio)"
         else:
             ncu = _code(m.ncu)
-        compared = "relative error" if m.kind == "count" else "difference in points"
+        compared = {"count": "relative error", "percent": "difference in points"}.get(m.kind, "difference")
         lines.append(f"| {m.name} | {m.unit} | {compared} | {_sim_source(m)} | {ncu} | {nvprof} | {m.note} |")
     lines += ["", "The `ncu --metrics` list that measures all of them:", "", "```",
               ncu_metric_list(mapping), "```", ""]

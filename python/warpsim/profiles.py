@@ -30,6 +30,8 @@ class HwProfile:
 
 def unit_factor(mapping: Mapping, path: str, line: int, column: str, metric: Metric, unit: str) -> float:
     """The factor that takes a value printed in `unit` to the metric's unit."""
+    if metric.hw_unit is not None and unit.strip() == metric.hw_unit:
+        return 1.0  # the profiler's label for this metric (ncu prints warp cycles per issue as 'inst')
     scale = mapping.unit_scale(unit)
     if scale is None:
         raise InputError(path, f"unknown unit '{unit}' (known: {', '.join(sorted(u for u in mapping.units if u))}; "

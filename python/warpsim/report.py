@@ -24,14 +24,15 @@ from .mapping import Metric  # noqa: E402
 
 
 def mae_unit(metric: Metric) -> str:
-    return "%" if metric.kind == "count" else " pts"
+    return {"count": "%", "percent": " pts"}.get(metric.kind, " " + metric.unit)
 
 
 def summary_rows(c: Correlation) -> list[list[str]]:
     rows = []
     for m in c.metrics():
         a = c.summary[m.name]
-        rows.append([m.name, m.unit, str(a.n), format_value(a.mae) + mae_unit(m),
+        digits = 2 if m.kind == "difference" else 1
+        rows.append([m.name, m.unit, str(a.n), format_value(a.mae, digits) + mae_unit(m),
                      format_value(a.nrmse, 3), format_value(a.pearson, 3)])
     return rows
 
@@ -110,8 +111,9 @@ def _kernel_rows(c: Correlation) -> list[list[str]]:
     kinds = {m.name: m.kind for m in c.mapping.metrics}
     rows = []
     for r in c.values.itertuples():
-        err = "n/a" if math.isnan(r.error) else (f"{100 * r.error:+.1f}%" if kinds[r.metric] == "count"
-                                                  else f"{r.error:+.1f} pts")
+        kind = kinds[r.metric]
+        err = ("n/a" if math.isnan(r.error) else f"{100 * r.error:+.1f}%" if kind == "count"
+               else f"{r.error:+.1f} pts" if kind == "percent" else f"{r.error:+.2f}")
         rows.append([r.workload, r.launch, r.kernel, r.metric, _number(r.hw), _number(r.sim), err])
     return rows
 

@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "ir/source.h"
 #include "stats/stats.h"
+#include "timing/core/stall_reasons.h"
 #include "timing/gpu/copy_engines.h"
 #include "timing/gpu/kernel_projector.h"
 #include "timing/gpu/occupancy.h"
@@ -49,6 +50,9 @@ struct KernelResult {
   // that ran during its time; `shared_gpu` says some other kernel did.
   struct Own {
     uint64_t warp_insts = 0, thread_insts = 0, ctas = 0;
+    // Warp cycles by issue-stall reason (all zero where the model does not
+    // attribute them: the abstract model, stats.stall_reasons = false).
+    StallCounts stalls{};
   } own;
   bool attributed = false;
   bool shared_gpu = false;

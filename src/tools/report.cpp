@@ -109,6 +109,18 @@ ordered_json projected_mem_json(const MemTotals& m, double scale) {
                         {"writes", static_cast<double>(m.dram_writes) * scale}}}};
 }
 
+// Warp cycles by issue-stall reason, and their sum (every resident cycle of
+// every warp of the kernel); null where the model attributed none.
+ordered_json stall_json(const timing::StallCounts& stalls) {
+  uint64_t total = 0;
+  for (uint64_t n : stalls) total += n;
+  if (total == 0) return nullptr;
+  ordered_json j;
+  for (size_t r = 0; r < timing::kStallReasons; ++r) j[timing::kStallNames[r]] = stalls[r];
+  j["total"] = total;
+  return j;
+}
+
 ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult& k, const RunReport& run) {
   uint64_t w = warp_insts(reg, k), t = thread_insts(reg, k);
   ordered_json j{{"name", demangle(k.name)}, {"mangled_name", k.name}, {"id", k.id},     {"grid", dim(k.grid)},
@@ -123,6 +135,7 @@ ordered_json kernel_json(const stats::Registry& reg, const timing::KernelResult&
                    {"shared_kb", k.occupancy.shared_kb},
                    {"l1_kb", k.occupancy.l1_kb}}}};
   j.update(mem_json(mem_totals(reg, k.before, k.after)));
+  if (ordered_json st = stall_json(k.own.stalls); !st.is_null()) j["stall"] = st;
   j["ncu"] = ncu_metrics(reg, k.before, k.after, k.cycles, run);
   if (k.projection.projected) {
     // Figures for the whole kernel; everything above covers the CTAs simulated.

@@ -3,71 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <deque>
-#include <functional>
 #include <vector>
 
-#include "config/config.h"
 #include "core/fake_insts.h"
-#include "stats/stats.h"
-#include "timing/core/sm.h"
+#include "core/sm_bench.h"
 
 namespace ws::timing {
 namespace {
 
-// Instructions per warp given up front; unit ids: 0 = "sp", 1 = "sfu".
-class FakeCta : public ir::CtaSource {
- public:
-  explicit FakeCta(std::vector<std::vector<ir::WarpInst>> warps) : warps_(std::move(warps)), pos_(warps_.size(), 0) {}
-  Dim3 cta_id() const override { return {}; }
-  uint32_t num_warps() const override { return static_cast<uint32_t>(warps_.size()); }
-  const ir::WarpInst* next(uint32_t w) override {
-    return pos_[w] < warps_[w].size() ? &warps_[w][pos_[w]++] : nullptr;
-  }
-
- private:
-  std::vector<std::vector<ir::WarpInst>> warps_;
-  std::vector<size_t> pos_;
-};
-
 using fake::alu;
-
-ir::WarpInst barrier() {
-  ir::WarpInst i;
-  i.active_mask = 0xffffffff;
-  i.kind = ir::OpKind::Barrier;
-  i.unit = 2;
-  return i;
-}
-
-struct SmBench {
-  config::Config cfg;
-  stats::Registry reg;
-  ClockDomain clk{"core", ClockPeriod{1000}};
-  std::unique_ptr<Sm> sm;
-  explicit SmBench(const std::vector<std::string>& sets = {},
-                   const std::vector<std::string>& units = {"sp", "sfu", "ldst"}) {
-    for (const char* s : {"l1i.perfect=true", "core.units.sp.latency=4", "core.units.sp.ii=2", "core.units.sfu.latency=20",
-                          "core.units.sfu.ii=8", "core.units.branch.latency=2"})
-      cfg.set_assignment(s);
-    for (const auto& s : sets) cfg.set_assignment(s);
-    sm = std::make_unique<Sm>(cfg, stats::Scope(reg, "sm.0"), clk, 0);
-    ir::KernelInfo k;
-    k.name = "fake";
-    sm->begin_kernel(k, units, 8);
-  }
-  // Ticks until the CTA finishes; returns the cycle of the last tick.
-  // `each_cycle` stands in for the memory system, if any.
-  Cycle run(std::vector<std::vector<ir::WarpInst>> warps, const std::function<void(Cycle)>& each_cycle = {}) {
-    sm->launch(std::make_unique<FakeCta>(std::move(warps)));
-    Cycle c = 0;
-    for (; sm->live_ctas() > 0 && c < 100000; ++c) {
-      clk.set_now(c);
-      if (each_cycle) each_cycle(c);
-      if (sm->next_event() <= clk.now_tick()) sm->tick();
-    }
-    return c;
-  }
-};
+using fake::barrier;
+using fake::SmBench;
 
 TEST(CoreSm, DependentChainTakesUnitLatencyPerInstruction) {
   SmBench b;
@@ -145,27 +91,14 @@ TEST(CoreSm, WarpsOnDifferentSubcoresIssueInParallel) {
 TEST(CoreSm, WarpWaitsForItsInstructionLinesFromTheL2) {
   SmBench perfect, real({"l1i.perfect=false", "l1i.prefetch_lines=0", "l1i.latency=0"});
   // A fake L2 answering every instruction sector 100 cycles after it is sent.
-  Port<MemRequest> to_l2(1024);
-  real.sm->fetch_unit().connect(&to_l2, real.sm.get());
-  std::deque<std::pair<Cycle, MemRequest>> in_l2;
-  auto l2 = [&](Cycle c) {
-    Tick t = real.clk.tick_of(c);
-    while (to_l2.ready(t)) {
-      in_l2.emplace_back(c + 100, to_l2.front());
-      to_l2.pop();
-    }
-    while (!in_l2.empty() && in_l2.front().first <= c) {
-      real.sm->fetch_unit().from_l2().push(in_l2.front().second, t);
-      in_l2.pop_front();
-    }
-  };
+  fake::FakeFetchL2 l2(real, 100);
   std::vector<ir::WarpInst> code;
   for (int k = 0; k < 32; ++k) {  // 32 x 8 B = two 128 B lines
     code.push_back(alu(0, static_cast<uint16_t>(k % 8)));
     code.back().pc = 8 * k;
   }
   Cycle base = perfect.run({code});
-  Cycle cold = real.run({code}, l2);
+  Cycle cold = real.run({code}, [&](Cycle c) { l2(c); });
   // Two line misses one after the other, each four sectors sent a cycle apart
   // and answered 100 cycles later.
   EXPECT_NEAR(double(cold - base), 2 * 104, 6);

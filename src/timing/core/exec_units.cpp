@@ -29,7 +29,10 @@ std::vector<UnitSpec> read_unit_specs(const config::Config& cfg) {
 }
 
 UnitPool::UnitPool(const std::vector<UnitSpec>& specs) : specs_(specs) {
-  for (const UnitSpec& s : specs_) busy_until_.emplace_back(s.count, 0);
+  for (const UnitSpec& s : specs_) {
+    busy_until_.emplace_back(s.count, 0);
+    runs_.emplace_back(s.count);
+  }
 }
 
 int UnitPool::free_pipe(uint32_t kind, Cycle now) const {
@@ -44,6 +47,12 @@ Cycle UnitPool::next_free(uint32_t kind) const {
   return *std::min_element(pipes.begin(), pipes.end());
 }
 
+UnitPool::Held UnitPool::last_held_of_many(uint32_t kind) const {
+  const auto& pipes = busy_until_[kind];
+  size_t p = static_cast<size_t>(std::min_element(pipes.begin(), pipes.end()) - pipes.begin());
+  return runs_[kind][p];
+}
+
 uint32_t UnitPool::occupancy(uint32_t kind, uint32_t tensor_work) const {
   const UnitSpec& s = specs_[kind];
   if (tensor_work == 0 || s.fma_per_clk == 0) return s.ii;
@@ -53,7 +62,10 @@ uint32_t UnitPool::occupancy(uint32_t kind, uint32_t tensor_work) const {
 
 Cycle UnitPool::issue(uint32_t kind, int pipe, Cycle now, uint32_t tensor_work) {
   uint32_t busy = occupancy(kind, tensor_work);
-  busy_until_[kind][pipe] = now + busy;
+  Held& run = runs_[kind][pipe];
+  if (now != run.until) run = Held{now, now, 0};  // idle since the last one: a new run
+  run.until = busy_until_[kind][pipe] = now + busy;
+  ++run.issues;
   bool sliced = tensor_work != 0 && specs_[kind].fma_per_clk != 0;
   return now + specs_[kind].latency + (sliced ? busy : 0);
 }

@@ -36,6 +36,18 @@ class UnitPool {
   int free_pipe(uint32_t kind, Cycle now) const;
   // Earliest cycle a pipeline of `kind` frees up.
   Cycle next_free(uint32_t kind) const;
+  // The last run of back-to-back instructions on the pipeline of `kind` that
+  // frees first (stall attribution): it started at `since`, holds the
+  // pipeline until `until`, and took `issues` instructions. Another warp
+  // wanting the pipeline then was throttled, except on those issue cycles
+  // (the pipeline is free at the start of its issue cycle: not selected).
+  struct Held {
+    Cycle since = 0, until = 0, issues = 0;
+  };
+  Held last_held(uint32_t kind) const {
+    const auto& runs = runs_[kind];
+    return runs.size() == 1 ? runs[0] : last_held_of_many(kind);
+  }
   // Issues on pipeline `pipe` of kind `kind`; returns the result-ready cycle.
   // `tensor_work` (WarpInst::tensor_work) > 0 on a unit with fma_per_clk
   // occupies the pipeline for that work, and the result follows the last
@@ -46,8 +58,10 @@ class UnitPool {
   uint32_t latency(uint32_t kind) const { return specs_[kind].latency; }
 
  private:
+  Held last_held_of_many(uint32_t kind) const;
   std::vector<UnitSpec> specs_;
   std::vector<std::vector<Cycle>> busy_until_;  // [kind][pipe]
+  std::vector<std::vector<Held>> runs_;        // [kind][pipe]: its current run of instructions
 };
 
 }  // namespace ws::timing

@@ -80,7 +80,7 @@ void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
   shared_accesses_.inc();
   shared_wavefronts_.inc(waves);
   shared_bank_conflicts_.inc(waves - std::min(waves, free_of_conflicts));
-  warp.write_dsts(inst, start + waves - 1 + shared_latency_);
+  warp.write_dsts(inst, start + waves - 1 + shared_latency_, RegSource::Mio);
 }
 
 // A load whose lines all hit knows its ready cycle now; one that waits for
@@ -91,12 +91,12 @@ void LdstUnit::issue_const(Warp& warp, uint32_t warp_slot, const ir::WarpInst& i
   Cycle ready = const_cache_.load(ir::lane_addrs(inst, lanes_), inst.active_mask, now, token);
   if (ready != ConstCache::kWaiting) {
     free_tokens_.push_back(token);
-    warp.write_dsts(inst, ready);
+    warp.write_dsts(inst, ready, RegSource::Mio);
     return;
   }
   pending_[token].remaining = 1;
   ++warp.pending_loads;
-  warp.write_dsts(inst, kPending);
+  warp.write_dsts(inst, kPending, RegSource::Mio);
 }
 
 void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now) {
@@ -131,11 +131,11 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
   if (!waits) return;
   if (scratch_.empty()) {  // fully predicated off: nothing to wait for
     free_tokens_.push_back(token);
-    warp.write_dsts(inst, now + 1);
+    warp.write_dsts(inst, now + 1, RegSource::L1tex);
     return;
   }
   ++warp.pending_loads;
-  warp.write_dsts(inst, kPending);
+  warp.write_dsts(inst, kPending, RegSource::L1tex);
 }
 
 uint32_t LdstUnit::alloc_access_token(uint32_t owner) {
@@ -189,6 +189,7 @@ void LdstUnit::tick(Cycle now, std::vector<Warp>& warps) {
   }
   if (full_since_ && can_accept()) {
     queue_full_cycles_.inc(now - *full_since_);
+    full_total_ += now - *full_since_;
     full_since_.reset();
   }
 }

@@ -27,6 +27,10 @@ class LdstUnit {
 
   // Whether a memory instruction can be accepted this cycle.
   bool can_accept() const { return queue_.size() < queue_limit_; }
+  // Cycles the access queue has been full (memory instructions held back)
+  // from the start up to `now`: the difference between two calls is how long
+  // it was full in between (stall attribution).
+  Cycle full_cycles(Cycle now) const { return full_total_ + (full_since_ ? now - *full_since_ : 0); }
   // Issues a memory (or fence) instruction of `warp`; sets its scoreboard.
   void issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now);
   // Sends queued accesses to the L1 and retires completed loads (from the
@@ -80,6 +84,7 @@ class LdstUnit {
   uint32_t shared_banks_;
   Cycle shared_free_ = 0;  // the shared-memory pipe is busy until this cycle
   std::optional<Cycle> full_since_;  // the access queue has been full since then
+  Cycle full_total_ = 0;  // full cycles of the spans that ended
   stats::Counter &shared_accesses_, &shared_wavefronts_, &shared_bank_conflicts_, &global_accesses_, &const_accesses_, &queue_full_cycles_;
 };
 

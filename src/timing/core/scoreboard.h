@@ -9,60 +9,101 @@
 
 #include "common/small_vec.h"
 #include "common/types.h"
+#include "timing/core/stall_reasons.h"
 
 namespace ws::timing {
 
 inline constexpr Cycle kPending = ~Cycle{0};  // register waits on a memory reply
+
+// The write an instruction's operands waited for last (stall attribution):
+// its ready cycle and what produced it. Reset at each issue.
+struct RegDep {
+  Cycle ready = 0;
+  RegSource source = RegSource::Fixed;
+};
 
 class Scoreboard {
  public:
   void clear() { list_.clear(); }
   bool empty() const { return list_.empty(); }
 
-  // Records that `reg` is written at cycle `ready` (kPending: unknown yet).
-  void set(uint16_t reg, Cycle ready) {
-    for (uint32_t i = 0; i < list_.size(); ++i)
-      if (list_[i].reg == reg) {
-        list_[i].ready = ready;
-        return;
-      }
-    list_.push_back(Entry{reg, ready});
+  // Records that `reg` is written at cycle `ready` (kPending: unknown yet)
+  // by a `source` unit.
+  void set(uint16_t reg, Cycle ready, RegSource source) {
+    Entry& e = entry(reg);
+    e.ready = ready;
+    e.source = source;
   }
+  // The same, keeping the source an existing entry has (a memory reply
+  // completing its load's pending write).
+  void set(uint16_t reg, Cycle ready) { entry(reg).ready = ready; }
 
   // The cycle by which every write in flight completes (0 if none).
-  Cycle all_done(Cycle now) { return ready_at(nullptr, -1, now); }
+  Cycle all_done(Cycle now) {
+    RegDep ignored;
+    return ready_at(nullptr, -1, now, ignored);
+  }
 
   // The cycle by which every register in `regs` is written (n < 0: every
   // register) (0 if none is in flight). Drops entries that completed by `now`.
+  // `dep` learns the latest write among them, completed ones included
+  // (see latest_of).
+  Cycle ready_at(const uint16_t* regs, int n, Cycle now, RegDep& dep) {
+    return latest_of(now, dep, [&](uint16_t r) { return n < 0 || std::find(regs, regs + n, r) != regs + n; });
+  }
   Cycle ready_at(const uint16_t* regs, int n, Cycle now) {
-    return latest_of(now, [&](uint16_t r) { return n < 0 || std::find(regs, regs + n, r) != regs + n; });
+    RegDep ignored;
+    return ready_at(regs, n, now, ignored);
   }
   // The same for two register lists at once (an instruction's sources and
   // destinations), without gathering them first.
+  Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now, RegDep& dep) {
+    return latest_of(now, dep, [&](uint16_t r) {
+      return std::find(a, a + na, r) != a + na || std::find(b, b + nb, r) != b + nb;
+    });
+  }
   Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now) {
-    return latest_of(now, [&](uint16_t r) { return std::find(a, a + na, r) != a + na || std::find(b, b + nb, r) != b + nb; });
+    RegDep ignored;
+    return ready_at(a, na, b, nb, now, ignored);
   }
 
  private:
   struct Entry {
     uint16_t reg = 0;
+    RegSource source = RegSource::Fixed;  // (fits the padding before `ready`)
     Cycle ready = 0;
   };
 
-  // The latest write in flight to a register `counts`, dropping completed ones.
+  // The latest write in flight to a register `counts`, dropping completed
+  // ones. An entry is dropped on the first look after it completed, so a
+  // completed write the instruction needed is seen once, here: `dep` keeps
+  // the latest such write across the looks an instruction gets before it
+  // issues. A pending (kPending) write seen earlier gives way to what this
+  // look finds, as its reply has set its real cycle since.
   template <class Counts>
-  Cycle latest_of(Cycle now, Counts&& counts) {
+  Cycle latest_of(Cycle now, RegDep& dep, Counts&& counts) {
     Cycle latest = 0;
+    RegDep seen;
     for (uint32_t i = 0; i < list_.size();) {
       const Entry& e = list_[i];
+      bool needed = counts(e.reg);
+      if (needed && e.ready >= seen.ready) seen = RegDep{e.ready, e.source};
       if (e.ready <= now) {
         remove(i);
         continue;
       }
-      if (counts(e.reg)) latest = std::max(latest, e.ready);
+      if (needed) latest = std::max(latest, e.ready);
       ++i;
     }
+    if (seen.ready != 0 && (dep.ready == kPending || seen.ready > dep.ready)) dep = seen;
     return latest;
+  }
+
+  Entry& entry(uint16_t reg) {
+    for (uint32_t i = 0; i < list_.size(); ++i)
+      if (list_[i].reg == reg) return list_[i];
+    list_.push_back(Entry{reg});
+    return list_.back();
   }
 
   // Moves the last entry into slot i (the list is unordered).

@@ -49,6 +49,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
                UnitPool(unit_specs_), OperandCollector(regfile)};
     subcores_.push_back(std::move(sc));
   }
+  init_stalls(cfg, scope);
   track_events();
   l1_->done().wire_consumer(this);
   l1_->set_client(this);
@@ -138,6 +139,10 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
     w.busy_until = 0;
     w.wake_at = 0;
     w.scoreboard.clear();
+    w.stall_from = clock_.now();
+    w.queue_full_mark = ldst_.full_cycles(clock_.now());
+    w.barrier_open = 0;
+    w.dep = RegDep{};
     fetch(w, slot, clock_.now());
     cta.warp_slots.push_back(slot);
     ++live_warps_;
@@ -281,6 +286,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
   SmKernel& k = *ctas_[w.cta_slot].kernel;
   ++k.warp_insts;
   k.thread_insts += in.active_count();
+  if (stall_reasons_) attribute_stalls(sc, w, k, now);
   switch (in.kind) {
     case ir::OpKind::Load:
     case ir::OpKind::Store:
@@ -314,7 +320,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       // The pipeline starts the instruction once its operands are read.
       int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), dispatch);
       Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, dispatch, in.tensor_work);
-      w.write_dsts(in, done);
+      w.write_dsts(in, done, unit_source_[static_cast<size_t>(kind)]);
     }
   }
   next_inst(w, now);
@@ -368,6 +374,7 @@ void Sm::release_barrier_if_complete(CtaSlot& cta) {
   for (uint32_t slot : cta.warp_slots) {
     Warp& w = warps_[slot];
     w.at_barrier = false;
+    w.barrier_open = clock_.now();
     set_sleeping(slot, false);
     if (w.fetch_at_release) refetch_.push_back({w.barrier_issued, slot});
     w.fetch_at_release = false;
@@ -381,6 +388,7 @@ void Sm::release_barrier_if_complete(CtaSlot& cta) {
 
 void Sm::finish_warp(uint32_t slot) {
   Warp& w = warps_[slot];
+  if (stall_reasons_) attribute_drain(w, *ctas_[w.cta_slot].kernel, clock_.now());
   w.live = false;
   --live_warps_;
   subcores_[subcore_of(slot)].live &= ~(uint64_t{1} << local_of(slot));

@@ -17,6 +17,7 @@
 #include "timing/core/ldst_unit.h"
 #include "timing/core/operand_collector.h"
 #include "timing/core/sm_kernel.h"
+#include "timing/core/stall_reasons.h"
 #include "timing/core/warp.h"
 #include "timing/core/warp_scheduler.h"
 #include "timing/engine/clocked.h"
@@ -97,6 +98,26 @@ class Sm : public Clocked {
   uint32_t local_of(uint32_t slot) const { return slot / static_cast<uint32_t>(subcores_.size()); }
   void set_sleeping(uint32_t slot, bool asleep);
   void take_fetched_lines(Cycle now);
+  // Stall attribution (stall_reasons.cpp).
+  void init_stalls(const config::Config& cfg, stats::Scope scope);
+  // As `w` issues at `now` (before the issue changes any state): its cycles
+  // since its previous issue, then the issue cycle. Inline: most issues
+  // follow the warp's previous one at once.
+  void attribute_stalls(const SubCore& sc, Warp& w, SmKernel& k, Cycle now) {
+    if (now > w.stall_from) attribute_wait(sc, w, k, now);
+    add_stall(k, Stall::Selected, 1);
+    w.stall_from = now + 1;
+    w.queue_full_mark = ldst_.full_cycles(now + 1);
+    w.barrier_open = 0;
+    w.dep = RegDep{};
+  }
+  void attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now);
+  void attribute_drain(const Warp& w, SmKernel& k, Cycle now);
+  Cycle attribute_throttle(const SubCore& sc, const Warp& w, SmKernel& k, Cycle from, Cycle now);
+  void add_stall(SmKernel& k, Stall r, Cycle n) {
+    k.stalls[static_cast<size_t>(r)] += n;
+    stall_counters_[static_cast<size_t>(r)]->inc(n);
+  }
 
   const ClockDomain& clock_;
   uint16_t id_;
@@ -121,6 +142,9 @@ class Sm : public Clocked {
   bool ldst_waiters_ = false;  // some sub-core waits for LD/ST queue room
   stats::Counter &warp_insts_, &thread_insts_, &ctas_done_, &active_cycles_, &warp_cycles_;
   stats::Counter &bank_conflict_cycles_, &operand_wait_cycles_;
+  bool stall_reasons_ = false;
+  std::vector<RegSource> unit_source_;  // per pipeline kind: what its results count as
+  std::array<stats::Counter*, kStallReasons> stall_counters_{};
 };
 
 }  // namespace ws::timing

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/types.h"
+#include "timing/core/stall_reasons.h"
 
 namespace ws::timing {
 
@@ -26,6 +27,7 @@ struct SmKernel {
   // Work of this kernel only, on every SM: the SM counters add up the work of
   // all kernels that ran at the same time.
   uint64_t warp_insts = 0, thread_insts = 0, ctas_done = 0;
+  StallCounts stalls{};  // warp cycles by issue-stall reason (stats.stall_reasons)
 };
 
 }  // namespace ws::timing

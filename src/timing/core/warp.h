@@ -37,14 +37,21 @@ struct Warp {
   ir::WarpInst inst;
   uint64_t src_banks = 0;  // the OperandCollector's raw_counts(inst), when the model is on
   Scoreboard scoreboard;
+  // Stall attribution (stall_reasons.h): the first cycle not yet attributed
+  // (the launch cycle, then the cycle after each issue), when the barrier
+  // the warp last waited at opened, and the write `inst` waited for last.
+  Cycle stall_from = 0;
+  Cycle barrier_open = 0;
+  Cycle queue_full_mark = 0;  // the LD/ST unit's full_cycles() at that first cycle
+  RegDep dep;
 
   // Sources (true dependences) and destinations (output dependences) written.
   bool regs_ready(const ir::WarpInst& i, Cycle now, Cycle& wake) {
-    wake = scoreboard.ready_at(i.src.data(), i.n_src, i.dst.data(), i.n_dst, now);
+    wake = scoreboard.ready_at(i.src.data(), i.n_src, i.dst.data(), i.n_dst, now, dep);
     return wake <= now;
   }
-  void write_dsts(const ir::WarpInst& i, Cycle ready) {
-    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready);
+  void write_dsts(const ir::WarpInst& i, Cycle ready, RegSource source) {
+    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready, source);
   }
 };
 

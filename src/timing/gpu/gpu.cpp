@@ -212,7 +212,7 @@ void Gpu::finish_result(Running& k) const {
   Cycle end = core_now();
   r.cycles = end > r.start_cycle ? end - r.start_cycle : 0;  // (a kernel without CTAs ends at once)
   r.after = stats_.snapshot();
-  r.own = KernelResult::Own{k.ctx.warp_insts, k.ctx.thread_insts, k.ctx.ctas_done};
+  r.own = KernelResult::Own{k.ctx.warp_insts, k.ctx.thread_insts, k.ctx.ctas_done, k.ctx.stalls};
 }
 
 // The counters so far describe the part of the kernel that ran (residency
