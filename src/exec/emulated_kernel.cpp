@@ -166,7 +166,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   w.n_src = static_cast<uint8_t>(std::min<size_t>(src.size(), ir::kMaxSrc));
   std::copy_n(dst.begin(), w.n_dst, w.dst.begin());
   std::copy_n(src.begin(), w.n_src, w.src.begin());
-  if (!w.is_memory()) expand(in, e);
+  expand(in, e);
   return e;
 }
 
@@ -185,13 +185,14 @@ const frontend::OpInfo& StepTranslator::resolve(std::string& sass, const ptx::In
   return *op;
 }
 
-// The instructions ptxas puts ahead of this one (a division's reciprocal and
-// Newton steps). The chain runs through the instruction's own destination
-// (traces name only R0..R254, so there is no scratch register to take): the
-// first step reads its sources, each later one the step before, and the
-// instruction then reads and writes it last. Steps marked independent read
-// the sources and write nothing the others wait for. They share its PC
-// (their code is not modelled).
+// The instructions ptxas puts around this one: a division's reciprocal and
+// Newton steps ahead of it, fences around an ordered access. An arithmetic
+// chain runs through the instruction's own destination (traces name only
+// R0..R254, so there is no scratch register to take): the first step reads
+// its sources, each later one the step before, and the instruction then
+// reads and writes it last. Steps marked independent read the sources and
+// write nothing the others wait for. Fence steps use no registers. All share
+// its PC (their code is not modelled).
 void StepTranslator::expand(const ptx::Instruction& in, Entry& e) const {
   const std::vector<PtxOpNames::Step>* steps = names_.expansion(in);
   if (!steps) return;
@@ -200,32 +201,42 @@ void StepTranslator::expand(const ptx::Instruction& in, Entry& e) const {
   for (const PtxOpNames::Step& st : *steps) {
     std::string sass = st.sass;
     const frontend::OpInfo& op = resolve(sass, in);
-    if (op.kind != ir::OpKind::Alu)
+    bool fence = op.kind == ir::OpKind::MemBar;
+    if (!fence && (op.kind != ir::OpKind::Alu || st.after || w.is_memory() || w.kind == ir::OpKind::MemBar))
       throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
                        "isa/ptx.toml [expand] lists " + sass + " for `" + in.text +
-                           "`: only arithmetic instructions can stand in a step");
+                           "`: a step is a fence, or arithmetic ahead of an arithmetic instruction");
     ir::WarpInst b;
     b.pc = w.pc;
-    b.kind = ir::OpKind::Alu;
+    b.kind = op.kind;
     b.unit = op.unit;
-    if (st.chained && chained) {
-      b.src[0] = w.dst[0];
-      b.n_src = 1;
+    if (fence) {
+      b.space = frontend::fence_scope_of(sass);
     } else {
-      b.src = w.src;
-      b.n_src = w.n_src;
+      chain_step(st, w, b, chained);
     }
-    if (st.chained && w.n_dst > 0) {
-      b.dst[0] = w.dst[0];
-      b.n_dst = 1;
-      chained = true;
-    }
-    e.before.push_back(b);
-    e.before_sass.push_back(sass);
+    (st.after ? e.after : e.before).push_back(b);
+    (st.after ? e.after_sass : e.before_sass).push_back(sass);
   }
   if (chained && w.n_src < ir::kMaxSrc &&
       std::find(w.src.begin(), w.src.begin() + w.n_src, w.dst[0]) == w.src.begin() + w.n_src)
     w.src[w.n_src++] = w.dst[0];
+}
+
+// An arithmetic step's registers: the chain through `w`'s destination.
+void StepTranslator::chain_step(const PtxOpNames::Step& st, const ir::WarpInst& w, ir::WarpInst& b, bool& chained) {
+  if (st.chained && chained) {
+    b.src[0] = w.dst[0];
+    b.n_src = 1;
+  } else {
+    b.src = w.src;
+    b.n_src = w.n_src;
+  }
+  if (st.chained && w.n_dst > 0) {
+    b.dst[0] = w.dst[0];
+    b.n_dst = 1;
+    chained = true;
+  }
 }
 
 void StepTranslator::timing_addrs(const WarpStep& step, bool generic, uint64_t warp_uid, Addr* out) const {
@@ -271,6 +282,10 @@ void CtaRecording::on_step(const WarpStep& step) {
     in.addrs = a.data();
   }
   if (kernel_.keeps_trace()) w.sass.push_back(&e.sass);
+  for (size_t k = 0; k < e.after.size(); ++k) {
+    w.insts.emplace_back(e.after[k]).active_mask = step.active_mask;
+    if (kernel_.keeps_trace()) w.sass.push_back(&e.after_sass[k]);
+  }
 }
 
 // Without a trace to write, what the SM has taken is dropped: it issued

@@ -40,9 +40,10 @@ class StepTranslator {
     ir::WarpInst inst;
     std::string sass;
     bool generic = false;  // a generic-space SASS opcode (classified by address)
-    // What ptxas issues ahead of it (isa/ptx.toml [expand]), and their names.
-    std::vector<ir::WarpInst> before;
-    std::vector<std::string> before_sass;
+    // What ptxas issues ahead of it and after it (isa/ptx.toml [expand]),
+    // and their names.
+    std::vector<ir::WarpInst> before, after;
+    std::vector<std::string> before_sass, after_sass;
   };
   const Entry& entry(const WarpStep& step);
   // Lane addresses as the timing model sees them (local memory interleaved).
@@ -54,6 +55,7 @@ class StepTranslator {
   // The preset's opcode for `sass`, through [fallback]s; throws naming `in`.
   const frontend::OpInfo& resolve(std::string& sass, const ptx::Instruction& in) const;
   void expand(const ptx::Instruction& in, Entry& e) const;
+  static void chain_step(const PtxOpNames::Step& st, const ir::WarpInst& w, ir::WarpInst& b, bool& chained);
   const PtxOpNames& names_;
   std::shared_ptr<const frontend::IsaTable> isa_;
   const Launch& launch_;

@@ -82,11 +82,15 @@ PtxOpNames PtxOpNames::load_from(const std::string& path) {
       std::vector<Step>& steps = names.expand_[std::string(key.str())];
       for (size_t i = 0; ops && i < ops->size(); ++i) {
         auto v = (*ops)[i].value<std::string>();
-        if (!v || v->empty() || *v == "~")
+        std::string op = v ? *v : std::string();
+        bool after = !op.empty() && op[0] == '>';
+        bool independent = !op.empty() && op[after ? 1 : 0] == '~';
+        op = op.substr(size_t{after} + size_t{independent});
+        if (op.empty())
           throw InputError(path, node.source().begin.line, std::string(key.str()),
-                           "expected an array of SASS opcodes (\"~OP\": reads only the instruction's sources)");
-        bool independent = (*v)[0] == '~';
-        steps.push_back(Step{independent ? v->substr(1) : *v, !independent});
+                           "expected an array of SASS opcodes (\"~OP\": reads only the instruction's sources; "
+                           "\">OP\": comes after it)");
+        steps.push_back(Step{op, !independent, after});
       }
       if (!ops)
         throw InputError(path, node.source().begin.line, std::string(key.str()), "expected an array of SASS opcodes");
@@ -134,12 +138,24 @@ std::string PtxOpNames::sass_name(const ptx::Instruction& inst, ptx::StateSpace 
 }
 
 // A division by an immediate becomes a multiply by its reciprocal: the
-// table's `.imm` entries.
+// table's `.imm` entries. A memory order and its scope are looked up first
+// whatever their place (libcu++ writes `atom.add.release.gpu`, the PTX
+// manual `atom.release.gpu.global.add`).
 const std::vector<PtxOpNames::Step>* PtxOpNames::expansion(const ptx::Instruction& inst) const {
   if (expand_.empty()) return nullptr;
   bool imm = !inst.ops.empty() &&
              (inst.ops.back().kind == ptx::Operand::Kind::Imm || inst.ops.back().kind == ptx::Operand::Kind::FImm);
-  return lookup(expand_, inst, ptx::StateSpace::None, imm ? ".imm" : "");
+  auto rank = [](const std::string& m) {
+    for (const char* w : {"relaxed", "acquire", "release", "acq_rel", "sc", "volatile", "mmio"})
+      if (m == w) return 0;
+    for (const char* w : {"cta", "cluster", "gpu", "sys"})
+      if (m == w) return 1;
+    return 2;
+  };
+  ptx::Instruction ordered = inst;
+  std::stable_sort(ordered.mods.begin(), ordered.mods.end(),
+                   [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+  return lookup(expand_, ordered, ptx::StateSpace::None, imm ? ".imm" : "");
 }
 
 }  // namespace ws::exec

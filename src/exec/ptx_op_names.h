@@ -26,12 +26,14 @@ class PtxOpNames {
   // empty when there is none.
   std::string fallback(const std::string& sass) const;
 
-  // The SASS instructions ptxas issues ahead of `inst`'s own ([expand]: a
-  // division's reciprocal and correction steps), in order; null when none.
-  // Each step reads the one before (`chained`) or only `inst`'s sources.
+  // The SASS instructions ptxas issues around `inst`'s own ([expand]: a
+  // division's reciprocal and correction steps, the fences around ordered
+  // accesses), in order; null when none. Each arithmetic step reads the one
+  // before (`chained`) or only `inst`'s sources; `after` steps follow `inst`.
   struct Step {
     std::string sass;
     bool chained = true;
+    bool after = false;
   };
   const std::vector<Step>* expansion(const ptx::Instruction& inst) const;
 

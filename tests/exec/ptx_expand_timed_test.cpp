@@ -24,12 +24,16 @@ namespace {
 constexpr int kChain = 16;
 
 // out = x op d op d ... (kChain times), x = 1000003, d = the parameter; an
-// op without operands (a fence) is repeated kChain times instead.
+// op without operands (a fence) is repeated kChain times instead, and a
+// reduction adds 1 to out kChain times.
 std::string chain_ptx(const std::string& op) {
   std::string body = "    ld.param.u64 %rd1, [p];\n    ld.param.u32 %r2, [d];\n    mov.u32 %r1, 1000003;\n";
-  bool fence = op.rfind("membar", 0) == 0;
-  for (int i = 0; i < kChain; ++i) body += "    " + op + (fence ? ";\n" : " %r1, %r1, %r2;\n");
-  body += "    st.global.u32 [%rd1], %r1;\n    ret;\n";
+  bool fence = op.rfind("membar", 0) == 0, red = op.rfind("red", 0) == 0;
+  if (red) body += "    st.global.u32 [%rd1], 0;\n";
+  for (int i = 0; i < kChain; ++i)
+    body += "    " + op + (fence ? ";\n" : red ? " [%rd1], 1;\n" : " %r1, %r1, %r2;\n");
+  if (!red) body += "    st.global.u32 [%rd1], %r1;\n";
+  body += "    ret;\n";
   return test::kernel_ptx("chain", ".param .u64 p, .param .u32 d", body);
 }
 
@@ -83,12 +87,30 @@ TEST(PtxExpandTimed, RemainderByARegisterIsTenDependentIntegerInstructions) {
   EXPECT_NEAR(extra / kChain, 9 * 4.0, 4.0) << rem.cycles << " vs " << add.cycles;
 }
 
+const std::vector<std::string> kFenceSets = {"core.fence_cta_latency=10", "core.fence_latency=300",
+                                             "core.fence_sys_latency=900"};
+
+// A GPU or system fence is its MEMBAR (that scope's latency) and then ERRBAR,
+// CGAERRBAR, CCTL.IVALL (SM-local: the CTA latency each); a CTA fence is the
+// MEMBAR alone.
 TEST(PtxExpandTimed, FencesHoldTheWarpForTheirScopesLatency) {
-  std::vector<std::string> sets = {"core.fence_cta_latency=10", "core.fence_latency=300",
-                                   "core.fence_sys_latency=900"};
-  Result cta = run("membar.cta", 1, sets), gpu = run("membar.gl", 1, sets), sys = run("membar.sys", 1, sets);
-  EXPECT_NEAR(double(gpu.cycles) - double(cta.cycles), kChain * 290.0, kChain * 2.0);
+  Result cta = run("membar.cta", 1, kFenceSets), gpu = run("membar.gl", 1, kFenceSets),
+         sys = run("membar.sys", 1, kFenceSets);
+  EXPECT_EQ(gpu.warp_insts, cta.warp_insts + 3u * kChain);
+  EXPECT_NEAR(double(gpu.cycles) - double(cta.cycles), kChain * (300.0 + 3 * 10 - 10), kChain * 2.0);
   EXPECT_NEAR(double(sys.cycles) - double(gpu.cycles), kChain * 600.0, kChain * 2.0);
+}
+
+// A release reduction waits behind a GPU fence (MEMBAR.ALL.GPU, then ERRBAR
+// and CGAERRBAR); relaxed ones issue back to back.
+TEST(PtxExpandTimed, ReleaseReductionsWaitBehindAGpuFence) {
+  Result rel = run("red.release.gpu.global.add.u32", 1, kFenceSets),
+         rlx = run("red.relaxed.gpu.global.add.u32", 1, kFenceSets);
+  EXPECT_EQ(rel.value, 32u * kChain);  // every lane adds 1
+  EXPECT_EQ(rlx.value, 32u * kChain);
+  EXPECT_EQ(rel.warp_insts, rlx.warp_insts + 3u * kChain);
+  EXPECT_NEAR((double(rel.cycles) - double(rlx.cycles)) / kChain, 300.0 + 2 * 10, 10.0)
+      << rel.cycles << " vs " << rlx.cycles;
 }
 
 }  // namespace

@@ -186,5 +186,67 @@ TEST(PtxOpNames, DivisionsExpandByTheirDivisorsForm) {
   EXPECT_EQ(steps(6), 0u);  // 64-bit division: not expanded
 }
 
+// What ptxas puts around ordered accesses and fences (sm_90 SASS of
+// tests/cuda/scoped_atomics): MEMBAR.ALL.<scope>, ERRBAR, CGAERRBAR ahead of
+// a release; CCTL.IVALL after an acquire at GPU or system scope; nothing
+// for relaxed accesses or around CTA-scope acquires.
+TEST(PtxOpNames, OrderedAccessesTakeTheFencesPtxasPutsAroundThem) {
+  ptx::Module m = ptx::parse_module(R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  atom.release.gpu.global.add.u32 %r1, [%rd1], 1;
+  atom.acquire.gpu.global.add.u32 %r1, [%rd1], 1;
+  atom.acq_rel.sys.global.add.u32 %r1, [%rd1], 1;
+  atom.relaxed.gpu.global.add.u32 %r1, [%rd1], 1;
+  atom.acquire.cta.shared.add.u32 %r1, [%rd1], 1;
+  atom.release.cta.global.add.u32 %r1, [%rd1], 1;
+  atom.global.add.u32 %r1, [%rd1], 1;
+  ld.acquire.gpu.global.u32 %r1, [%rd1];
+  st.release.gpu.global.u32 [%rd1], %r1;
+  red.release.global.add.u32 [%rd1], 1;
+  membar.gl;
+  membar.cta;
+  fence.acq_rel.sys;
+  fence.sc.cta;
+  atom.add.release.gpu.u32 %r1, [%rd1], %r2;
+  atom.cas.acq_rel.gpu.b32 %r1, [%rd1], %r2, %r3;
+}
+)",
+                                    "t.ptx");
+  PtxOpNames names = PtxOpNames::load_from(std::string(WARPSIM_SOURCE_DIR) + "/isa/ptx.toml");
+  const auto& body = m.functions[0].body;
+  // Each step as "OP" ahead of the instruction or ">OP" after it.
+  auto steps = [&](size_t i) {
+    std::vector<std::string> out;
+    if (const std::vector<PtxOpNames::Step>* s = names.expansion(body.at(i)))
+      for (const PtxOpNames::Step& st : *s) out.push_back((st.after ? ">" : "") + st.sass);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  const V release_gpu = {"MEMBAR.ALL.GPU", "ERRBAR", "CGAERRBAR"};
+  EXPECT_EQ(steps(0), release_gpu);
+  EXPECT_EQ(steps(1), V{">CCTL.IVALL"});
+  EXPECT_EQ(steps(2), (V{"MEMBAR.ALL.SYS", "ERRBAR", "CGAERRBAR", ">CCTL.IVALL"}));
+  EXPECT_EQ(steps(3), V{});
+  EXPECT_EQ(steps(4), V{});  // a CTA's accesses share its L1: nothing to invalidate
+  EXPECT_EQ(steps(5), V{"MEMBAR.ALL.CTA"});
+  EXPECT_EQ(steps(6), V{});
+  EXPECT_EQ(steps(7), V{">CCTL.IVALL"});
+  EXPECT_EQ(steps(8), release_gpu);
+  EXPECT_EQ(steps(9), release_gpu);  // no scope written: the GPU's
+  EXPECT_EQ(steps(10), (V{">ERRBAR", ">CGAERRBAR", ">CCTL.IVALL"}));
+  EXPECT_EQ(steps(11), V{});
+  EXPECT_EQ(steps(12), (V{">ERRBAR", ">CGAERRBAR", ">CCTL.IVALL"}));
+  EXPECT_EQ(steps(13), V{});
+  // libcu++'s order of modifiers: the operation first.
+  EXPECT_EQ(steps(14), release_gpu);
+  EXPECT_EQ(steps(15), (V{"MEMBAR.ALL.GPU", "ERRBAR", "CGAERRBAR", ">CCTL.IVALL"}));
+}
+
 }  // namespace
 }  // namespace ws::exec

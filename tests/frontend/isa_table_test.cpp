@@ -48,6 +48,21 @@ TEST(IsaTable, ClassesFollowTheGeneration) {
 }
 
 // Fermi and Kepler tables: sm_35 inherits sm_20 and adds Kepler's opcodes.
+// Opcodes of nvcc 13's sm_90 code that older generations lack, from the
+// H100 dumps (examples/hw/h100-2026-11-26-stalls/sass.tar.xz): an NVBit
+// trace of Hopper code holds them.
+TEST(IsaTable, HopperCodeOpcodes) {
+  EXPECT_EQ(op(90, "VIADD").unit, unit("int"));
+  EXPECT_EQ(op(90, "VIMNMX.S32").unit, unit("int"));
+  EXPECT_EQ(op(90, "VIADDMNMX").unit, unit("int"));
+  EXPECT_EQ(op(90, "I2FP.F32.S32").unit, unit("int"));
+  EXPECT_EQ(op(90, "REDG.E.ADD.STRONG.GPU").kind, ir::OpKind::Atomic);
+  EXPECT_EQ(op(90, "REDG.E.ADD.STRONG.GPU").space, IsaSpace::Global);
+  EXPECT_EQ(op(90, "CGAERRBAR").kind, ir::OpKind::MemBar);
+  EXPECT_EQ(op(90, "PREEXIT").kind, ir::OpKind::Alu);
+  EXPECT_EQ(IsaTable::load_from(test::isa_dir(), 89).find("VIADD"), nullptr);
+}
+
 TEST(IsaTable, FermiAndKeplerTables) {
   EXPECT_EQ(op(20, "ISCADD").unit, unit("int"));
   EXPECT_EQ(op(20, "FFMA.FTZ").unit, unit("sp"));

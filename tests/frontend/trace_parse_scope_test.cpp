@@ -17,5 +17,14 @@ TEST(FenceScope, ReadFromTheModifiers) {
   EXPECT_EQ(fence_scope_of("MEMBAR"), ir::MemSpace::Global);  // no scope written: the GPU's
 }
 
+// What ptxas puts after a GPU MEMBAR (__threadfence() on sm_90 is MEMBAR.SC.GPU,
+// ERRBAR, CGAERRBAR, CCTL.IVALL) waits within the SM only: timed as a CTA
+// fence, so a trace of one __threadfence pays the GPU latency once, not four
+// times.
+TEST(FenceScope, TheOpsAfterAMembarAreLocalToTheSm) {
+  for (const char* op : {"ERRBAR", "CGAERRBAR", "CCTL.IVALL", "CCTL.E.PF2", "FENCE.VIEW.ASYNC.S", "ERRBAR.SYS"})
+    EXPECT_EQ(fence_scope_of(op), ir::MemSpace::Shared) << op;
+}
+
 }  // namespace
 }  // namespace ws::frontend

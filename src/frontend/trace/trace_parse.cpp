@@ -285,6 +285,10 @@ ir::CacheOp stronger(ir::CacheOp a, ir::CacheOp b) {
 }  // namespace
 
 ir::MemSpace fence_scope_of(std::string_view op) {
+  // ERRBAR, CGAERRBAR, CCTL (cache invalidations and prefetches) and the
+  // proxy FENCE that follow or stand beside a MEMBAR wait for nothing beyond
+  // the SM: the MEMBAR before them has waited for the memory system.
+  if (base_opcode(op) != "MEMBAR") return ir::MemSpace::Shared;
   ir::MemSpace scope = ir::MemSpace::Global;
   each_modifier(op, [&](std::string_view m) {
     if (m == "CTA") scope = ir::MemSpace::Shared;

@@ -119,6 +119,8 @@ uint8_t access_bytes_of(std::string_view opcode);
 ir::CacheOp cache_op_of(std::string_view opcode);
 // A fence's scope from its modifiers (MEMBAR.CTA, MEMBAR.SC.GPU,
 // MEMBAR.ALL.SYS ...): Shared for CTA, System for SYS, Global otherwise.
+// The other fence-class opcodes (ERRBAR, CGAERRBAR, CCTL.*, FENCE.VIEW.*)
+// are SM-local: Shared.
 ir::MemSpace fence_scope_of(std::string_view opcode);
 // The suffix (".EF", ".CG", ...; "" for Default) a trace writer appends for
 // `op` on SASS binary version `binary_version`; cache_op_of reads it back.

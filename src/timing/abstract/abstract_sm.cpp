@@ -253,7 +253,7 @@ void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
       break;
     }
     case ir::OpKind::MemBar:
-      done = now + fence_.of(in.space);
+      done = now + fence_.hold(in);
       break;
     case ir::OpKind::Barrier:
       if (in.active_mask) return arrive_at_barrier(w, now);

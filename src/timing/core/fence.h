@@ -17,6 +17,9 @@ struct FenceLatencies {
   uint32_t of(ir::MemSpace scope) const {
     return scope == ir::MemSpace::Shared ? cta : scope == ir::MemSpace::System ? sys : gpu;
   }
+  // How long `fence` holds its warp: a fence every lane skipped (`@P MEMBAR`
+  // with P false) only issues.
+  uint32_t hold(const ir::WarpInst& fence) const { return fence.active_mask ? of(fence.space) : 1; }
 };
 
 }  // namespace ws::timing

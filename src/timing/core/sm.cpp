@@ -297,7 +297,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       ldst_.issue(w, slot, in, now);
       break;
     case ir::OpKind::MemBar:
-      w.busy_until = now + fence_.of(in.space);
+      w.busy_until = now + fence_.hold(in);
       break;
     case ir::OpKind::Barrier:
       if (in.active_mask) {
