@@ -63,6 +63,34 @@ TEST(PtxSchedule, LoadsRiseAboveEarlierUses) {
   EXPECT_EQ(f.labels.at("L"), 0);
 }
 
+// ubench/atomics' loop: `sum += atomicAdd(p, 1)` unrolled four times. The
+// H100 SASS issues the four ATOMGs back to back and adds after; the atomics
+// keep their order among themselves.
+TEST(PtxSchedule, AtomicsRiseAboveTheUsesOfEarlierOnes) {
+  Module m = parse_body(R"(
+  L:
+    atom.global.add.u32 %r17, [%rd2], 1;
+    add.s32 %r18, %r17, %r9;
+    atom.global.add.u32 %r19, [%rd2], 1;
+    add.s32 %r20, %r19, %r18;
+    atom.global.add.u32 %r21, [%rd2], 1;
+    add.s32 %r22, %r21, %r20;
+    atom.global.add.u32 %r23, [%rd2], 1;
+    add.s32 %r9, %r23, %r22;
+    add.s64 %rd29, %rd29, 4;
+    setp.ne.s64 %p3, %rd29, 0;
+    @%p3 bra L;
+  )");
+  Function& f = m.functions[0];
+  schedule_function(f);
+  std::vector<std::string> t = texts(f);
+  ASSERT_EQ(t.size(), 11u);
+  const char* atoms[] = {"atom.global.add.u32 %r17", "atom.global.add.u32 %r19", "atom.global.add.u32 %r21",
+                         "atom.global.add.u32 %r23"};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(pos(f, atoms[i]), size_t(i)) << t[i];
+  EXPECT_LT(pos(f, "add.s32 %r18"), pos(f, "add.s32 %r20"));
+}
+
 TEST(PtxSchedule, AddressArithmeticFeedingALoadGoesWithIt) {
   Module m = parse_body(R"(
     ld.global.f32 %f1, [%rd1];

@@ -184,6 +184,34 @@ TEST(L2Slice, AtomicsArePerformedHere) {
   EXPECT_EQ(b.dram_reads(), 1u);
 }
 
+// l2.atomic_ops_per_clk: the slice's atomic unit performs that many lane
+// operations per cycle; the pipeline head waits while it is busy. Four hits
+// of 8 operations each at 2 per cycle leave 4 cycles apart; with the
+// default (32) they leave a cycle apart, as they arrived.
+TEST(L2Slice, AtomicUnitPerformsItsOperationsPerCycle) {
+  for (uint32_t rate : {2u, 32u}) {
+    std::vector<std::string> sets = kTiny;
+    sets.push_back("l2.atomic_ops_per_clk=" + std::to_string(rate));
+    L2Bench b(sets);
+    b.l2->warm(0x4000, 128);
+    b.run(3);
+    Cycle arrive = b.clk.now() + 1;
+    for (uint32_t i = 0; i < 4; ++i) {
+      MemRequest m;
+      m.addr = 0x4000 + i * kSectorBytes;
+      m.type = AccessType::Atomic;
+      m.byte_mask = 0xFFFFFFFFu;
+      m.thread_ops = 8;  // eight lanes on eight words
+      b.l2->from_icnt().push(m, b.clk.tick_of(arrive));
+    }
+    b.run(200);
+    ASSERT_EQ(b.replies.size(), 4u) << rate;
+    for (uint32_t i = 0; i < 4; ++i, b.replies.pop())
+      EXPECT_EQ(b.replies.next_ready(), b.clk.tick_of(arrive + 20 + i * (rate == 2 ? 4 : 1))) << rate << " " << i;
+    EXPECT_EQ(b.l2->next_event(), kNever);
+  }
+}
+
 TEST(L2Slice, WarmInstallsOnlyThisSlicesSectors) {
   L2Bench b({}, 5);  // QV100 defaults: 64 slices, IPOLY
   const L2AddressMap& map = b.l2->address_map();

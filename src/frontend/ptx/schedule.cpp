@@ -109,6 +109,10 @@ int64_t priority_latency(const Instruction& in, Kind kind) {
     if (has_mod(in, "shared") || has_mod(in, "const") || op == "ldmatrix") return 30;
     return 400;  // global, local, generic, texture: a trip past the L1
   }
+  if (op == "atom") {  // its result comes back from the L2 (ptxas issues a loop's atomics together)
+    if (has_mod(in, "shared") || has_mod(in, "shared::cta")) return 30;
+    return 400;
+  }
   if (op == "mma" || op == "wmma") return 32;
   if (op == "div" || op == "rem") return 40;  // expanded into a sequence
   if (op == "rcp" || op == "sqrt" || op == "rsqrt" || op == "sin" || op == "cos" || op == "lg2" ||

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/error.h"
+#include "timing/mem/atomic_ops.h"
 
 namespace ws::timing::abstract {
 
@@ -95,6 +96,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
   l2_latency_ = static_cast<double>(i64(cfg, "l2.latency")) * per_l2;
   // A slice's pipeline takes one sector per L2 cycle.
   slice_request_ = per_l2;
+  atomic_op_ = per_l2 / static_cast<double>(i64(cfg, "l2.atomic_ops_per_clk"));
   stats::Scope root(reg, "");
   for (uint32_t i = 0; i < n_sms; ++i) {
     l1_.push_back(std::make_unique<TimedTags>(l1_shape(cfg)));
@@ -116,6 +118,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
                                &s.counter("atomics", "atomic sectors performed at L2")});
   }
   slice_port_.resize(n_slices);
+  slice_atomics_.resize(n_slices);
   slice_out_.resize(n_slices);
 }
 
@@ -143,6 +146,16 @@ void MemoryModel::warm(Addr begin, Addr end) {
     if (a + 32 < a) break;  // (the top sector)
   }
 }
+
+namespace {
+// The lane operations an atomic performs on `line` (timing/mem/atomic_ops.h).
+uint32_t line_ops(const ir::WarpInst& in, Addr line) {
+  ir::LaneAddrs scratch;
+  uint32_t n = 0;
+  for (uint8_t ops : atomic_ops_per_sector(ir::lane_addrs(in, scratch), in.active_mask, line)) n += ops;
+  return n;
+}
+}  // namespace
 
 std::vector<LineAccess> coalesce(const ir::WarpInst& in) {
   std::vector<LineAccess> lines;
@@ -197,13 +210,13 @@ MemTiming MemoryModel::access(uint32_t sm, const ir::WarpInst& in, Cycle now) {
   for (const LineAccess& a : lines) {
     if (in.kind == ir::OpKind::Load) t.done = std::max(t.done, global_load(sm, a, now, use_l1));
     else if (in.kind == ir::OpKind::Store) global_store(sm, a, now, use_l1);
-    else t.done = std::max(t.done, atomic(sm, a, now));
+    else t.done = std::max(t.done, atomic(sm, a, line_ops(in, a.line), now));
   }
   return t;
 }
 
 Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
-  if (!use_l1) return l2_read(sm, a.line, a.sectors, now, false);
+  if (!use_l1) return l2_read(sm, a.line, a.sectors, now);
   TimedTags& l1 = *l1_[sm];
   SmCounters& c = sm_counters_[sm];
   CacheLine* line = l1.tags().find(a.line);
@@ -220,7 +233,7 @@ Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle now, bool
     else missing |= static_cast<uint8_t>(1u << s);
   }
   if (missing) {
-    Cycle back = l2_read(sm, a.line, missing, now, false);
+    Cycle back = l2_read(sm, a.line, missing, now);
     line->valid |= missing;
     for (uint32_t s = 0; s < kSectorsPerLine; ++s)
       if (missing >> s & 1) l1.ready(*line, s) = back;
@@ -263,7 +276,8 @@ CacheLine& MemoryModel::l2_allocate(uint32_t slice, Addr line, Cycle now) {
   return l;
 }
 
-Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now, bool is_atomic) {
+Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now, uint32_t atomic_ops) {
+  bool is_atomic = atomic_ops > 0;
   uint32_t slice = map_.slice_of(line_addr), n = static_cast<uint32_t>(std::popcount(mask));
   uint32_t req_flits = is_atomic ? (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_ : 1;
   Cycle at = to_slice(sm, slice, std::max(req_flits, n), n, now);
@@ -309,7 +323,11 @@ Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now,
   }
   if (is_atomic) {
     line->dirty |= mask;
-    stores_landed_ = std::max(stores_landed_, lookup);  // a reduction nobody waits for still ends the kernel
+    // The slice's atomic unit (l2.atomic_ops_per_clk), one line's operations after another's.
+    double& unit = slice_atomics_[slice].free;
+    unit = std::max(unit, static_cast<double>(lookup)) + atomic_ops * atomic_op_;
+    ready = std::max(ready, static_cast<Cycle>(std::ceil(unit)));
+    stores_landed_ = std::max(stores_landed_, ready);  // a reduction nobody waits for still ends the kernel
   }
   return from_slice(slice, sm, n, ready);
 }
@@ -361,6 +379,8 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
   stores_landed_ = std::max(stores_landed_, at + up(l2_latency_));
 }
 
-Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, Cycle now) { return l2_read(sm, a.line, a.sectors, now, true); }
+Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle now) {
+  return l2_read(sm, a.line, a.sectors, now, std::max<uint32_t>(ops, 1));
+}
 
 }  // namespace ws::timing::abstract

@@ -67,7 +67,7 @@ class MemoryModel {
   // load wrote it), as in the detailed slice.
   Cycle inst_read(uint32_t sm, Addr line, Cycle now) {
     if (code_loaded_ && loaded_code_.try_emplace(line, 1).second) warm(line, line + kLineBytes);
-    return l2_read(sm, line, 0xF, now, false);
+    return l2_read(sm, line, 0xF, now);
   }
   // A host copy leaves its lines valid in the L2.
   void warm(Addr begin, Addr end);
@@ -85,10 +85,12 @@ class MemoryModel {
   MemTiming shared_access(const ir::WarpInst& in, Cycle now) const;
   Cycle global_load(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1);
   void global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1);
-  Cycle atomic(uint32_t sm, const LineAccess& a, Cycle now);
+  // `ops`: the lane operations the slice's atomic unit performs (atomic_ops.h).
+  Cycle atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle now);
   // A request for the sectors `mask` of a line reaching its L2 slice from
-  // SM `sm` at `now`; returns when the data is back at the SM.
-  Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, bool atomic);
+  // SM `sm` at `now`; returns when the data is back at the SM. An atomic
+  // (`atomic_ops` > 0) also waits for the slice's atomic unit.
+  Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, uint32_t atomic_ops = 0);
   Cycle to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now);
   Cycle from_slice(uint32_t slice, uint32_t sm, uint32_t sectors, Cycle data_ready);
   Cycle dram_read(uint32_t slice, Addr line, uint32_t sectors, Cycle now);
@@ -99,7 +101,7 @@ class MemoryModel {
   std::vector<std::unique_ptr<TimedTags>> l1_, l2_;
   // Crossbar ports (SM side: requests out, replies in; slice side: replies
   // out) and slice pipelines.
-  std::vector<Port> req_port_, reply_port_, slice_out_, slice_port_;
+  std::vector<Port> req_port_, reply_port_, slice_out_, slice_port_, slice_atomics_;
   DramModel dram_;
   std::vector<SmCounters> sm_counters_;
   std::vector<SliceCounters> slice_counters_;
@@ -109,7 +111,7 @@ class MemoryModel {
   std::unordered_map<Addr, uint8_t> loaded_code_;  // code lines installed once (module load)
   // Latencies and per-sector service times, in core cycles.
   double l1_latency_, shared_latency_, icnt_latency_, l2_latency_;
-  double slice_request_;
+  double slice_request_, atomic_op_;  // atomic_op_: one lane operation in a slice's atomic unit
   uint32_t flit_bytes_, header_bytes_, tag_lookups_, shared_banks_, bank_bytes_, max_merge_;
   Cycle stores_landed_ = 0;
 };

@@ -404,7 +404,7 @@ bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
   // The L2 owns the result; a stale local copy must not serve later loads.
   if (CacheLine* line = tags_.find(a.line_addr)) line->valid &= static_cast<uint8_t>(~(1u << s));
   atomics_.inc();
-  send(sector, a.byte_masks[s], AccessType::Atomic, *slot);
+  send(sector, a.byte_masks[s], AccessType::Atomic, *slot, ir::CacheOp::Default, a.thread_ops[s]);
   pending(a.token).misses_left++;
   return true;
 }
@@ -423,8 +423,10 @@ std::optional<uint32_t> L1D::alloc_mshr(Addr sector, AccessType type, uint32_t t
   return slot;
 }
 
-void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op) {
+void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op,
+               uint32_t thread_ops) {
   MemRequest r;
+  r.thread_ops = static_cast<uint16_t>(thread_ops);
   r.addr = sector;
   r.cache_op = op;
   r.byte_mask = byte_mask;

@@ -30,6 +30,7 @@ struct L1Access {
   Addr line_addr = 0;                     // 128 B aligned
   uint8_t sector_mask = 0;                // bit s = sector s of the line
   std::array<uint32_t, 4> byte_masks{};  // per sector, bytes written (stores/atomics) or read (loads; 0 = all)
+  std::array<uint8_t, 4> thread_ops{};   // atomics: per sector, the lanes' operations (same-word ones each count)
   AccessType type = AccessType::Read;
   bool local = false;  // local memory (l1d.local_write_policy applies to its stores)
   ir::CacheOp cache_op = ir::CacheOp::Default;  // the instruction's cache operator
@@ -121,7 +122,8 @@ class L1D : public Clocked {
   CacheLine& install(Addr line_addr, Retention r = Retention::Normal);
   bool issue_atomic(const L1Access& a, Addr sector, uint32_t s);
   std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
-  void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op = ir::CacheOp::Default);
+  void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op = ir::CacheOp::Default,
+            uint32_t thread_ops = 0);
   void handle_fill();
   void prefetch_fill(const MemRequest& r) const;
   uint8_t line_fill_sectors(Addr line_addr, const CacheLine* line, Addr missed) const;

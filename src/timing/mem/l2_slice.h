@@ -106,7 +106,11 @@ class L2Slice : public Clocked {
   const ClockDomain& clk_;
   uint16_t id_;
   L2AddressMap map_;
-  uint32_t latency_, dram_latency_, mshr_cap_, max_merge_, dram_queue_cap_, pipeline_cap_;
+  uint32_t latency_, dram_latency_, mshr_cap_, max_merge_, atomic_ops_per_clk_, dram_queue_cap_, pipeline_cap_;
+  // The atomic unit is busy until cycle atomic_free_ops_ / atomic_ops_per_clk_
+  // (counted in operations, so that a sector of one operation takes part of a cycle).
+  uint64_t atomic_free_ops_ = 0;
+  bool waits_for_atomics_ = false;  // the stalled head is an atomic waiting for it
   bool code_loaded_ = false;       // l2.code_loaded
   FlatMap<uint8_t> loaded_code_;   // code lines installed once (module load)
   SectorCache tags_;

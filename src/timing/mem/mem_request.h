@@ -41,7 +41,10 @@ struct MemRequest {
   AccessType type = AccessType::Read;
   bool is_reply = false;    // set on the way back
   uint16_t src_sm = 0;      // requesting SM (reply routing)
-  uint16_t src_slice = 0;   // L2 slice that sent it to DRAM (DRAM reply routing)
+  union {
+    uint16_t src_slice = 0;  // towards DRAM: the L2 slice that sent it (DRAM reply routing)
+    uint16_t thread_ops;     // an atomic towards L2: its lanes' operations on this sector (0 = one)
+  };
   MemClient client = MemClient::Data;
   ir::CacheOp cache_op = ir::CacheOp::Default;  // what the access asks of L2 (streaming, write-through)
   uint32_t tag = 0;         // requester's token, returned unchanged in the reply
