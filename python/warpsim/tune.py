@@ -178,6 +178,9 @@ class Tuner:
         if param in self.tuned:
             return self.tuned[param]
         if param not in self.base:
+            for d in self.tmap.direct:
+                if d.param == param and d.absent_from in self.base:
+                    return self.base[d.absent_from]
             raise TuneError(f"the simulator's effective configuration has no parameter '{param}'")
         return self.base[param]
 

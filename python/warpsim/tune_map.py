@@ -14,7 +14,7 @@ DEFAULT_PATH = Path(__file__).with_name("data") / "tune.toml"
 
 _BENCH_FIELDS = {"program", "args", "keys"}
 _DIRECT_FIELDS = {"key", "param", "type", "digits", "relation", "probe", "stage", "refine", "tolerance",
-                  "scale_with", "min", "max"}
+                  "scale_with", "min", "max", "absent_from"}
 _INDIRECT_FIELDS = {"param", "candidates", "keys", "stage", "refit", "margin"}
 _RELATIONS = ("linear", "inverse")
 _TYPES = ("int", "float")
@@ -43,6 +43,9 @@ class Direct:
     scale_with: tuple[str, ...] = ()   # parameters kept in their base ratio to this one
     min: float | None = None
     max: float | None = None
+    # A base preset without `param` (a unit it does not declare) starts from
+    # this parameter's value: the one that times the same instructions there.
+    absent_from: str | None = None
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,28 @@ Dim3 cta_at(Dim3 grid, uint64_t i) {
   return c;
 }
 
+// Whether any instruction of `fn` reads PTX register `reg` (as a source,
+// an address or a guard).
+bool StepTranslator::reads_register(const ptx::Function& fn, int32_t reg) const {
+  auto it = read_regs_.find(&fn);
+  if (it == read_regs_.end()) {
+    std::vector<bool> read(fn.regs.size() + 1, false);
+    auto mark = [&](const ptx::Operand& o, auto& self) -> void {
+      if ((o.kind == ptx::Operand::Kind::Reg || o.kind == ptx::Operand::Kind::Address) && o.reg >= 0)
+        read[static_cast<size_t>(o.reg)] = true;
+      for (const ptx::Operand& e : o.elems) self(e, self);
+    };
+    for (const ptx::Instruction& i : fn.body) {
+      if (i.guard >= 0) read[static_cast<size_t>(i.guard)] = true;
+      for (size_t k = 0; k < i.ops.size(); ++k)
+        if (k > 0 || !writes_first_operand(i.opcode) || i.ops[k].kind == ptx::Operand::Kind::Address)
+          mark(i.ops[k], mark);
+    }
+    it = read_regs_.emplace(&fn, std::move(read)).first;
+  }
+  return reg < 0 || static_cast<size_t>(reg) >= it->second.size() || it->second[static_cast<size_t>(reg)];
+}
+
 StepTranslator::StepTranslator(const PtxOpNames& names, std::shared_ptr<const frontend::IsaTable> isa,
                                const Launch& launch)
     : names_(names), isa_(std::move(isa)), launch_(launch) {}
@@ -161,6 +183,11 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
     bool is_dst = i == 0 && writes_first_operand(in.opcode) && in.ops[0].kind != ptx::Operand::Kind::Address;
     add_regs(in.ops[i], fn, is_dst ? dst : srcs.emplace_back());
   }
+  // An atomic whose result nothing reads is a reduction (ptxas makes it a
+  // RED): it writes no register, and its warp does not wait for it.
+  if (in.opcode == "atom" && !in.ops.empty() && in.ops[0].kind == ptx::Operand::Kind::Reg &&
+      !reads_register(fn, in.ops[0].reg))
+    dst.clear();
   std::vector<uint16_t> src = interleave(srcs);
   w.n_dst = static_cast<uint8_t>(std::min<size_t>(dst.size(), ir::kMaxDst));
   w.n_src = static_cast<uint8_t>(std::min<size_t>(src.size(), ir::kMaxSrc));

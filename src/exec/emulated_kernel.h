@@ -56,10 +56,13 @@ class StepTranslator {
   const frontend::OpInfo& resolve(std::string& sass, const ptx::Instruction& in) const;
   void expand(const ptx::Instruction& in, Entry& e) const;
   static void chain_step(const PtxOpNames::Step& st, const ir::WarpInst& w, ir::WarpInst& b, bool& chained);
+  bool reads_register(const ptx::Function& fn, int32_t reg) const;
   const PtxOpNames& names_;
   std::shared_ptr<const frontend::IsaTable> isa_;
   const Launch& launch_;
   std::unordered_map<uint64_t, Entry> cache_;  // (instruction address, space)
+  // Per function: which PTX registers some instruction reads.
+  mutable std::unordered_map<const ptx::Function*, std::vector<bool>> read_regs_;
 };
 
 class EmulatedKernel;

@@ -64,7 +64,7 @@ const struct UnitInstances {
 }  // namespace
 
 const std::vector<std::string>& IsaTable::unit_vocabulary() {
-  static const std::vector<std::string> v{"sp", "int", "dp", "sfu", "tensor", "branch", "ldst"};
+  static const std::vector<std::string> v{"sp", "int", "dp", "sfu", "tensor", "branch", "mio", "ldst"};
   return v;
 }
 

@@ -61,12 +61,11 @@ void AbstractSm::begin_kernel(const std::vector<std::string>& unit_names, uint32
   unit_of_.assign(unit_names.size(), kLdstUnit);
   for (size_t u = 0; u < unit_names.size(); ++u) {
     if (unit_names[u] == "ldst") continue;
-    auto it = std::find_if(unit_specs_.begin(), unit_specs_.end(),
-                           [&](const UnitSpec& s) { return s.name == unit_names[u]; });
-    if (it == unit_specs_.end())
+    int k = find_unit(unit_specs_, unit_names[u]);
+    if (k < 0)
       throw ConfigError("core.units." + unit_names[u], "the kernel uses execution unit '" + unit_names[u] +
                                                            "', which the GPU preset does not declare");
-    unit_of_[u] = static_cast<int16_t>(it - unit_specs_.begin());
+    unit_of_[u] = static_cast<int16_t>(k);
   }
 }
 

@@ -28,6 +28,15 @@ std::vector<UnitSpec> read_unit_specs(const config::Config& cfg) {
   return specs;
 }
 
+int find_unit(const std::vector<UnitSpec>& specs, const std::string& unit) {
+  auto named = [&](const std::string& n) {
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const UnitSpec& s) { return s.name == n; });
+    return it == specs.end() ? -1 : static_cast<int>(it - specs.begin());
+  };
+  int k = named(unit);
+  return k < 0 && unit == "mio" ? named("int") : k;
+}
+
 UnitPool::UnitPool(const std::vector<UnitSpec>& specs) : specs_(specs) {
   for (const UnitSpec& s : specs_) {
     busy_until_.emplace_back(s.count, 0);

@@ -27,6 +27,10 @@ struct UnitSpec {
 
 // All unit kinds the config declares, in name order.
 std::vector<UnitSpec> read_unit_specs(const config::Config& cfg);
+// The pipeline kind (index into `specs`) that times ISA unit `unit`, or -1
+// when the preset declares none. A preset without an `mio` unit times the
+// shuffles the tables give it on its `int` unit, as before that unit existed.
+int find_unit(const std::vector<UnitSpec>& specs, const std::string& unit);
 
 // The pipelines of one sub-core.
 class UnitPool {

@@ -49,6 +49,7 @@ uint32_t LdstUnit::alloc_pending(uint32_t warp_slot, const ir::WarpInst& inst) {
   p.warp_slot = warp_slot;
   p.remaining = 0;
   p.n_dst = inst.n_dst;
+  p.holds_warp = true;
   p.dst = inst.dst;
   return token;
 }
@@ -136,6 +137,10 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
     warp.write_dsts(inst, now + 1, RegSource::L1tex);
     return;
   }
+  // A reduction (an atomic without a result: RED) does not hold its warp;
+  // it is still performed, and the kernel ends after it.
+  pending_[token].holds_warp = inst.n_dst > 0 || type != AccessType::Atomic;
+  if (!pending_[token].holds_warp) return;
   ++warp.pending_loads;
   warp.write_dsts(inst, kPending, RegSource::L1tex);
 }
@@ -164,6 +169,10 @@ void LdstUnit::complete(uint32_t access_token, Cycle now, std::vector<Warp>& war
 // The instruction's destinations are written at `ready`; its warp is woken.
 void LdstUnit::finish(uint32_t token, Cycle ready, std::vector<Warp>& warps) {
   Pending& p = pending_[token];
+  if (!p.holds_warp) {  // its warp may be gone
+    free_tokens_.push_back(token);
+    return;
+  }
   Warp& w = warps[p.warp_slot];
   for (int k = 0; k < p.n_dst; ++k) w.scoreboard.set(p.dst[k], ready);
   --w.pending_loads;

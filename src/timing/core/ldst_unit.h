@@ -53,6 +53,7 @@ class LdstUnit {
     uint32_t warp_slot = 0;
     uint32_t remaining = 0;
     uint8_t n_dst = 0;
+    bool holds_warp = true;  // counted in its warp's pending_loads (not a reduction)
     std::array<uint16_t, ir::kMaxDst> dst{};
   };
   struct Queued {

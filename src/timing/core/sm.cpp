@@ -69,13 +69,12 @@ std::vector<int16_t> Sm::map_units(const ir::KernelInfo& info, const std::vector
   std::vector<int16_t> unit_of(unit_names.size(), kLdstUnit);
   for (size_t u = 0; u < unit_names.size(); ++u) {
     if (unit_names[u] == "ldst") continue;
-    auto it = std::find_if(unit_specs_.begin(), unit_specs_.end(),
-                           [&](const UnitSpec& s) { return s.name == unit_names[u]; });
-    if (it == unit_specs_.end())
+    int k = find_unit(unit_specs_, unit_names[u]);
+    if (k < 0)
       throw ConfigError("core.units." + unit_names[u],
                         "the opcode table for sm_" + std::to_string(info.binary_version) + " uses unit '" +
                             unit_names[u] + "', which the GPU preset does not declare");
-    unit_of[u] = static_cast<int16_t>(it - unit_specs_.begin());
+    unit_of[u] = static_cast<int16_t>(k);
   }
   return unit_of;
 }

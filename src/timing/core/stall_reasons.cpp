@@ -13,7 +13,7 @@ const config::Param<bool> kStallReasonsOn{
     "stats.stall_reasons", true, "",
     "attribute every resident warp cycle to an issue-stall reason (stall.* counters, per kernel and per SM)"};
 const config::Param<std::string> kMioUnits{
-    "stats.mio_units", "sfu", "",
+    "stats.mio_units", "sfu,mio", "",
     "execution units (comma-separated) whose results a dependent instruction waits for as short_scoreboard "
     "(variable-latency MIO) rather than wait (fixed latency)"};
 
