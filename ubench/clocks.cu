@@ -5,7 +5,9 @@
 //   discarded spin first, so that both find the code warm);
 // - shfl_latency_cycles: a dependent chain of __shfl_xor_sync;
 // - syncthreads_cycles: a loop of __syncthreads() in a CTA of 1024 threads,
-//   per barrier, timed by warp 0 (difference of two loop lengths).
+//   per barrier, timed by warp 0 (difference of two loop lengths);
+//   syncthreads_cycles_w16 / _w8 / _w4 / _w2 the same in CTAs of 16, 8, 4
+//   and 2 warps.
 // The last two time the second of two passes in each launch: the first pass
 // warms the code, so both launches time warm code.
 //   args: steps=N (default 256)
@@ -85,11 +87,15 @@ int main(int argc, char** argv) {
   }
   ub::emit("shfl_latency_cycles", static_cast<double>(c[1] - c[0]) / steps);
 
-  for (int k = 0; k < 2; ++k) {
-    barriers<<<1, 1024>>>(steps << k, out);
-    UB_LAUNCHED();
-    c[k] = read_slot(out, 3);
+  // 32 warps, then fewer: how a barrier's cost grows with its warps.
+  for (int warps : {32, 16, 8, 4, 2}) {
+    for (int k = 0; k < 2; ++k) {
+      barriers<<<1, 32 * warps>>>(steps << k, out);
+      UB_LAUNCHED();
+      c[k] = read_slot(out, 3);
+    }
+    std::string key = warps == 32 ? "syncthreads_cycles" : "syncthreads_cycles_w" + std::to_string(warps);
+    ub::emit(key.c_str(), static_cast<double>(c[1] - c[0]) / steps);
   }
-  ub::emit("syncthreads_cycles", static_cast<double>(c[1] - c[0]) / steps);
   return 0;
 }
