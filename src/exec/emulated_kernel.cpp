@@ -20,6 +20,11 @@ bool writes_first_operand(const std::string& op) {
   return std::none_of(std::begin(kNoDst), std::end(kNoDst), [&](const char* s) { return op == s; });
 }
 
+// Whether operand `i` of `in` is its destination (all others are read).
+bool is_dst_operand(const ptx::Instruction& in, size_t i) {
+  return i == 0 && writes_first_operand(in.opcode) && in.ops[0].kind != ptx::Operand::Kind::Address;
+}
+
 // Register operands as trace register numbers R0..R254 (predicates, which
 // traces do not list, are skipped; PTX's unbounded virtual registers fold
 // onto the 255 names, which can add a rare false dependence).
@@ -128,8 +133,7 @@ bool StepTranslator::reads_register(const ptx::Function& fn, int32_t reg) const 
     for (const ptx::Instruction& i : fn.body) {
       if (i.guard >= 0) read[static_cast<size_t>(i.guard)] = true;
       for (size_t k = 0; k < i.ops.size(); ++k)
-        if (k > 0 || !writes_first_operand(i.opcode) || i.ops[k].kind == ptx::Operand::Kind::Address)
-          mark(i.ops[k], mark);
+        if (!is_dst_operand(i, k)) mark(i.ops[k], mark);
     }
     it = read_regs_.emplace(&fn, std::move(read)).first;
   }
@@ -180,8 +184,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   std::vector<uint16_t> dst;
   std::vector<std::vector<uint16_t>> srcs;
   for (size_t i = 0; i < in.ops.size(); ++i) {
-    bool is_dst = i == 0 && writes_first_operand(in.opcode) && in.ops[0].kind != ptx::Operand::Kind::Address;
-    add_regs(in.ops[i], fn, is_dst ? dst : srcs.emplace_back());
+    add_regs(in.ops[i], fn, is_dst_operand(in, i) ? dst : srcs.emplace_back());
   }
   // An atomic whose result nothing reads is a reduction (ptxas makes it a
   // RED): it writes no register, and its warp does not wait for it.

@@ -110,7 +110,10 @@ class L2Slice : public Clocked {
   // The atomic unit is busy until cycle atomic_free_ops_ / atomic_ops_per_clk_
   // (counted in operations, so that a sector of one operation takes part of a cycle).
   uint64_t atomic_free_ops_ = 0;
-  bool waits_for_atomics_ = false;  // the stalled head is an atomic waiting for it
+  // The stalled head is an atomic that waited for the unit: next_event wakes
+  // the slice when the unit frees (kept, not derived, because the unit may
+  // be free by the time next_event asks while the head has not retried).
+  bool waits_for_atomics_ = false;
   bool code_loaded_ = false;       // l2.code_loaded
   FlatMap<uint8_t> loaded_code_;   // code lines installed once (module load)
   SectorCache tags_;
