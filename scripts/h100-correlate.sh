@@ -3,7 +3,7 @@
 # on the `h100` preset and correlates them with the warm-cache profile
 # (docs/validation-h100.md).
 #   scripts/h100-correlate.sh RUNS_DIR [--set key=value ...]
-# Env: BUILD (default build-dev): its bin/warpsim, cuda/ and examples/cuda/
+# Env: BUILD (default build-dev): its bin/warpsim, cuda/, examples/{cuda,suite,sampling}/
 # programs; HW (default the ncu-warm-boost folder). Prints the correlator's
 # summary; RUNS_DIR/NAME holds each program's stats.json.
 set -euo pipefail
@@ -18,6 +18,8 @@ for csv in "$hw"/*.csv; do
   case $name in launch-cache-*) continue ;; esac
   prog=$build/cuda/$name
   [[ -x $prog ]] || prog=$build/examples/cuda/$name
+  [[ -x $prog ]] || prog=$build/examples/suite/$name
+  [[ -x $prog ]] || prog=$build/examples/sampling/$name
   if [[ ! -x $prog ]]; then echo "h100-correlate: no program $name under $build" >&2; continue; fi
   [[ -f $runs/$name/stats.json ]] && continue  # rerun resumes
   "$build/bin/warpsim" exec --gpu h100 --timing "$@" --out "$runs/$name" -- "$prog" >"$runs/$name.log" 2>&1 ||

@@ -5,12 +5,15 @@
 # Compute, one CSV per program in the form `warpsim correlate --hw DIR` reads.
 #   scripts/hw-ground-truth.sh OUT_DIR [program ...]   (programs: tests/cuda/NAME.cu, or a path
 #   from the source root without .cu, e.g. examples/cuda/conv2d; profiles are named by the file's base name)
-# Writes OUT_DIR/gpu.txt, OUT_DIR/ubench-results.txt, OUT_DIR/ncu/NAME.csv (+ .err).
+# Writes OUT_DIR/gpu.txt, OUT_DIR/ubench-results.txt, OUT_DIR/ncu/NAME.csv (+ .err), and
+# OUT_DIR/native/NAME.txt: each program's own output run once without the profiler (the
+# programs of examples/cuda/suite print `elapsed_us=`, launch gaps included).
 # Where cuobjdump is found, OUT_DIR/sass/NAME.sass holds each binary's SASS (what ptxas made of it).
 # Environment: NCU_FLAGS (extra ncu options, e.g. "--cache-control none --clock-control none
 # --section WarpStateStats"), HW_SKIP_UBENCH=1 (profile only), HW_NATIVE_ONLY=1 (of the
 # microbenchmarks, only ubench/native), HW_ARCH (nvcc -arch, default native),
-# HW_NCU_TIMEOUT (seconds per program, default 120).
+# HW_NCU_TIMEOUT (seconds per program, default 120), HW_NCU_LAUNCHES (profile at most this many
+# launches per program), HW_UBENCH="clocks atomics" (run only these microbenchmarks).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out=${1:?usage: scripts/hw-ground-truth.sh OUT_DIR [program ...]}
@@ -41,19 +44,31 @@ if command -v cuobjdump > /dev/null; then
     [[ -x $b && ! -d $b ]] && cuobjdump -sass -res-usage "$b" > "$out/sass/$(basename "$b").sass" 2>&1
   done
 fi
-[[ -n ${HW_SKIP_UBENCH:-}${HW_NATIVE_ONLY:-} ]] || UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
+if [[ -n ${HW_UBENCH:-} && -z ${HW_SKIP_UBENCH:-} ]]; then
+  for name in $HW_UBENCH; do
+    { echo "# $name (native)"; timeout 60 "$out/bin/ubench/$name" 2>&1; } >> "$out/ubench-results.txt"
+  done
+elif [[ -z ${HW_SKIP_UBENCH:-}${HW_NATIVE_ONLY:-} ]]; then UBENCH_DRAM_MB=${UBENCH_DRAM_MB:-1024} UBENCH_LAUNCHES=${UBENCH_LAUNCHES:-1000} \
   timeout 240 bash "$root/scripts/ubench-run.sh" --native --bin "$out/bin/ubench" --out "$out/ubench-results.txt" \
   > "$out/ubench-run.log" 2>&1
-[[ -n ${HW_SKIP_UBENCH:-} ]] || for b in "$out"/bin/ubench/native_*; do
+fi
+[[ -n ${HW_SKIP_UBENCH:-}${HW_UBENCH:-} ]] || for b in "$out"/bin/ubench/native_*; do
   [[ -x $b ]] && timeout 60 "$b" >> "$out/ubench-native.txt" 2>&1
 done
 # The metrics the correlator maps (python/warpsim/data/metrics.toml).
 metrics=$(grep -o '^ncu = "[^"]*"' "$root/python/warpsim/data/metrics.toml" | cut -d'"' -f2 | sort -u | paste -sd, -)
+mkdir -p "$out/native"
+for p in "${progs[@]}"; do
+  p=$(basename "$p")
+  [[ -x "$out/bin/cuda/$p" ]] && CUDA_MODULE_LOADING=EAGER timeout 60 "$out/bin/cuda/$p" > "$out/native/$p.txt" 2>&1
+done
+launches=()
+[[ -z ${HW_NCU_LAUNCHES:-} ]] || launches=(--launch-count "$HW_NCU_LAUNCHES")
 for p in "${progs[@]}"; do
   p=$(basename "$p")
   [[ -x "$out/bin/cuda/$p" ]] || { echo "not built: $p" >> "$out/ncu/missing.txt"; continue; }
   # shellcheck disable=SC2086
-  timeout "${HW_NCU_TIMEOUT:-120}" ncu ${NCU_FLAGS:-} --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" \
+  timeout "${HW_NCU_TIMEOUT:-120}" ncu ${NCU_FLAGS:-} "${launches[@]}" --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" \
     2> "$out/ncu/$p.err"
 done
 echo "done: $(ls "$out/ncu"/*.csv 2>/dev/null | wc -l) profiles, $(grep -c = "$out/ubench-results.txt" 2>/dev/null) ubench figures"

@@ -6,8 +6,10 @@
 // - shfl_latency_cycles: a dependent chain of __shfl_xor_sync;
 // - syncthreads_cycles: a loop of __syncthreads() in a CTA of 1024 threads,
 //   per barrier, timed by warp 0 (difference of two loop lengths);
-//   syncthreads_cycles_w16 / _w8 / _w4 / _w2 the same in CTAs of 16, 8, 4
-//   and 2 warps.
+//   syncthreads_cycles_w16 / _w8 / _w4 / _w2 / _w1 the same in CTAs of 16,
+//   8, 4, 2 and 1 warps; syncthreads_cycles_2x16 in two CTAs of 16 warps on
+//   each SM (twice as many CTAs as SMs), the mean over the CTAs: whether
+//   the cost per warp is the CTA's or the SM's.
 // The last two time the second of two passes in each launch: the first pass
 // warms the code, so both launches time warm code.
 //   args: steps=N (default 256)
@@ -46,7 +48,7 @@ __global__ void barriers(long steps, long long* out) {
     for (long i = 0; i < steps; ++i) __syncthreads();
     t1 = ub::clock_now();
   }
-  if (threadIdx.x == 0) out[3] = t1 - t0;
+  if (threadIdx.x == 0) out[8 + blockIdx.x] = t1 - t0;
 }
 
 long long read_slot(const long long* dev, int slot) {
@@ -60,7 +62,8 @@ int main(int argc, char** argv) {
   const long long spin_cycles = ub::arg(argc, argv, "spin_cycles", 20000);
   long long* out;
   unsigned* sink;
-  UB_CHECK(cudaMalloc(&out, 8 * sizeof(long long)));
+  const int sms = ub::props().multiProcessorCount;
+  UB_CHECK(cudaMalloc(&out, (8 + 2 * sms) * sizeof(long long)));
   UB_CHECK(cudaMalloc(&sink, 64));
   clock_pair<<<1, 1>>>(out);
   UB_LAUNCHED();
@@ -88,14 +91,21 @@ int main(int argc, char** argv) {
   ub::emit("shfl_latency_cycles", static_cast<double>(c[1] - c[0]) / steps);
 
   // 32 warps, then fewer: how a barrier's cost grows with its warps.
-  for (int warps : {32, 16, 8, 4, 2}) {
+  for (int warps : {32, 16, 8, 4, 2, 1}) {
     for (int k = 0; k < 2; ++k) {
       barriers<<<1, 32 * warps>>>(steps << k, out);
       UB_LAUNCHED();
-      c[k] = read_slot(out, 3);
+      c[k] = read_slot(out, 8);
     }
     std::string key = warps == 32 ? "syncthreads_cycles" : "syncthreads_cycles_w" + std::to_string(warps);
     ub::emit(key.c_str(), static_cast<double>(c[1] - c[0]) / steps);
   }
+  double mean[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    barriers<<<2 * sms, 512>>>(steps << k, out);
+    UB_LAUNCHED();
+    for (int cta = 0; cta < 2 * sms; ++cta) mean[k] += static_cast<double>(read_slot(out, 8 + cta)) / (2 * sms);
+  }
+  ub::emit("syncthreads_cycles_2x16", (mean[1] - mean[0]) / steps);
   return 0;
 }
