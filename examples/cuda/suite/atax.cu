@@ -3,10 +3,9 @@
 // each looping over the inner dimension and reading global memory directly.
 // atax_ax gives each thread a row (a warp's loads are a row apart, so every
 // load is a separate line); atax_aty gives each thread a column (coalesced).
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kNX = 1024, kNY = 1024, kBlock = 256;
 
@@ -28,21 +27,6 @@ __global__ void atax_aty(const float* a, const float* tmp, float* y, int nx, int
   y[j] = sum;
 }
 
-// Values in [0, 1) from a fixed-seed linear congruential generator.
-void fill(std::vector<float>& v, uint32_t seed) {
-  for (float& e : v) {
-    seed = seed * 1664525u + 1013904223u;
-    e = float(seed >> 8) / 16777216.0f;
-  }
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(float)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
 std::vector<double> host_atax(const std::vector<float>& a, const std::vector<float>& x) {
   std::vector<double> tmp(kNX, 0.0), y(kNY, 0.0);
   for (int i = 0; i < kNX; ++i)
@@ -54,33 +38,25 @@ std::vector<double> host_atax(const std::vector<float>& a, const std::vector<flo
 
 int main() {
   std::vector<float> a(kNX * kNY), x(kNY), y(kNY);
-  fill(a, 11);
-  fill(x, 23);
-  float *da = to_device(a), *dx = to_device(x), *dtmp, *dy;
-  CHECK(cudaMalloc(&dtmp, kNX * sizeof(float)));
-  CHECK(cudaMalloc(&dy, kNY * sizeof(float)));
+  fill_lcg(a, 11);
+  fill_lcg(x, 23);
+  float *da = to_device(a), *dx = to_device(x);
+  float *dtmp = device_alloc<float>(kNX), *dy = device_alloc<float>(kNY);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start));
+  EventTimer timer;
+  timer.start();
   atax_ax<<<(kNX + kBlock - 1) / kBlock, kBlock>>>(da, dx, dtmp, kNX, kNY);
   CHECK(cudaGetLastError());
   atax_aty<<<(kNY + kBlock - 1) / kBlock, kBlock>>>(da, dtmp, dy, kNX, kNY);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK(cudaDeviceSynchronize());
 
-  CHECK(cudaMemcpy(y.data(), dy, kNY * sizeof(float), cudaMemcpyDeviceToHost));
+  copy_to_host(y, dy);
   std::vector<double> want = host_atax(a, x);
   long bad = 0;
   for (int j = 0; j < kNY; ++j) bad += !close_enough(y[j], want[j], 1e-4);
-  CHECK(cudaFree(da));
-  CHECK(cudaFree(dx));
-  CHECK(cudaFree(dtmp));
-  CHECK(cudaFree(dy));
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", 2);
+  device_free(da, dx, dtmp, dy);
+  print_timing(ms, 2);
   return verdict("atax", bad);
 }

@@ -10,10 +10,9 @@
 // needs in between. Exercises 2-D CTAs, shared-memory column reductions and
 // a large streaming read-modify-write of two weight arrays.
 #include <cmath>
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kIn = 65536, kHid = 16;   // units; each layer also has a bias unit at index 0
 constexpr int kTile = 16;               // inputs per CTA, and the CTA is kTile x kHid threads
@@ -61,17 +60,6 @@ __global__ void bp_adjust_weights(const float* delta, const float* input, float*
 
 // ---- host side ----
 
-struct Rng {  // xorshift32
-  uint32_t s;
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    return s;
-  }
-  float uniform() { return float(next() >> 8) / float(1 << 24); }
-};
-
 struct Net {
   std::vector<float> input;     // kIn + 1, input[0] = 1 (bias)
   std::vector<float> w1, prev1; // (kIn + 1) x kStride, column 0 unused
@@ -80,7 +68,7 @@ struct Net {
 
 Net make_net() {
   Net net;
-  Rng rng{0xC0FFEEu};
+  XorShift32 rng{0xC0FFEEu};
   net.input.resize(kIn + 1);
   net.input[0] = 1.0f;
   for (int i = 1; i <= kIn; ++i) net.input[i] = rng.uniform();
@@ -149,36 +137,25 @@ void host_adjust(Net& net, const std::vector<float>& delta) {
 
 int main() {
   Net net = make_net();
-  const size_t wbytes = net.w1.size() * sizeof(float), pbytes = size_t(kBlocks) * kHid * sizeof(float);
-  float *d_input, *d_w, *d_prev, *d_partial, *d_delta;
-  CHECK(cudaMalloc(&d_input, (kIn + 1) * sizeof(float)));
-  CHECK(cudaMalloc(&d_w, wbytes));
-  CHECK(cudaMalloc(&d_prev, wbytes));
-  CHECK(cudaMalloc(&d_partial, pbytes));
-  CHECK(cudaMalloc(&d_delta, kHid * sizeof(float)));
-  CHECK(cudaMemcpy(d_input, net.input.data(), (kIn + 1) * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_w, net.w1.data(), wbytes, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_prev, net.prev1.data(), wbytes, cudaMemcpyHostToDevice));
+  float *d_input = to_device(net.input), *d_w = to_device(net.w1), *d_prev = to_device(net.prev1);
+  float *d_partial = device_alloc<float>(size_t(kBlocks) * kHid), *d_delta = device_alloc<float>(kHid);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   dim3 block(kHid, kTile), grid(1, kBlocks);
   std::vector<float> partial(size_t(kBlocks) * kHid);
-  CHECK(cudaEventRecord(start));
+  timer.start();
   bp_layerforward<<<grid, block>>>(d_input, d_w, d_partial);
   CHECK(cudaGetLastError());
-  CHECK(cudaMemcpy(partial.data(), d_partial, pbytes, cudaMemcpyDeviceToHost));
+  copy_to_host(partial, d_partial);
   std::vector<float> delta = hidden_deltas(net, partial);
-  CHECK(cudaMemcpy(d_delta, delta.data(), kHid * sizeof(float), cudaMemcpyHostToDevice));
+  copy_to_device(d_delta, delta);
   bp_adjust_weights<<<grid, block>>>(d_delta, d_input, d_w, d_prev);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK_LAUNCH();
   std::vector<float> w(net.w1.size()), prev(net.w1.size());
-  CHECK(cudaMemcpy(w.data(), d_w, wbytes, cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(prev.data(), d_prev, wbytes, cudaMemcpyDeviceToHost));
+  copy_to_host(w, d_w);
+  copy_to_host(prev, d_prev);
 
   // The partial sums must match bit for bit (same products, same tree order).
   std::vector<float> want_partial = host_partials(net);
@@ -190,12 +167,7 @@ int main() {
     bad += !close_enough(prev[i], net.prev1[i], 1e-5, 1e-9);
   }
 
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=2\n");
-  CHECK(cudaFree(d_input));
-  CHECK(cudaFree(d_w));
-  CHECK(cudaFree(d_prev));
-  CHECK(cudaFree(d_partial));
-  CHECK(cudaFree(d_delta));
+  print_timing(ms, 2);
+  device_free(d_input, d_w, d_prev, d_partial, d_delta);
   return verdict("backprop", bad);
 }

@@ -2,10 +2,9 @@
 // for a 1024 x 1024 float matrix, PolyBench/GPU style: one thread per output
 // element looping over the inner dimension with direct global loads. bicg_q
 // walks rows (strided across a warp); bicg_s walks columns (coalesced).
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kNX = 1024, kNY = 1024, kBlock = 256;
 
@@ -27,46 +26,21 @@ __global__ void bicg_s(const float* a, const float* r, float* s, int nx, int ny)
   s[j] = sum;
 }
 
-// Values in [0, 1) from a fixed-seed linear congruential generator.
-void fill(std::vector<float>& v, uint32_t seed) {
-  for (float& e : v) {
-    seed = seed * 1664525u + 1013904223u;
-    e = float(seed >> 8) / 16777216.0f;
-  }
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(float)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
-std::vector<float> to_host(const float* d, size_t n) {
-  std::vector<float> h(n);
-  CHECK(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return h;
-}
-
 int main() {
   std::vector<float> a(kNX * kNY), p(kNY), r(kNX);
-  fill(a, 5);
-  fill(p, 17);
-  fill(r, 29);
-  float *da = to_device(a), *dp = to_device(p), *dr = to_device(r), *dq, *ds;
-  CHECK(cudaMalloc(&dq, kNX * sizeof(float)));
-  CHECK(cudaMalloc(&ds, kNY * sizeof(float)));
+  fill_lcg(a, 5);
+  fill_lcg(p, 17);
+  fill_lcg(r, 29);
+  float *da = to_device(a), *dp = to_device(p), *dr = to_device(r);
+  float *dq = device_alloc<float>(kNX), *ds = device_alloc<float>(kNY);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start));
+  EventTimer timer;
+  timer.start();
   bicg_q<<<(kNX + kBlock - 1) / kBlock, kBlock>>>(da, dp, dq, kNX, kNY);
   CHECK(cudaGetLastError());
   bicg_s<<<(kNY + kBlock - 1) / kBlock, kBlock>>>(da, dr, ds, kNX, kNY);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK(cudaDeviceSynchronize());
 
   std::vector<float> q = to_host(dq, kNX), s = to_host(ds, kNY);
@@ -79,8 +53,7 @@ int main() {
   long bad = 0;
   for (int i = 0; i < kNX; ++i) bad += !close_enough(q[i], want_q[i], 1e-4);
   for (int j = 0; j < kNY; ++j) bad += !close_enough(s[j], want_s[j], 1e-4);
-  for (float* d : {da, dp, dr, dq, ds}) CHECK(cudaFree(d));
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", 2);
+  device_free(da, dp, dr, dq, ds);
+  print_timing(ms, 2);
   return verdict("bicg", bad);
 }

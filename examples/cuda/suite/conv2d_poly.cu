@@ -3,10 +3,9 @@
 // blocks, nine direct global loads per interior pixel with the coefficients
 // as immediates (no constant memory, no shared memory); border pixels are
 // written as zero.
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kNI = 1024, kNJ = 1024;
 
@@ -30,14 +29,6 @@ __global__ void conv2d_3x3(const float* in, float* out, int ni, int nj) {
   out[i * nj + j] = sum;
 }
 
-// Values in [0, 1) from a fixed-seed linear congruential generator.
-void fill(std::vector<float>& v, uint32_t seed) {
-  for (float& e : v) {
-    seed = seed * 1664525u + 1013904223u;
-    e = float(seed >> 8) / 16777216.0f;
-  }
-}
-
 double host_pixel(const std::vector<float>& in, int i, int j) {
   if (i == 0 || j == 0 || i == kNI - 1 || j == kNJ - 1) return 0.0;
   const float w[9] = COEFFS;
@@ -49,31 +40,22 @@ double host_pixel(const std::vector<float>& in, int i, int j) {
 
 int main() {
   std::vector<float> in(kNI * kNJ), out(kNI * kNJ);
-  fill(in, 9);
-  size_t bytes = in.size() * sizeof(float);
-  float *din, *dout;
-  CHECK(cudaMalloc(&din, bytes));
-  CHECK(cudaMalloc(&dout, bytes));
-  CHECK(cudaMemcpy(din, in.data(), bytes, cudaMemcpyHostToDevice));
+  fill_lcg(in, 9);
+  float *din = to_device(in), *dout = device_alloc<float>(out.size());
 
   dim3 block(32, 8), grid((kNJ + 31) / 32, (kNI + 7) / 8);
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start));
+  EventTimer timer;
+  timer.start();
   conv2d_3x3<<<grid, block>>>(din, dout, kNI, kNJ);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK(cudaDeviceSynchronize());
 
-  CHECK(cudaMemcpy(out.data(), dout, bytes, cudaMemcpyDeviceToHost));
+  copy_to_host(out, dout);
   long bad = 0;
   for (int i = 0; i < kNI; ++i)
     for (int j = 0; j < kNJ; ++j) bad += !close_enough(out[i * kNJ + j], host_pixel(in, i, j), 1e-5, 1e-5);
-  CHECK(cudaFree(din));
-  CHECK(cudaFree(dout));
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", 1);
+  device_free(din, dout);
+  print_timing(ms, 1);
   return verdict("conv2d_poly", bad);
 }

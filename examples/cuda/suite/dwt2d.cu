@@ -7,11 +7,9 @@
 // level before: 10 launches whose grids shrink by 2 or 4 each level.
 // Exercises: shared-memory tiles with strided access, ping-pong buffers,
 // integer shifts, and kernels that get too small to fill the GPU.
-#include <cstdint>
-#include <cstdio>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kSize = 512;  // image side and row pitch
 constexpr int kLevels = 5;
@@ -83,15 +81,12 @@ void host_dwt(std::vector<int>& img) {
 }
 
 std::vector<int> make_image() {
-  uint32_t s = 0xdeadbeefu;
+  XorShift32 rng{0xdeadbeefu};
   std::vector<int> img(kSize * kSize);
   for (int y = 0; y < kSize; ++y)
     for (int x = 0; x < kSize; ++x) {
-      s ^= s << 13;
-      s ^= s >> 17;
-      s ^= s << 5;
       int smooth = ((x * 3 + y * 5) / 7 + (x * y) / 97) & 0xff;  // gradients plus some noise
-      img[y * kSize + x] = (smooth + int(s % 32)) & 0xff;
+      img[y * kSize + x] = (smooth + int(rng.next() % 32)) & 0xff;
     }
   return img;
 }
@@ -101,18 +96,11 @@ int main() {
   std::vector<int> want = img;
   host_dwt(want);
 
-  size_t bytes = img.size() * sizeof(int);
-  int *d_img, *d_tmp;
-  CHECK(cudaMalloc(&d_img, bytes));
-  CHECK(cudaMalloc(&d_tmp, bytes));
-  CHECK(cudaMemcpy(d_img, img.data(), bytes, cudaMemcpyHostToDevice));
-  CHECK(cudaMemset(d_tmp, 0, bytes));
+  int *d_img = to_device(img), *d_tmp = device_zeros<int>(img.size());
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   int launches = 0;
-  CHECK(cudaEventRecord(start));
+  timer.start();
   for (int level = 0, n = kSize; level < kLevels; ++level, n /= 2) {
     int row_threads = n / 2 < 128 ? n / 2 : 128;
     dwt_rows<<<n, row_threads>>>(d_img, d_tmp, n);
@@ -120,15 +108,12 @@ int main() {
     launches += 2;
   }
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
 
-  CHECK(cudaMemcpy(img.data(), d_img, bytes, cudaMemcpyDeviceToHost));
+  copy_to_host(img, d_img);
   long bad = 0;
   for (int i = 0; i < kSize * kSize; ++i) bad += img[i] != want[i];
-  CHECK(cudaFree(d_img));
-  CHECK(cudaFree(d_tmp));
-  std::printf("elapsed_us=%.1f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", launches);
+  device_free(d_img, d_tmp);
+  print_timing(ms, launches, 1);
   return verdict("dwt2d", bad);
 }

@@ -6,11 +6,9 @@
 // back-substitution on the host.
 // Exercises: long chains of tiny dependent kernels, shrinking 2-D grids,
 // mostly idle threads at the edges of each grid.
-#include <cstdint>
-#include <cstdio>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kN = 64;
 constexpr int kFan1Block = 32;
@@ -45,19 +43,13 @@ std::vector<T> back_substitute(const std::vector<T>& a, const std::vector<T>& b)
 }
 
 void make_system(std::vector<float>& a, std::vector<float>& b) {
-  uint32_t s = 0x1234abcdu;
-  auto uniform = [&s] {  // [-1, 1)
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    return float(s >> 8) / float(1 << 23) - 1.0f;
-  };
+  XorShift32 rng{0x1234abcdu};
   a.resize(kN * kN);
   b.resize(kN);
   for (int i = 0; i < kN; ++i) {
-    for (int j = 0; j < kN; ++j) a[i * kN + j] = uniform();
+    for (int j = 0; j < kN; ++j) a[i * kN + j] = rng.uniform_pm1();
     a[i * kN + i] += float(kN);
-    b[i] = 10.0f * uniform();
+    b[i] = 10.0f * rng.uniform_pm1();
   }
 }
 
@@ -78,19 +70,11 @@ int main() {
   std::vector<double> want_u(a.begin(), a.end());
   std::vector<double> want_x = host_solve(want_u, std::vector<double>(b.begin(), b.end()));
 
-  float *d_a, *d_b, *d_m;
-  CHECK(cudaMalloc(&d_a, kN * kN * sizeof(float)));
-  CHECK(cudaMalloc(&d_b, kN * sizeof(float)));
-  CHECK(cudaMalloc(&d_m, kN * kN * sizeof(float)));
-  CHECK(cudaMemcpy(d_a, a.data(), kN * kN * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_b, b.data(), kN * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK(cudaMemset(d_m, 0, kN * kN * sizeof(float)));
+  float *d_a = to_device(a), *d_b = to_device(b), *d_m = device_zeros<float>(kN * kN);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   int launches = 0;
-  CHECK(cudaEventRecord(start));
+  timer.start();
   for (int t = 0; t < kN - 1; ++t) {
     int rows = kN - 1 - t, cols = kN - t;
     fan1<<<(rows + kFan1Block - 1) / kFan1Block, kFan1Block>>>(d_a, d_m, kN, t);
@@ -99,20 +83,16 @@ int main() {
     launches += 2;
   }
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
 
-  CHECK(cudaMemcpy(a.data(), d_a, kN * kN * sizeof(float), cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(b.data(), d_b, kN * sizeof(float), cudaMemcpyDeviceToHost));
+  copy_to_host(a, d_a);
+  copy_to_host(b, d_b);
   std::vector<float> x = back_substitute(a, b);
   long bad = 0;
   for (int i = 0; i < kN; ++i)
     for (int j = i; j < kN; ++j) bad += !close_enough(a[i * kN + j], want_u[i * kN + j], 1e-4, 1e-5);
   for (int i = 0; i < kN; ++i) bad += !close_enough(x[i], want_x[i], 1e-4, 1e-6);
-  CHECK(cudaFree(d_a));
-  CHECK(cudaFree(d_b));
-  CHECK(cudaFree(d_m));
-  std::printf("elapsed_us=%.1f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", launches);
+  device_free(d_a, d_b, d_m);
+  print_timing(ms, launches, 1);
   return verdict("gaussian", bad);
 }

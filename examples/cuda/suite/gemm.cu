@@ -3,10 +3,9 @@
 // with direct global loads (no shared-memory tiling): a warp reads one
 // broadcast element of A and a coalesced row segment of B per step.
 #include <algorithm>
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kNI = 256, kNJ = 256, kNK = 256;
 constexpr float kAlpha = 1.5f, kBeta = 0.5f;
@@ -20,40 +19,22 @@ __global__ void gemm(const float* a, const float* b, float* c, float alpha, floa
   c[i * nj + j] = alpha * sum + beta * c[i * nj + j];
 }
 
-// Values in [0, 1) from a fixed-seed linear congruential generator.
-void fill(std::vector<float>& v, uint32_t seed) {
-  for (float& e : v) {
-    seed = seed * 1664525u + 1013904223u;
-    e = float(seed >> 8) / 16777216.0f;
-  }
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(float)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
 int main() {
   std::vector<float> a(kNI * kNK), b(kNK * kNJ), c(kNI * kNJ), got(kNI * kNJ);
-  fill(a, 2);
-  fill(b, 13);
-  fill(c, 37);
+  fill_lcg(a, 2);
+  fill_lcg(b, 13);
+  fill_lcg(c, 37);
   float *da = to_device(a), *db = to_device(b), *dc = to_device(c);
 
   dim3 block(32, 8), grid((kNJ + 31) / 32, (kNI + 7) / 8);
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start));
+  EventTimer timer;
+  timer.start();
   gemm<<<grid, block>>>(da, db, dc, kAlpha, kBeta, kNI, kNJ, kNK);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK(cudaDeviceSynchronize());
 
-  CHECK(cudaMemcpy(got.data(), dc, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  copy_to_host(got, dc);
   long bad = 0;
   std::vector<double> row(kNJ);
   for (int i = 0; i < kNI; ++i) {
@@ -63,8 +44,7 @@ int main() {
     for (int j = 0; j < kNJ; ++j)
       bad += !close_enough(got[i * kNJ + j], kAlpha * row[j] + kBeta * double(c[i * kNJ + j]), 1e-4);
   }
-  for (float* d : {da, db, dc}) CHECK(cudaFree(d));
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", 1);
+  device_free(da, db, dc);
+  print_timing(ms, 1);
   return verdict("gemm", bad);
 }

@@ -2,10 +2,9 @@
 // single kernel, PolyBench/GPU style: one thread per element of y, looping
 // over a row of both matrices with direct global loads (two row-strided
 // streams per warp, plus the shared vector x).
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kN = 1024, kBlock = 256;
 constexpr float kAlpha = 1.25f, kBeta = 0.75f;
@@ -23,40 +22,21 @@ __global__ void gesummv(const float* a, const float* b, const float* x, float* y
   y[i] = alpha * sa + beta * sb;
 }
 
-// Values in [0, 1) from a fixed-seed linear congruential generator.
-void fill(std::vector<float>& v, uint32_t seed) {
-  for (float& e : v) {
-    seed = seed * 1664525u + 1013904223u;
-    e = float(seed >> 8) / 16777216.0f;
-  }
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(float)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
 int main() {
   std::vector<float> a(kN * kN), b(kN * kN), x(kN), y(kN);
-  fill(a, 7);
-  fill(b, 19);
-  fill(x, 31);
-  float *da = to_device(a), *db = to_device(b), *dx = to_device(x), *dy;
-  CHECK(cudaMalloc(&dy, kN * sizeof(float)));
+  fill_lcg(a, 7);
+  fill_lcg(b, 19);
+  fill_lcg(x, 31);
+  float *da = to_device(a), *db = to_device(b), *dx = to_device(x), *dy = device_alloc<float>(kN);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start));
+  EventTimer timer;
+  timer.start();
   gesummv<<<(kN + kBlock - 1) / kBlock, kBlock>>>(da, db, dx, dy, kAlpha, kBeta, kN);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK(cudaDeviceSynchronize());
 
-  CHECK(cudaMemcpy(y.data(), dy, kN * sizeof(float), cudaMemcpyDeviceToHost));
+  copy_to_host(y, dy);
   long bad = 0;
   for (int i = 0; i < kN; ++i) {
     double sa = 0, sb = 0;
@@ -66,8 +46,7 @@ int main() {
     }
     bad += !close_enough(y[i], kAlpha * sa + kBeta * sb, 1e-4);
   }
-  for (float* d : {da, db, dx, dy}) CHECK(cudaFree(d));
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", 1);
+  device_free(da, db, dx, dy);
+  print_timing(ms, 1);
   return verdict("gesummv", bad);
 }

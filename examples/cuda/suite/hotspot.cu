@@ -6,10 +6,10 @@
 // temperature buffers: 10 launches queued with no host synchronisation.
 // Exercises 2-D shared-memory tiles, __syncthreads inside a loop, divergent
 // edge handling and overlapping (redundantly computed) halos.
-#include <cstdint>
+#include <utility>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kN = 512;       // grid rows and columns
 constexpr int kTile = 16;     // CTA is kTile x kTile threads
@@ -79,19 +79,8 @@ __global__ void hotspot_step(const float* power, const float* t_in, float* t_out
   if (computed) t_out[y * n + x] = next[ty][tx];
 }
 
-struct Rng {  // xorshift32
-  uint32_t s;
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    return s;
-  }
-  float uniform() { return float(next() >> 8) / float(1 << 24); }
-};
-
 void make_input(std::vector<float>& temp, std::vector<float>& power) {
-  Rng rng{0x1234567u};
+  XorShift32 rng{0x1234567u};
   for (int y = 0; y < kN; ++y)
     for (int x = 0; x < kN; ++x) {
       temp[y * kN + x] = 320.0f + 25.0f * rng.uniform();
@@ -112,36 +101,26 @@ void host_step(const std::vector<float>& power, const std::vector<float>& in, st
 }
 
 int main() {
-  const size_t cells = size_t(kN) * kN, bytes = cells * sizeof(float);
+  const size_t cells = size_t(kN) * kN;
   std::vector<float> temp(cells), power(cells), result(cells);
   make_input(temp, power);
   Coeffs k = chip_coeffs(kN);
 
-  float *d_power, *d_a, *d_b;
-  CHECK(cudaMalloc(&d_power, bytes));
-  CHECK(cudaMalloc(&d_a, bytes));
-  CHECK(cudaMalloc(&d_b, bytes));
-  CHECK(cudaMemcpy(d_power, power.data(), bytes, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_a, temp.data(), bytes, cudaMemcpyHostToDevice));
+  float *d_power = to_device(power), *d_a = to_device(temp), *d_b = device_alloc<float>(cells);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   dim3 block(kTile, kTile), grid((kN + kOut - 1) / kOut, (kN + kOut - 1) / kOut);
   int launches = 0;
-  CHECK(cudaEventRecord(start));
+  timer.start();
   for (int t = 0; t < kSteps; t += kPyramid) {
     hotspot_step<<<grid, block>>>(d_power, d_a, d_b, kN, kPyramid, k);
     CHECK(cudaGetLastError());
     ++launches;
-    float* swap = d_a;
-    d_a = d_b;
-    d_b = swap;
+    std::swap(d_a, d_b);
   }
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK_LAUNCH();
-  CHECK(cudaMemcpy(result.data(), d_a, bytes, cudaMemcpyDeviceToHost));
+  copy_to_host(result, d_a);
 
   std::vector<float> next(cells);
   for (int t = 0; t < kSteps; ++t) {
@@ -151,10 +130,7 @@ int main() {
   long bad = 0;
   for (size_t i = 0; i < cells; ++i) bad += !close_enough(result[i], temp[i], 1e-5, 1e-3);
 
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", launches);
-  CHECK(cudaFree(d_power));
-  CHECK(cudaFree(d_a));
-  CHECK(cudaFree(d_b));
+  print_timing(ms, launches);
+  device_free(d_power, d_a, d_b);
   return verdict("hotspot", bad);
 }

@@ -7,11 +7,9 @@
 // step is the diagonal block alone: 46 launches queued back to back.
 // Exercises: shrinking grids, a single-CTA serial kernel, shared-memory
 // triangular solves and a tiled matrix-multiply update.
-#include <cstdint>
-#include <cstdio>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kN = 256;
 constexpr int kB = 16;
@@ -81,14 +79,11 @@ __global__ void lud_internal(float* a, int n, int step) {
 }
 
 std::vector<float> make_matrix() {
-  uint32_t s = 0x2545f491u;
+  XorShift32 rng{0x2545f491u};
   std::vector<float> m(kN * kN);
   for (int i = 0; i < kN; ++i)
     for (int j = 0; j < kN; ++j) {
-      s ^= s << 13;
-      s ^= s >> 17;
-      s ^= s << 5;
-      float v = float(s >> 8) / float(1 << 24);  // [0, 1)
+      float v = rng.uniform();  // [0, 1)
       m[i * kN + j] = i == j ? v + float(kN) : v;
     }
   return m;
@@ -108,16 +103,11 @@ std::vector<double> host_lu(const std::vector<float>& m) {
 int main() {
   std::vector<float> m = make_matrix();
   std::vector<double> want = host_lu(m);
-  size_t bytes = m.size() * sizeof(float);
-  float* d_a;
-  CHECK(cudaMalloc(&d_a, bytes));
-  CHECK(cudaMemcpy(d_a, m.data(), bytes, cudaMemcpyHostToDevice));
+  float* d_a = to_device(m);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   int launches = 0;
-  CHECK(cudaEventRecord(start));
+  timer.start();
   for (int step = 0; step < kSteps; ++step) {
     lud_diagonal<<<1, dim3(kB, kB)>>>(d_a, kN, step);
     ++launches;
@@ -128,14 +118,12 @@ int main() {
     launches += 2;
   }
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
 
-  CHECK(cudaMemcpy(m.data(), d_a, bytes, cudaMemcpyDeviceToHost));
+  copy_to_host(m, d_a);
   long bad = 0;
   for (int i = 0; i < kN * kN; ++i) bad += !close_enough(m[i], want[i], 1e-3, 1e-5);
-  CHECK(cudaFree(d_a));
-  std::printf("elapsed_us=%.1f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", launches);
+  device_free(d_a);
+  print_timing(ms, launches, 1);
   return verdict("lud", bad);
 }

@@ -3,10 +3,9 @@
 // style: one thread per output element looping over the inner dimension with
 // direct global loads. mvt_x1 walks rows (strided across a warp); mvt_x2 walks
 // columns (coalesced). Both read and then write their own output element.
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kN = 1024, kBlock = 256;
 
@@ -28,47 +27,23 @@ __global__ void mvt_x2(const float* a, const float* y2, float* x2, int n) {
   x2[i] = sum;
 }
 
-// Values in [0, 1) from a fixed-seed linear congruential generator.
-void fill(std::vector<float>& v, uint32_t seed) {
-  for (float& e : v) {
-    seed = seed * 1664525u + 1013904223u;
-    e = float(seed >> 8) / 16777216.0f;
-  }
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(float)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
-std::vector<float> to_host(const float* d, size_t n) {
-  std::vector<float> h(n);
-  CHECK(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return h;
-}
-
 int main() {
   std::vector<float> a(kN * kN), x1(kN), x2(kN), y1(kN), y2(kN);
-  fill(a, 3);
-  fill(x1, 41);
-  fill(x2, 43);
-  fill(y1, 47);
-  fill(y2, 53);
+  fill_lcg(a, 3);
+  fill_lcg(x1, 41);
+  fill_lcg(x2, 43);
+  fill_lcg(y1, 47);
+  fill_lcg(y2, 53);
   float *da = to_device(a), *dx1 = to_device(x1), *dx2 = to_device(x2);
   float *dy1 = to_device(y1), *dy2 = to_device(y2);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start));
+  EventTimer timer;
+  timer.start();
   mvt_x1<<<(kN + kBlock - 1) / kBlock, kBlock>>>(da, dy1, dx1, kN);
   CHECK(cudaGetLastError());
   mvt_x2<<<(kN + kBlock - 1) / kBlock, kBlock>>>(da, dy2, dx2, kN);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK(cudaDeviceSynchronize());
 
   std::vector<float> got1 = to_host(dx1, kN), got2 = to_host(dx2, kN);
@@ -80,8 +55,7 @@ int main() {
     }
   long bad = 0;
   for (int i = 0; i < kN; ++i) bad += !close_enough(got1[i], want1[i], 1e-4) + !close_enough(got2[i], want2[i], 1e-4);
-  for (float* d : {da, dx1, dx2, dy1, dy2}) CHECK(cudaFree(d));
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", 2);
+  device_free(da, dx1, dx2, dy1, dy2);
+  print_timing(ms, 2);
   return verdict("mvt", bad);
 }

@@ -7,11 +7,9 @@
 // for the shrinking ones, 63 small launches queued back to back.
 // Exercises: many short dependent launches, tiny CTAs, barrier-heavy loops,
 // shared-memory reuse.
-#include <cstdint>
-#include <cstdio>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kLen = 512;           // sequence length
 constexpr int kDim = kLen + 1;      // score matrix side, with the gap row/column
@@ -19,16 +17,6 @@ constexpr int kTile = 16;           // tile side and threads per CTA
 constexpr int kTiles = kLen / kTile;
 constexpr int kGap = 10;
 constexpr int kAlphabet = 24;
-
-struct XorShift {
-  uint32_t s;
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    return s;
-  }
-};
 
 __device__ __host__ inline int best_of(int diag, int up, int left) {
   int m = diag > up ? diag : up;
@@ -75,7 +63,7 @@ __global__ void nw_lower(int* score, const int* ref, int diag) {
 }
 
 // Random symmetric substitution table, values in [-4, 11] with a bonus on the diagonal.
-std::vector<int> make_substitution(XorShift& rng) {
+std::vector<int> make_substitution(XorShift32& rng) {
   std::vector<int> table(kAlphabet * kAlphabet);
   for (int a = 0; a < kAlphabet; ++a)
     for (int b = 0; b <= a; ++b) {
@@ -87,7 +75,7 @@ std::vector<int> make_substitution(XorShift& rng) {
 
 // The score matrix with its gap row and column set, plus the per-cell similarity.
 void make_inputs(std::vector<int>& score, std::vector<int>& ref) {
-  XorShift rng{0x9e3779b9u};
+  XorShift32 rng{0x9e3779b9u};
   std::vector<int> table = make_substitution(rng);
   std::vector<int> seq_a(kDim), seq_b(kDim);
   for (int i = 1; i < kDim; ++i) seq_a[i] = int(rng.next() % kAlphabet);
@@ -115,31 +103,21 @@ int main() {
   std::vector<int> want = score;
   host_align(want, ref);
 
-  size_t bytes = size_t(kDim) * kDim * sizeof(int);
-  int *d_score, *d_ref;
-  CHECK(cudaMalloc(&d_score, bytes));
-  CHECK(cudaMalloc(&d_ref, bytes));
-  CHECK(cudaMemcpy(d_score, score.data(), bytes, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_ref, ref.data(), bytes, cudaMemcpyHostToDevice));
+  int *d_score = to_device(score), *d_ref = to_device(ref);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   int launches = 0;
-  CHECK(cudaEventRecord(start));
+  timer.start();
   for (int diag = 0; diag < kTiles; ++diag, ++launches) nw_upper<<<diag + 1, kTile>>>(d_score, d_ref, diag);
   for (int diag = kTiles; diag < 2 * kTiles - 1; ++diag, ++launches)
     nw_lower<<<2 * kTiles - 1 - diag, kTile>>>(d_score, d_ref, diag);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
 
-  CHECK(cudaMemcpy(score.data(), d_score, bytes, cudaMemcpyDeviceToHost));
+  copy_to_host(score, d_score);
   long bad = 0;
   for (int i = 0; i < kDim * kDim; ++i) bad += score[i] != want[i];
-  CHECK(cudaFree(d_score));
-  CHECK(cudaFree(d_ref));
-  std::printf("elapsed_us=%.1f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", launches);
+  device_free(d_score, d_ref);
+  print_timing(ms, launches, 1);
   return verdict("nw", bad);
 }

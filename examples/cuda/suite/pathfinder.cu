@@ -8,10 +8,10 @@
 // rows after the first take 5 launches, ping-ponging two cost rows with no
 // host synchronisation. Exercises 1-D shared-memory tiles, integer min
 // chains, __syncthreads in a loop and a shrinking set of active threads.
-#include <cstdint>
+#include <utility>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kRows = 100, kCols = 65536;
 constexpr int kThreads = 256;                 // CTA size, columns per tile
@@ -43,19 +43,9 @@ __global__ void pathfinder_rows(const int* wall, const int* src, int* dst, int c
   if (inside && tx >= halo && tx < kThreads - halo) dst[col] = prev[tx];
 }
 
-struct Rng {  // xorshift32
-  uint32_t s;
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    return s;
-  }
-};
-
 std::vector<int> make_wall() {
   std::vector<int> wall(size_t(kRows) * kCols);
-  Rng rng{0x2545F491u};
+  XorShift32 rng{0x2545F491u};
   for (int& w : wall) w = int(rng.next() % 10);
   return wall;
 }
@@ -76,42 +66,30 @@ std::vector<int> host_path(const std::vector<int>& wall) {
 
 int main() {
   std::vector<int> wall = make_wall();
-  int *d_wall, *d_a, *d_b;
-  size_t row_bytes = kCols * sizeof(int);
-  CHECK(cudaMalloc(&d_wall, wall.size() * sizeof(int)));
-  CHECK(cudaMalloc(&d_a, row_bytes));
-  CHECK(cudaMalloc(&d_b, row_bytes));
-  CHECK(cudaMemcpy(d_wall, wall.data(), wall.size() * sizeof(int), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_a, wall.data(), row_bytes, cudaMemcpyHostToDevice));  // row 0 costs its weights
+  int* d_wall = to_device(wall);
+  int* d_a = to_device(wall.data(), kCols);  // row 0 costs its weights
+  int* d_b = device_alloc<int>(kCols);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   int grid = (kCols + kOut - 1) / kOut, launches = 0;
-  CHECK(cudaEventRecord(start));
+  timer.start();
   for (int r = 1; r < kRows; r += kPyramid) {
     int rows = kRows - r < kPyramid ? kRows - r : kPyramid;
     pathfinder_rows<<<grid, kThreads>>>(d_wall, d_a, d_b, kCols, r, rows, kPyramid);
     CHECK(cudaGetLastError());
     ++launches;
-    int* swap = d_a;
-    d_a = d_b;
-    d_b = swap;
+    std::swap(d_a, d_b);
   }
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK_LAUNCH();
   std::vector<int> result(kCols);
-  CHECK(cudaMemcpy(result.data(), d_a, row_bytes, cudaMemcpyDeviceToHost));
+  copy_to_host(result, d_a);
 
   std::vector<int> want = host_path(wall);
   long bad = 0;
   for (int c = 0; c < kCols; ++c) bad += result[c] != want[c];
 
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", launches);
-  CHECK(cudaFree(d_wall));
-  CHECK(cudaFree(d_a));
-  CHECK(cudaFree(d_b));
+  print_timing(ms, launches);
+  device_free(d_wall, d_a, d_b);
   return verdict("pathfinder", bad);
 }

@@ -9,10 +9,9 @@
 // queued with no host synchronisation. Exercises tree reductions, 2-D tiles
 // with halos, divisions and clamps, and several arrays per pixel.
 #include <cmath>
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kRows = 512, kCols = 512, kIters = 4;
 constexpr int kTile = 16;                    // srad_coeff / srad_update CTAs are kTile x kTile
@@ -134,25 +133,15 @@ __global__ void srad_update(float* img, Derivs d, const float* coeff) {
 
 // ---- host side ----
 
-struct Rng {  // xorshift32
-  uint32_t s;
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    return s;
-  }
-};
-
 // A speckled image: smooth shading times noise, as grey levels 0..255, then
 // J = exp(I / 255) as SRAD works on.
 std::vector<float> make_image() {
   std::vector<float> img(size_t(kRows) * kCols);
-  Rng rng{0x9E3779B9u};
+  XorShift32 rng{0x9E3779B9u};
   for (int y = 0; y < kRows; ++y)
     for (int x = 0; x < kCols; ++x) {
       float shade = 96.0f + 64.0f * std::sin(0.02f * x) * std::cos(0.015f * y);
-      float speckle = 0.6f + 0.8f * float(rng.next() >> 8) / float(1 << 24);
+      float speckle = 0.6f + 0.8f * rng.uniform();
       float grey = std::fmin(255.0f, shade * speckle);
       img[y * kCols + x] = std::exp(grey / 255.0f);
     }
@@ -203,22 +192,15 @@ void host_iteration(std::vector<float>& img) {
 
 int main() {
   std::vector<float> img = make_image();
-  const size_t bytes = img.size() * sizeof(float);
-  float *d_img, *d_coeff, *d_partial, *d_q0sqr;
+  float *d_img = to_device(img), *d_coeff = device_alloc<float>(img.size());
   Derivs d;
-  CHECK(cudaMalloc(&d_img, bytes));
-  CHECK(cudaMalloc(&d_coeff, bytes));
-  for (float** p : {&d.n, &d.s, &d.w, &d.e}) CHECK(cudaMalloc(p, bytes));
-  CHECK(cudaMalloc(&d_partial, 2 * kRedCtas * sizeof(float)));
-  CHECK(cudaMalloc(&d_q0sqr, sizeof(float)));
-  CHECK(cudaMemcpy(d_img, img.data(), bytes, cudaMemcpyHostToDevice));
+  for (float** p : {&d.n, &d.s, &d.w, &d.e}) *p = device_alloc<float>(img.size());
+  float *d_partial = device_alloc<float>(2 * kRedCtas), *d_q0sqr = device_alloc<float>(1);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   dim3 tile(kTile, kTile), tiles(kCols / kTile, kRows / kTile);
   int launches = 0;
-  CHECK(cudaEventRecord(start));
+  timer.start();
   for (int it = 0; it < kIters; ++it) {
     srad_reduce<<<kRedCtas, kRedThreads>>>(d_img, d_partial);
     srad_reduce_final<<<1, kRedCtas>>>(d_partial, d_q0sqr);
@@ -227,22 +209,16 @@ int main() {
     CHECK(cudaGetLastError());
     launches += 4;
   }
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK_LAUNCH();
   std::vector<float> result(img.size());
-  CHECK(cudaMemcpy(result.data(), d_img, bytes, cudaMemcpyDeviceToHost));
+  copy_to_host(result, d_img);
 
   for (int it = 0; it < kIters; ++it) host_iteration(img);
   long bad = 0;
   for (size_t i = 0; i < img.size(); ++i) bad += !close_enough(result[i], img[i], 1e-5, 1e-6);
 
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", launches);
-  CHECK(cudaFree(d_img));
-  CHECK(cudaFree(d_coeff));
-  for (float* p : {d.n, d.s, d.w, d.e}) CHECK(cudaFree(p));
-  CHECK(cudaFree(d_partial));
-  CHECK(cudaFree(d_q0sqr));
+  print_timing(ms, launches);
+  device_free(d_img, d_coeff, d.n, d.s, d.w, d.e, d_partial, d_q0sqr);
   return verdict("srad", bad);
 }

@@ -3,10 +3,9 @@
 // blocks, looping over M with direct global loads. Both operands are rows of
 // A: a warp reads one broadcast element of row i and 32 elements a row apart
 // (row j of each lane), so the second stream is uncoalesced.
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kN = 256, kM = 256;
 constexpr float kAlpha = 1.5f, kBeta = 0.5f;
@@ -20,39 +19,21 @@ __global__ void syrk(const float* a, float* c, float alpha, float beta, int n, i
   c[i * n + j] = alpha * sum + beta * c[i * n + j];
 }
 
-// Values in [0, 1) from a fixed-seed linear congruential generator.
-void fill(std::vector<float>& v, uint32_t seed) {
-  for (float& e : v) {
-    seed = seed * 1664525u + 1013904223u;
-    e = float(seed >> 8) / 16777216.0f;
-  }
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(float)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
 int main() {
   std::vector<float> a(kN * kM), c(kN * kN), got(kN * kN);
-  fill(a, 6);
-  fill(c, 21);
+  fill_lcg(a, 6);
+  fill_lcg(c, 21);
   float *da = to_device(a), *dc = to_device(c);
 
   dim3 block(32, 8), grid((kN + 31) / 32, (kN + 7) / 8);
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start));
+  EventTimer timer;
+  timer.start();
   syrk<<<grid, block>>>(da, dc, kAlpha, kBeta, kN, kM);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK(cudaDeviceSynchronize());
 
-  CHECK(cudaMemcpy(got.data(), dc, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  copy_to_host(got, dc);
   long bad = 0;
   for (int i = 0; i < kN; ++i)
     for (int j = 0; j < kN; ++j) {
@@ -60,9 +41,7 @@ int main() {
       for (int k = 0; k < kM; ++k) sum += double(a[i * kM + k]) * a[j * kM + k];
       bad += !close_enough(got[i * kN + j], kAlpha * sum + kBeta * double(c[i * kN + j]), 1e-4);
     }
-  CHECK(cudaFree(da));
-  CHECK(cudaFree(dc));
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", 1);
+  device_free(da, dc);
+  print_timing(ms, 1);
   return verdict("syrk", bad);
 }

@@ -4,10 +4,9 @@
 // thread per output element in 32 x 8 blocks looping over the inner dimension
 // with direct global loads. The second launch reads what the first wrote.
 #include <algorithm>
-#include <cstdint>
 #include <vector>
 
-#include "../../../tests/cuda/check.h"
+#include "suite.h"
 
 constexpr int kNI = 256, kNJ = 256, kNK = 256, kNL = 256;
 constexpr float kAlpha = 1.5f, kBeta = 0.5f;
@@ -32,21 +31,6 @@ __global__ void mm2_second(const float* tmp, const float* c, float* d, float bet
   d[i * nl + l] = sum + beta * d[i * nl + l];
 }
 
-// Values in [0, 1) from a fixed-seed linear congruential generator.
-void fill(std::vector<float>& v, uint32_t seed) {
-  for (float& e : v) {
-    seed = seed * 1664525u + 1013904223u;
-    e = float(seed >> 8) / 16777216.0f;
-  }
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(float)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
 // out (n x m) = x (n x p) y (p x m), accumulated in double.
 std::vector<double> host_matmul(const std::vector<double>& x, const std::vector<double>& y, int n, int p, int m) {
   std::vector<double> out(size_t(n) * m, 0.0);
@@ -58,35 +42,31 @@ std::vector<double> host_matmul(const std::vector<double>& x, const std::vector<
 
 int main() {
   std::vector<float> a(kNI * kNK), b(kNK * kNJ), c(kNJ * kNL), d(kNI * kNL), got(kNI * kNL);
-  fill(a, 4);
-  fill(b, 8);
-  fill(c, 15);
-  fill(d, 16);
-  float *da = to_device(a), *db = to_device(b), *dc = to_device(c), *dd = to_device(d), *dtmp;
-  CHECK(cudaMalloc(&dtmp, kNI * kNJ * sizeof(float)));
+  fill_lcg(a, 4);
+  fill_lcg(b, 8);
+  fill_lcg(c, 15);
+  fill_lcg(d, 16);
+  float *da = to_device(a), *db = to_device(b), *dc = to_device(c), *dd = to_device(d);
+  float* dtmp = device_alloc<float>(kNI * kNJ);
 
   dim3 block(32, 8);
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start));
+  EventTimer timer;
+  timer.start();
   mm2_first<<<dim3((kNJ + 31) / 32, (kNI + 7) / 8), block>>>(da, db, dtmp, kAlpha, kNI, kNJ, kNK);
   CHECK(cudaGetLastError());
   mm2_second<<<dim3((kNL + 31) / 32, (kNI + 7) / 8), block>>>(dtmp, dc, dd, kBeta, kNI, kNL, kNJ);
   CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(stop));
-  float ms = elapsed_ms_and_destroy(start, stop);
+  float ms = timer.stop_ms();
   CHECK(cudaDeviceSynchronize());
 
-  CHECK(cudaMemcpy(got.data(), dd, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  copy_to_host(got, dd);
   auto widen = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
   std::vector<double> tmp = host_matmul(widen(a), widen(b), kNI, kNK, kNJ);
   for (double& t : tmp) t *= kAlpha;
   std::vector<double> want = host_matmul(tmp, widen(c), kNI, kNJ, kNL);
   long bad = 0;
   for (int i = 0; i < kNI * kNL; ++i) bad += !close_enough(got[i], want[i] + kBeta * double(d[i]), 1e-4);
-  for (float* p : {da, db, dc, dd, dtmp}) CHECK(cudaFree(p));
-  std::printf("elapsed_us=%.3f\n", ms * 1000.0f);
-  std::printf("launches=%d\n", 2);
+  device_free(da, db, dc, dd, dtmp);
+  print_timing(ms, 2);
   return verdict("two_mm", bad);
 }
