@@ -41,6 +41,10 @@ const config::Param<std::string> kPtxSchedule{
     "exec.ptx_schedule", "list", "",
     "order of each PTX basic block's instructions: list (reordered as ptxas schedules SASS: loads first, "
     "dependences kept; docs/exec.md) or source (PTX text order)"};
+const config::Param<int64_t> kPtxUnroll{
+    "exec.ptx_unroll", 4, "copies",
+    "small counted PTX loops (at most 32 instructions, no barrier) run as this many copies per pass, as ptxas "
+    "unrolls them (docs/exec.md); 1 runs loops as written", {1, 16}};
 
 // Watchdogs: a kernel that loops forever must not run forever. Far above
 // any kernel a simulation can afford (see docs/exec.md for the figures).
@@ -171,6 +175,7 @@ Device::Device(const DeviceOptions& opts)
   if (schedule != "list" && schedule != "source")
     throw ConfigError(kPtxSchedule.name(), "unknown PTX schedule '" + schedule + "' (known: list, source)");
   program_.set_schedule(schedule == "list");
+  program_.set_unroll(static_cast<unsigned>(kPtxUnroll.get(t.cfg)));
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);

@@ -8,6 +8,7 @@
 #include "exec/device_memory.h"
 #include "exec/memory_windows.h"
 #include "frontend/ptx/schedule.h"
+#include "frontend/ptx/unroll.h"
 
 namespace ws::exec {
 
@@ -32,6 +33,7 @@ std::optional<Addr> initialiser_address(const LoadedModule& m, const Program& p,
 LoadedModule& Program::load(ptx::Module module) {
   auto lm = std::make_unique<LoadedModule>();
   lm->ast = std::move(module);
+  if (unroll_ >= 2) ptx::unroll_module(lm->ast, {.factor = unroll_});
   if (schedule_) ptx::schedule_module(lm->ast);
   const std::string& file = lm->ast.filename;
   for (const ptx::Variable& v : lm->ast.globals) {

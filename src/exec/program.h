@@ -26,6 +26,9 @@ class Program {
   // Reorder each module's basic blocks as the assembler would before it runs
   // (frontend/ptx/schedule.h); off, kernels issue in PTX source order.
   void set_schedule(bool on) { schedule_ = on; }
+  // Unroll small counted loops by `factor` as the assembler would
+  // (frontend/ptx/unroll.h); below 2, loops run as written.
+  void set_unroll(unsigned factor) { unroll_ = factor; }
   // Allocates and initialises the module's variables. Throws InputError
   // (naming the module and variable) when that is impossible.
   LoadedModule& load(ptx::Module module);
@@ -38,6 +41,7 @@ class Program {
  private:
   DeviceMemory& mem_;
   bool schedule_ = true;
+  unsigned unroll_ = 4;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
 };
 

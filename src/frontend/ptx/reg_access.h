@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "frontend/ptx/ast.h"
@@ -14,6 +15,30 @@ namespace ws::ptx {
 
 inline bool has_mod(const Instruction& in, std::string_view m) {
   return std::find(in.mods.begin(), in.mods.end(), m) != in.mods.end();
+}
+
+// Whether an operand reads %clock, %clock64 or %globaltimer.
+inline bool reads_clock(const Operand& o) {
+  if (o.kind == Operand::Kind::Special)
+    return o.special == SpecialReg::Clock || o.special == SpecialReg::Clock64 ||
+           o.special == SpecialReg::GlobalTimer;
+  return std::any_of(o.elems.begin(), o.elems.end(), reads_clock);
+}
+
+// Opcodes that only compute on registers (PTX ISA, "Instruction Set":
+// integer, floating-point, half, comparison, logic, conversion, movement).
+inline bool pure_opcode(std::string_view op) {
+  static const std::unordered_set<std::string_view> kPure = {
+      "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max",
+      "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "bmsk", "szext", "dp4a", "dp2a", "and", "or",
+      "xor", "not", "cnot", "lop3", "shf", "shl", "shr", "mov", "selp", "set", "setp", "slct", "cvt",
+      "cvta", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
+      "prmt", "isspacep", "addc", "subc", "madc", "mma", "vadd", "vsub", "vabsdiff", "vmin", "vmax",
+      "vshl", "vshr", "vmad", "vset", "istypep", "createpolicy",
+      // Warp collectives read other lanes' registers, which every lane of the
+      // block computes in the same (scheduled) order.
+      "shfl", "vote", "match", "redux", "activemask"};
+  return kPure.count(op) != 0;
 }
 
 struct RegAccess {

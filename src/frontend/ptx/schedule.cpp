@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <queue>
 #include <string_view>
-#include <unordered_set>
 
 #include "frontend/ptx/reg_access.h"
 
@@ -30,29 +29,6 @@ enum class Kind : uint8_t {
   Ordered,  // writes memory, or is ordered with it (volatile/acquire loads, atomics)
   Fence,    // nothing moves past it (barriers, fences, calls, clock reads, control flow, unknown)
 };
-
-bool reads_clock(const Operand& o) {
-  if (o.kind == Operand::Kind::Special)
-    return o.special == SpecialReg::Clock || o.special == SpecialReg::Clock64 ||
-           o.special == SpecialReg::GlobalTimer;
-  return std::any_of(o.elems.begin(), o.elems.end(), reads_clock);
-}
-
-// Opcodes that only compute on registers (PTX ISA, "Instruction Set":
-// integer, floating-point, half, comparison, logic, conversion, movement).
-bool pure_opcode(std::string_view op) {
-  static const std::unordered_set<std::string_view> kPure = {
-      "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max",
-      "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "bmsk", "szext", "dp4a", "dp2a", "and", "or",
-      "xor", "not", "cnot", "lop3", "shf", "shl", "shr", "mov", "selp", "set", "setp", "slct", "cvt",
-      "cvta", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
-      "prmt", "isspacep", "addc", "subc", "madc", "mma", "vadd", "vsub", "vabsdiff", "vmin", "vmax",
-      "vshl", "vshr", "vmad", "vset", "istypep", "createpolicy",
-      // Warp collectives read other lanes' registers, which every lane of the
-      // block computes in the same (scheduled) order.
-      "shfl", "vote", "match", "redux", "activemask"};
-  return kPure.count(op) != 0;
-}
 
 Kind classify(const Instruction& in) {
   if (std::any_of(in.ops.begin(), in.ops.end(), reads_clock)) return Kind::Fence;
