@@ -47,6 +47,7 @@ struct RunReport {
 // Memory-hierarchy totals between two snapshots (sector granularity).
 struct MemTotals {
   uint64_t l1_reads = 0, l1_read_hits = 0, l1_writes = 0, l1_write_hits = 0;
+  uint64_t l1_read_merges = 0;  // read sectors merged into an MSHR in flight (counted as misses)
   uint64_t l2_reads = 0, l2_read_hits = 0, l2_writes = 0, l2_write_hits = 0;
   uint64_t dram_reads = 0, dram_writes = 0;
   uint64_t l1_accesses() const { return l1_reads + l1_writes; }

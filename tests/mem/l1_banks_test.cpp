@@ -76,8 +76,24 @@ TEST(L1Banks, FullLineHitsSustainOneLinePerCycle) {
   }
   b.run(kLatency + 2);
   for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(b.done_at[i], start + i + kLatency) << i;
-  EXPECT_EQ(b.stat("data_wavefronts"), 64u);  // the warming misses used none
+  EXPECT_EQ(b.stat("data_wavefronts"), 64u + 8u);  // and one per warming miss: its line is read out once filled
   EXPECT_EQ(b.stat("bank_conflicts"), 0u) << "one access per cycle never conflicts";
+}
+
+// A read that merges into a miss in flight still takes its bytes from the
+// array once the line is filled: the H100 serves a load whose 32 lanes wait
+// on 32 pending lines of one bank at one line per cycle, as it serves hits
+// (examples/hw/h100-2026-11-27-suite: atax_ax). Each of these reads, the
+// miss and the three merged into it, costs a wavefront.
+TEST(L1Banks, ReadsMergedIntoAMissUseTheArrayToo) {
+  BankBench b;
+  b.run(1);
+  for (uint32_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(b.read(Addr{64} * 128, 0x1, i)) << "cycle " << i;
+    b.run(1);
+  }
+  EXPECT_EQ(b.stat("mshr_merges"), 3u);
+  EXPECT_EQ(b.stat("data_wavefronts"), 4u);
 }
 
 // Four lines, each read in a different sector: 4 x 8 distinct banks, one

@@ -135,7 +135,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
                    &scope.counter("stall_cycles_merge_limit",
                                   "of stall_cycles: the sector's MSHR already held l1d.mshr_max_merge requests"),
                    &scope.counter("stall_cycles_write_buffer", "of stall_cycles: waiting for room in the write buffer")},
-      data_wavefronts_(scope.counter("data_wavefronts", "data-array cycles used by read hits (bank conflicts add more)")),
+      data_wavefronts_(scope.counter("data_wavefronts", "data-array cycles used by cached reads, hits and misses (bank conflicts add more)")),
       bank_conflicts_(scope.counter("bank_conflicts",
                                     "data-array cycles added by bank conflicts among the read hits of one tag-stage cycle")) {
   for (uint32_t i = mshr_count_; i-- > 0;) free_mshrs_.push_back(i);
@@ -183,16 +183,17 @@ void L1D::accept(const L1Access& access) {
   accepted_this_cycle_ = last_accept_ == now ? accepted_this_cycle_ + 1 : 1;
   last_accept_ = now;
   if (access.type != AccessType::Write) {
-    Cycle data_at = now;  // sectors that hit are read from the banked array
-    if (access.type == AccessType::Read && read_plan(access).use_l1) {
-      const CacheLine* line = tags_.find(access.line_addr);
-      uint8_t hits = line ? static_cast<uint8_t>(access.sector_mask & line->valid) : 0;
-      if (hits) {
-        uint64_t before = data_.wavefronts(), conflicts_before = data_.conflict_wavefronts();
-        data_at = data_.place(access.line_addr, hits, access.byte_masks, now);
-        data_wavefronts_.inc(data_.wavefronts() - before);
-        bank_conflicts_.inc(data_.conflict_wavefronts() - conflicts_before);
-      }
+    // Every sector a cached read asks for is read out of the banked array:
+    // a hit now, a miss (or a read merged into one) once its fill has
+    // written the line. The array's cycles are charged now either way: what
+    // they limit is the L1's throughput (the H100 reads a load whose 32
+    // lanes wait on 32 pending lines at one line per cycle, as it reads hits).
+    Cycle data_at = now;
+    if (access.type == AccessType::Read && read_plan(access).use_l1 && access.sector_mask) {
+      uint64_t before = data_.wavefronts(), conflicts_before = data_.conflict_wavefronts();
+      data_at = data_.place(access.line_addr, access.sector_mask, access.byte_masks, now);
+      data_wavefronts_.inc(data_.wavefronts() - before);
+      bank_conflicts_.inc(data_.conflict_wavefronts() - conflicts_before);
     }
     pending(access.token) = Pending{0, true, true, clk_.tick_of(data_at + hit_latency_)};
   }
