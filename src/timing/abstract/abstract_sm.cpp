@@ -36,6 +36,8 @@ AbstractSm::AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t i
       max_warps_(static_cast<uint32_t>(cfg.get<int64_t>("core.max_warps"))),
       const_latency_(static_cast<Cycle>(cfg.get<int64_t>("core.const_latency"))),
       fence_(FenceLatencies::read(cfg)),
+      barrier_arrival_cycles_(static_cast<Cycle>(cfg.get<int64_t>("core.barrier.arrival_cycles"))),
+      barrier_release_cycles_(static_cast<Cycle>(cfg.get<int64_t>("core.barrier.release_cycles"))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
       thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
       ctas_done_(scope.counter("ctas", "CTAs completed")),
@@ -275,18 +277,22 @@ void AbstractSm::arrive_at_barrier(Warp& w, Cycle now) {
   w.at_barrier = true;
   Cta& cta = ctas_[w.cta];
   ++cta.at_barrier;
+  barrier_unit_free_ = std::max(barrier_unit_free_, now) + barrier_arrival_cycles_;
+  cta.last_arrival = barrier_unit_free_;
   if (cta.at_barrier >= cta.slots.size() - cta.warps_done) release_barrier(cta, now);
 }
 
-// The last warp arrived: all continue the next cycle. The next instruction
+// The last warp arrived: all continue once the barrier unit has taken it
+// and released them (the next cycle without a unit). The next instruction
 // is read only now (an execution-driven source computes it at the barrier).
 void AbstractSm::release_barrier(Cta& cta, Cycle now) {
   cta.at_barrier = 0;
+  Cycle open = std::max(now, cta.last_arrival) + barrier_release_cycles_;
   for (uint32_t slot : cta.slots) {
     Warp& w = warps_[slot];
     if (!w.at_barrier) continue;
     w.at_barrier = false;
-    next_block(w, now + 1);
+    next_block(w, std::max(now + 1, open));
     mark(slot);
   }
 }

@@ -72,6 +72,7 @@ class AbstractSm {
     std::unique_ptr<ir::CtaSource> source;
     std::vector<uint32_t> slots;
     uint32_t warps_done = 0, at_barrier = 0;
+    Cycle last_arrival = 0;  // when the barrier unit took the open barrier's latest arrival
   };
   // Work booked on a resource as one busy interval [from, free): a body's
   // slots or unit time are booked when its block is read, which may be ahead
@@ -129,6 +130,8 @@ class AbstractSm {
   uint64_t age_ = 0;
   Cycle ldst_free_ = 0, const_latency_;
   FenceLatencies fence_;
+  // The SM's barrier unit, as in the detailed model (core.barrier.*).
+  Cycle barrier_arrival_cycles_ = 0, barrier_release_cycles_ = 0, barrier_unit_free_ = 0;
   Cycle accounted_ = 0;  // residency counters cover cycles before this
   uint64_t changed_ = 0;
   bool freed_ = false;

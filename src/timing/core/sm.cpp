@@ -13,6 +13,15 @@ namespace {
 const config::Param<int64_t> kSubcores{"core.subcores", 4, "", "sub-cores (warp schedulers) per SM", {1, 16}};
 const config::Param<int64_t> kMaxWarps{"core.max_warps", 64, "warps", "resident warps per SM", {1, 256}};
 const config::Param<std::string> kScheduler{"core.scheduler", "gto", "", "warp scheduler plug-in (lrr, gto)"};
+// Barriers (docs/architecture.md, "Barriers"): measured on the H100 by
+// ubench/clocks, a barrier costs about 13 + 2 x warps cycles, and two CTAs'
+// barriers on one SM share the 2 cycles per arrival.
+const config::Param<int64_t> kBarrierArrival{
+    "core.barrier.arrival_cycles", 0, "cycles",
+    "cycles the SM's barrier unit spends on each warp arriving at a CTA barrier (all the SM's CTAs share it)", {0, 64}};
+const config::Param<int64_t> kBarrierRelease{
+    "core.barrier.release_cycles", 0, "cycles",
+    "cycles from the barrier unit taking a barrier's last arrival until its warps may issue again", {0, 1000}};
 }  // namespace
 
 Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t id)
@@ -23,6 +32,8 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       fetch_(cfg, scope, core, id, static_cast<uint32_t>(kSubcores.get(cfg))),
       unit_specs_(read_unit_specs(cfg)),
       fence_(FenceLatencies::read(cfg)),
+      barrier_arrival_cycles_(static_cast<Cycle>(kBarrierArrival.get(cfg))),
+      barrier_release_cycles_(static_cast<Cycle>(kBarrierRelease.get(cfg))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
       thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
       ctas_done_(scope.counter("ctas", "CTAs completed")),
@@ -121,6 +132,7 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
   cta.live = true;
   cta.num_warps = source->num_warps();
   cta.warps_done = cta.warps_at_barrier = 0;
+  cta.last_arrival = 0;
   cta.warp_slots.clear();
   cta.source = std::move(source);
   cta.kernel = &k;
@@ -362,6 +374,9 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
 void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {
   w.at_barrier = true;
   ++cta.warps_at_barrier;
+  Cycle now = clock_.now();
+  barrier_unit_free_ = std::max(barrier_unit_free_, now) + barrier_arrival_cycles_;
+  cta.last_arrival = barrier_unit_free_;
   set_sleeping(static_cast<uint32_t>(&w - warps_.data()), true);
   release_barrier_if_complete(cta);
 }
@@ -370,10 +385,13 @@ void Sm::release_barrier_if_complete(CtaSlot& cta) {
   if (cta.warps_at_barrier == 0 || cta.warps_at_barrier < cta.num_warps - cta.warps_done) return;
   cta.warps_at_barrier = 0;
   refetch_.clear();
+  // Its warps go on once the unit has taken the last arrival and released them.
+  Cycle open = std::max(clock_.now(), cta.last_arrival) + barrier_release_cycles_;
   for (uint32_t slot : cta.warp_slots) {
     Warp& w = warps_[slot];
     w.at_barrier = false;
-    w.barrier_open = clock_.now();
+    w.barrier_open = open;
+    w.busy_until = std::max(w.busy_until, open);
     set_sleeping(slot, false);
     if (w.fetch_at_release) refetch_.push_back({w.barrier_issued, slot});
     w.fetch_at_release = false;

@@ -135,6 +135,10 @@ class Sm : public Clocked {
   uint32_t carveout_kb_ = 0, l1_kb_ = 0;  // the shared-memory carve-out in force, and the L1 left
   uint32_t live_ctas_ = 0;
   FenceLatencies fence_;
+  // The SM's barrier unit: cycles per warp arrival (shared by all its CTAs)
+  // and from a barrier's last arrival to its warps' next issue.
+  Cycle barrier_arrival_cycles_ = 0, barrier_release_cycles_ = 0;
+  Cycle barrier_unit_free_ = 0;
   uint64_t warp_age_ = 0;
   Tick next_tick_ = kNever;
   Cycle last_account_ = 0;

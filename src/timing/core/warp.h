@@ -61,6 +61,7 @@ struct CtaSlot {
   uint32_t num_warps = 0;
   uint32_t warps_done = 0;
   uint32_t warps_at_barrier = 0;
+  Cycle last_arrival = 0;            // when the barrier unit took the open barrier's latest arrival
   SmKernel* kernel = nullptr;        // whose CTA it is
   std::vector<uint32_t> warp_slots;  // SM warp slot of each warp of the CTA
 };
