@@ -218,6 +218,9 @@ def test_invert_linear_and_inverse():
 def test_probe_moves_at_least_one_step():
     assert probe_value(Direct(key="k", param="p", probe=1.25), 2) == 3    # 2.5 rounds to 2: one step up instead
     assert probe_value(Direct(key="k", param="p", probe=0.5), 32) == 16
+    # probe_min: a figure that hides small values (a barrier's release behind its loop) probes far.
+    assert probe_value(Direct(key="k", param="p", probe=2.0, probe_min=8), 0) == 8
+    assert probe_value(Direct(key="k", param="p", probe=2.0, probe_min=8), 11) == 22
     assert probe_value(Direct(key="k", param="p", type="float", digits=1), 1000.0) == 1250.0
 
 

@@ -114,6 +114,8 @@ def invert(d: Direct, p: tuple[Value, float], q: tuple[Value, float], measured: 
 def probe_value(d: Direct, current: Value) -> Value:
     """A second point for the fit, `probe` times the current value (at least one step away)."""
     v = round_value(d, float(current) * d.probe)
+    if d.probe_min is not None and float(v) < d.probe_min:
+        v = round_value(d, d.probe_min)
     if v == current:
         step = 1 if d.type == "int" else 10.0 ** -d.digits
         v = round_value(d, float(current) + (step if d.probe > 1 else -step))

@@ -14,7 +14,7 @@ DEFAULT_PATH = Path(__file__).with_name("data") / "tune.toml"
 
 _BENCH_FIELDS = {"program", "args", "keys"}
 _DIRECT_FIELDS = {"key", "param", "type", "digits", "relation", "probe", "stage", "refine", "tolerance",
-                  "scale_with", "min", "max", "absent_from"}
+                  "scale_with", "min", "max", "absent_from", "probe_min"}
 _INDIRECT_FIELDS = {"param", "candidates", "keys", "stage", "refit", "margin"}
 _RELATIONS = ("linear", "inverse")
 _TYPES = ("int", "float")
@@ -46,6 +46,9 @@ class Direct:
     # A base preset without `param` (a unit it does not declare) starts from
     # this parameter's value: the one that times the same instructions there.
     absent_from: str | None = None
+    # The probe point is at least this: a figure that hides small values
+    # (a barrier's release behind the loop around it) needs a far one.
+    probe_min: float | None = None
 
 
 @dataclass(frozen=True)
