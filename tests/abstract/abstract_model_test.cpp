@@ -270,6 +270,34 @@ TEST(AbstractModel, L1KeepsLinesWithinAKernelNotAcrossKernels) {
   }
 }
 
+// The L1 data array, as in the detailed model: a load whose 32 lanes read 32
+// lines at one offset (one bank) takes 32 of its cycles, hits or misses,
+// where lanes in 32 banks take the tag stage's 8 (4 lines per cycle).
+TEST(AbstractModel, LinesInOneBankTakeADataCycleEach) {
+  auto run = [](Addr stride) {
+    AbstractGpu gpu(one_sm({"l1d.tag_lookups=4", "l1d.data_banks=32", "l1d.bank_bytes=4"}));
+    // A first load brings the 32 lines in (the add waits for it); the eight
+    // then hit.
+    ir::WarpInst first = load(1, 0x100000);
+    first.stride = stride;
+    std::vector<ir::WarpInst> insts{first, sp(20, 1)};
+    for (uint16_t k = 1; k <= 8; ++k) {
+      ir::WarpInst in = load(static_cast<uint16_t>(1 + k), 0x100000 + Addr{k} * 4);
+      in.stride = stride;
+      insts.push_back(in);
+    }
+    FakeKernel kernel({insts}, 1);
+    return gpu.run_kernel(kernel).cycles;
+  };
+  uint64_t one_bank = run(4096), all_banks = run(4096 + 4);
+  ASSERT_GT(one_bank, all_banks);
+  // Each later load issues 24 cycles later than with the banks spread: 7 x
+  // 24 for the last one's issue (the abstract model charges an access's data
+  // cycles to the LD/ST unit, not to its own result, so not quite 8 x 24).
+  EXPECT_GE(one_bank - all_banks, 5u * 24) << one_bank << " vs " << all_banks;
+  EXPECT_LE(one_bank - all_banks, 9u * 24) << one_bank << " vs " << all_banks;
+}
+
 // A kernel ends once its last store has been performed at the L2, at the
 // end of the slice's pipeline (the detailed GPU waits for the pipelines to
 // empty): a store-only kernel's length moves one for one with l2.latency.

@@ -113,6 +113,8 @@ class MemoryModel {
   double l1_latency_, shared_latency_, icnt_latency_, l2_latency_;
   double slice_request_, atomic_op_;  // atomic_op_: one lane operation in a slice's atomic unit
   uint32_t flit_bytes_, header_bytes_, tag_lookups_, shared_banks_, bank_bytes_, max_merge_;
+  uint32_t l1_banks_, l1_bank_bytes_;  // the L1 data array's banks (l1d.data_banks, l1d.bank_bytes)
+  uint32_t l1_data_cycles(const std::vector<LineAccess>& lines) const;
   Cycle stores_landed_ = 0;
 };
 
