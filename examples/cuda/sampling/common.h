@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "../xorshift.h"
+
 #define CHECK(call)                                                                      \
   do {                                                                                   \
     cudaError_t e_ = (call);                                                             \
@@ -15,18 +17,8 @@
     }                                                                                    \
   } while (0)
 
-// xorshift32: small, fast, and the same everywhere.
-struct Rng {
-  uint32_t s;
-  explicit Rng(uint32_t seed) : s(seed ? seed : 1) {}
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    return s;
-  }
-  float uniform() { return float(next() >> 8) / float(1 << 24); }  // [0, 1)
-};
+// The programs' generator (examples/cuda/xorshift.h).
+using Rng = XorShift32;
 
 // The sum of `v` over the block's N threads (N a power of two), in shared
 // memory `s`; every thread gets it.

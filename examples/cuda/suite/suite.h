@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../../tests/cuda/check.h"
+#include "../xorshift.h"
 
 // ---- input generators ----
 
@@ -27,19 +28,6 @@ inline void fill_lcg(std::vector<float>& v, uint32_t seed) {
   Lcg rng{seed};
   for (float& e : v) e = rng.uniform();
 }
-
-// xorshift32 (the Rodinia-style programs).
-struct XorShift32 {
-  uint32_t s;
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    return s;
-  }
-  float uniform() { return float(next() >> 8) / float(1 << 24); }           // [0, 1)
-  float uniform_pm1() { return float(next() >> 8) / float(1 << 23) - 1.0f; }  // [-1, 1)
-};
 
 // ---- device memory ----
 

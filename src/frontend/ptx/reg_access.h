@@ -53,17 +53,18 @@ inline void collect_regs(const Operand& o, std::vector<int32_t>& out) {
 // The first operand is the destination when it is a register or a vector of
 // them (an address operand is read: st, red, ...); a second predicate operand
 // is a second destination in `d|p` forms (setp, shfl, match, elect, tex).
+inline bool writes_operand(const Instruction& in, const Function& f, size_t i) {
+  const Operand& o = in.ops[i];
+  return (i == 0 && (o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Vector)) ||
+         (i == 1 && o.kind == Operand::Kind::Reg && o.reg >= 0 && static_cast<size_t>(o.reg) < f.regs.size() &&
+          f.regs[o.reg].type == Type::Pred);
+}
+
 // The carry flag of add.cc/addc is register `cc` (pass f.regs.size()).
 inline RegAccess reg_access(const Instruction& in, const Function& f, int32_t cc) {
   RegAccess a;
   if (in.guard >= 0) a.reads.push_back(in.guard);
-  for (size_t i = 0; i < in.ops.size(); ++i) {
-    const Operand& o = in.ops[i];
-    bool dst = (i == 0 && (o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Vector)) ||
-               (i == 1 && o.kind == Operand::Kind::Reg && o.reg >= 0 &&
-                static_cast<size_t>(o.reg) < f.regs.size() && f.regs[o.reg].type == Type::Pred);
-    collect_regs(o, dst ? a.writes : a.reads);
-  }
+  for (size_t i = 0; i < in.ops.size(); ++i) collect_regs(in.ops[i], writes_operand(in, f, i) ? a.writes : a.reads);
   if (in.opcode == "addc" || in.opcode == "subc" || in.opcode == "madc") a.reads.push_back(cc);
   if (has_mod(in, "cc")) a.writes.push_back(cc);
   return a;

@@ -250,14 +250,8 @@ void emit_copy(Function& f, const Loop& loop, unsigned copy, unsigned factor, st
     if (!last && i == loop.exit_test) continue;
     Instruction in = f.body[i];
     // Reads first (an instruction may read what it writes), then writes.
-    size_t n_regs = f.regs.size();
     std::vector<bool> dst(in.ops.size(), false);
-    for (size_t k = 0; k < in.ops.size(); ++k) {
-      const Operand& o = in.ops[k];
-      dst[k] = (k == 0 && (o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Vector)) ||
-               (k == 1 && o.kind == Operand::Kind::Reg && o.reg >= 0 && static_cast<size_t>(o.reg) < n_regs &&
-                f.regs[o.reg].type == Type::Pred);
-    }
+    for (size_t k = 0; k < in.ops.size(); ++k) dst[k] = writes_operand(f.body[i], f, k);
     auto keep = [](int32_t r) { return r; };
     for (size_t k = 0; k < in.ops.size(); ++k)
       if (!dst[k]) rename(in.ops[k], false, current, keep);

@@ -85,11 +85,10 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
       flit_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.flit_bytes"))),
       header_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.header_bytes"))),
       tag_lookups_(static_cast<uint32_t>(i64(cfg, "l1d.tag_lookups"))),
-      l1_banks_(static_cast<uint32_t>(std::clamp<int64_t>(i64(cfg, "l1d.data_banks"), 1, 32))),
-      l1_bank_bytes_(static_cast<uint32_t>(std::max<int64_t>(i64(cfg, "l1d.bank_bytes"), 1))),
       shared_banks_(static_cast<uint32_t>(i64(cfg, "shared.banks"))),
       bank_bytes_(static_cast<uint32_t>(i64(cfg, "shared.bank_bytes"))),
-      max_merge_(static_cast<uint32_t>(std::min<int64_t>(255, i64(cfg, "l2.mshr_max_merge")))) {
+      max_merge_(static_cast<uint32_t>(std::min<int64_t>(255, i64(cfg, "l2.mshr_max_merge")))),
+      l1_data_(static_cast<uint32_t>(i64(cfg, "l1d.data_banks")), static_cast<uint32_t>(i64(cfg, "l1d.bank_bytes"))) {
   double core = cfg.get<double>("clock.core_mhz");
   double per_icnt = core / cfg.get<double>("clock.icnt_mhz"), per_l2 = core / cfg.get<double>("clock.l2_mhz");
   l1_latency_ = static_cast<double>(i64(cfg, "l1d.latency"));
@@ -203,33 +202,16 @@ MemTiming MemoryModel::shared_access(const ir::WarpInst& in, Cycle now) const {
   return MemTiming{now + up(shared_latency_) + degree - 1, degree};
 }
 
-// Cycles of the L1 data array a cached read takes, as the detailed model
-// counts them: per tag-stage cycle (l1d.tag_lookups lines), as many as the
-// bank most asked for by different rows; hits and misses alike.
-uint32_t MemoryModel::l1_data_cycles(const std::vector<LineAccess>& lines) const {
-  uint32_t row_bytes = std::min(l1_banks_ * l1_bank_bytes_, 128u), total = 0;
-  for (size_t g = 0; g < lines.size(); g += tag_lookups_) {
-    std::array<uint32_t, 32> per_bank{};
-    uint32_t most = 1;
-    for (size_t i = g; i < std::min(lines.size(), g + tag_lookups_); ++i) {
-      std::array<uint32_t, 128> row_banks{};  // per row of the line: the banks it needs
-      uint32_t chunk = std::min(l1_bank_bytes_, 32u), chunk_mask = chunk >= 32 ? ~0u : (1u << chunk) - 1;
-      for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
-        if (!(lines[i].sectors >> s & 1)) continue;
-        uint32_t bytes = lines[i].bytes[s] ? lines[i].bytes[s] : ~0u;
-        for (uint32_t off = 0; off < 32; off += chunk)
-          if (bytes >> off & chunk_mask) {
-            uint32_t at = s * 32 + off;
-            row_banks[at / row_bytes] |= 1u << (at / l1_bank_bytes_ % l1_banks_);
-          }
-      }
-      for (uint32_t row = 0; row < 128 / row_bytes; ++row)
-        for (uint32_t banks = row_banks[row]; banks; banks &= banks - 1)
-          most = std::max(most, ++per_bank[static_cast<uint32_t>(std::countr_zero(banks))]);
-    }
-    total += most;
+// Cycles of the L1 data array a cached read takes, as the detailed L1 counts
+// them (L1DataArray): per tag-stage cycle (l1d.tag_lookups lines), as many
+// as the bank most asked for by different rows needs; hits and misses alike.
+uint32_t MemoryModel::l1_data_cycles(const std::vector<LineAccess>& lines) {
+  uint64_t before = l1_data_.wavefronts();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i % tag_lookups_ == 0) ++l1_data_cycle_;
+    l1_data_.place(lines[i].line, lines[i].sectors, lines[i].bytes, l1_data_cycle_);
   }
-  return total;
+  return static_cast<uint32_t>(std::max<uint64_t>(1, l1_data_.wavefronts() - before));
 }
 
 MemTiming MemoryModel::access(uint32_t sm, const ir::WarpInst& in, Cycle now) {

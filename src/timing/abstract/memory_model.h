@@ -16,6 +16,7 @@
 #include "ir/warp_inst.h"
 #include "stats/stats.h"
 #include "timing/abstract/dram_model.h"
+#include "timing/mem/l1_data_array.h"
 #include "timing/mem/l2_slice.h"
 #include "timing/mem/sector_cache.h"
 
@@ -113,8 +114,10 @@ class MemoryModel {
   double l1_latency_, shared_latency_, icnt_latency_, l2_latency_;
   double slice_request_, atomic_op_;  // atomic_op_: one lane operation in a slice's atomic unit
   uint32_t flit_bytes_, header_bytes_, tag_lookups_, shared_banks_, bank_bytes_, max_merge_;
-  uint32_t l1_banks_, l1_bank_bytes_;  // the L1 data array's banks (l1d.data_banks, l1d.bank_bytes)
-  uint32_t l1_data_cycles(const std::vector<LineAccess>& lines) const;
+  // The detailed L1's data array, to count a cached read's cycles in it.
+  L1DataArray l1_data_;
+  Cycle l1_data_cycle_ = 0;  // a tag-stage cycle of its own for each group of lines counted
+  uint32_t l1_data_cycles(const std::vector<LineAccess>& lines);
   Cycle stores_landed_ = 0;
 };
 
