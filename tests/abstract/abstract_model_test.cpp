@@ -3,6 +3,7 @@
 // cycles follow from the unit latencies and the scheduling rules alone.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -346,6 +347,38 @@ TEST(AbstractModel, RequestsBeyondTheMshrMergeLimitHitAfterTheFill) {
   EXPECT_EQ(sum("l2.*.reads"), 12u * 4);
   EXPECT_EQ(sum("dram.*.reads"), 4u);             // one fill per sector
   EXPECT_EQ(sum("l2.*.read_hits"), (12u - 8) * 4);  // the first 8 SMs missed or merged
+}
+
+// The LD/ST unit's coalescer is the detailed model's: 8 lanes at a time, one
+// access per line (consecutive sub-warps share the last one). An atomic whose
+// even lanes add to line A's first sector and odd lanes to line B's takes
+// A, B; A; B; A: five sector requests at the L2, not the two a whole-warp
+// merge would send.
+TEST(AbstractModel, AtomicsCoalescePerSubWarpAsTheDetailedModel) {
+  ir::WarpInst atom = load(1, 0);
+  atom.kind = ir::OpKind::Atomic;
+  atom.strided = false;
+  std::array<Addr, 32> addrs{};
+  for (uint32_t lane = 0; lane < 32; ++lane) addrs[lane] = (lane % 2 ? 0x20000 : 0x10000) + Addr{lane / 2 % 8} * 4;
+  atom.addrs = addrs.data();
+  AbstractGpu gpu(one_sm());
+  FakeKernel k({{atom}}, 1);
+  KernelResult r = gpu.run_kernel(k);
+  EXPECT_EQ(gpu.stats().sum("l2.*.atomics", r.before, r.after), 5u);
+}
+
+// Shared memory counts wavefronts as the detailed LD/ST unit does: a 16-byte
+// load that every lane takes from one address still moves in four lane
+// groups of 8 (four wavefronts), a 4-byte one in one.
+TEST(AbstractModel, SixteenByteSharedLoadsTakeFourWavefronts) {
+  auto cycles = [](uint32_t bytes) {
+    ir::WarpInst ld = load(1, 0x100);
+    ld.space = ir::MemSpace::Shared;
+    ld.stride = 0;
+    ld.access_bytes = bytes;
+    return run(one_sm(), {{ld, sp(2, 1)}});
+  };
+  EXPECT_EQ(cycles(16) - cycles(4), 3u);
 }
 
 TEST(AbstractModel, FactoryPicksTheModelByParameter) {

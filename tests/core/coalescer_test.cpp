@@ -73,8 +73,9 @@ std::vector<LineAccess> reference(const std::array<Addr, 32>& a, uint32_t mask, 
         Addr line = b & ~Addr{127};
         size_t i = from;
         while (i < out.size() && out[i].line_addr != line) ++i;
-        if (i == out.size()) out.push_back(LineAccess{line, 0, {}});
+        if (i == out.size()) out.push_back(LineAccess{line, 0, {}, 0});
         uint32_t off = static_cast<uint32_t>(b - line);
+        out[i].lanes |= 1u << lane;
         out[i].sector_mask |= static_cast<uint8_t>(1u << (off / 32));
         out[i].byte_masks[off / 32] |= 1u << (off % 32);
       }
@@ -108,6 +109,7 @@ TEST(CoreCoalescer, MatchesTheByteByByteRuleOnRandomWarps) {
       EXPECT_EQ(got[i].line_addr, want[i].line_addr) << "trial " << trial;
       EXPECT_EQ(got[i].sector_mask, want[i].sector_mask) << "trial " << trial;
       EXPECT_EQ(got[i].byte_masks, want[i].byte_masks) << "trial " << trial;
+      EXPECT_EQ(got[i].lanes, want[i].lanes) << "trial " << trial;
     }
   }
 }

@@ -35,5 +35,16 @@ TEST(AtomicOps, OneAddressForEveryLaneIsOneOperation) {
   EXPECT_EQ(atomic_ops_per_sector(a.data(), 0, 0x3000), (std::array<uint8_t, 4>{}));
 }
 
+// A line that two coalesced accesses of one warp touch (sub-warps 0 and 2,
+// with another line's access between them) is charged once per lane: each
+// access counts only the lanes it carries, not the warp's lanes on the line.
+TEST(AtomicOps, EachAccessCountsOnlyItsOwnLanes) {
+  std::array<Addr, 32> a{};
+  for (uint32_t l = 0; l < 32; ++l) a[l] = (l / 8 % 2 ? 0x5080 : 0x5000) + 4 * (l % 8);
+  EXPECT_EQ(atomic_ops_per_sector(a.data(), ~0u, 0x5000, 0x0000'00FFu), (std::array<uint8_t, 4>{8, 0, 0, 0}));
+  EXPECT_EQ(atomic_ops_per_sector(a.data(), ~0u, 0x5000, 0x00FF'0000u), (std::array<uint8_t, 4>{8, 0, 0, 0}));
+  EXPECT_EQ(atomic_ops_per_sector(a.data(), ~0u, 0x5000), (std::array<uint8_t, 4>{16, 0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace ws::timing

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "timing/mem/atomic_ops.h"
+#include "timing/mem/shared_mem.h"
 
 namespace ws::timing::abstract {
 
@@ -149,57 +150,24 @@ void MemoryModel::warm(Addr begin, Addr end) {
 }
 
 namespace {
-// The lane operations an atomic performs on `line` (timing/mem/atomic_ops.h).
-uint32_t line_ops(const ir::WarpInst& in, Addr line) {
-  ir::LaneAddrs scratch;
+// The lane operations an atomic performs on one coalesced access
+// (timing/mem/atomic_ops.h).
+uint32_t access_ops(const ir::WarpInst& in, const Addr* addrs, const LineAccess& a) {
   uint32_t n = 0;
-  for (uint8_t ops : atomic_ops_per_sector(ir::lane_addrs(in, scratch), in.active_mask, line)) n += ops;
+  for (uint8_t ops : atomic_ops_per_sector(addrs, in.active_mask, a.line_addr, a.lanes)) n += ops;
   return n;
 }
 }  // namespace
 
-std::vector<LineAccess> coalesce(const ir::WarpInst& in) {
-  std::vector<LineAccess> lines;
-  ir::LaneAddrs scratch;
-  const Addr* addrs = ir::lane_addrs(in, scratch);
-  if (!addrs) return lines;
-  uint32_t size = std::max<uint32_t>(in.access_bytes, 1);
-  for (uint32_t m = in.active_mask; m; m &= m - 1) {
-    Addr a = addrs[std::countr_zero(m)];
-    for (Addr b = a; b < a + size;) {  // an access may straddle sectors
-      Addr sector_end = (b | 31) + 1;
-      uint32_t n = static_cast<uint32_t>(std::min<Addr>(sector_end, a + size) - b);
-      Addr line = line_of(b);
-      auto it = std::find_if(lines.begin(), lines.end(), [&](const LineAccess& l) { return l.line == line; });
-      if (it == lines.end()) it = lines.insert(lines.end(), LineAccess{line});
-      uint32_t s = sector_in_line(b);
-      it->sectors |= static_cast<uint8_t>(1u << s);
-      uint32_t run = n >= 32 ? kFullSectorMask : (1u << n) - 1;
-      it->bytes[s] |= run << (b & 31);
-      if (sector_end < b) break;
-      b = sector_end;
-    }
-  }
-  return lines;
-}
-
-// Shared memory: the conflict degree (most distinct words any bank is asked
-// for) serialises the access.
+// Shared memory: the access's wavefronts (bank conflicts and lane groups,
+// as the detailed model counts them: timing/mem/shared_mem.h) serialise it.
 MemTiming MemoryModel::shared_access(const ir::WarpInst& in, Cycle now) const {
   ir::LaneAddrs scratch;
   const Addr* addrs = ir::lane_addrs(in, scratch);
-  uint32_t degree = 1;
-  if (addrs) {
-    std::array<Addr, 32> words{};
-    uint32_t n = 0;
-    for (uint32_t m = in.active_mask; m; m &= m - 1) {
-      Addr word = addrs[std::countr_zero(m)] / bank_bytes_;
-      if (std::find(words.begin(), words.begin() + n, word) == words.begin() + n) words[n++] = word;
-    }
-    std::array<uint32_t, 64> per_bank{};
-    for (uint32_t i = 0; i < n; ++i) degree = std::max(degree, ++per_bank[words[i] % shared_banks_ % 64]);
-  }
-  return MemTiming{now + up(shared_latency_) + degree - 1, degree};
+  uint32_t cycles = 1;
+  if (addrs && in.active_mask)
+    cycles = std::max<uint32_t>(1, shared_access_cycles(addrs, in.active_mask, in.access_bytes, shared_banks_, bank_bytes_));
+  return MemTiming{now + up(shared_latency_) + cycles - 1, cycles};
 }
 
 // Cycles of the L1 data array a cached read takes, as the detailed L1 counts
@@ -209,14 +177,18 @@ uint32_t MemoryModel::l1_data_cycles(const std::vector<LineAccess>& lines) {
   uint64_t before = l1_data_.wavefronts();
   for (size_t i = 0; i < lines.size(); ++i) {
     if (i % tag_lookups_ == 0) ++l1_data_cycle_;
-    l1_data_.place(lines[i].line, lines[i].sectors, lines[i].bytes, l1_data_cycle_);
+    l1_data_.place(lines[i].line_addr, lines[i].sector_mask, lines[i].byte_masks, l1_data_cycle_);
   }
   return static_cast<uint32_t>(std::max<uint64_t>(1, l1_data_.wavefronts() - before));
 }
 
 MemTiming MemoryModel::access(uint32_t sm, const ir::WarpInst& in, Cycle now) {
   if (in.space == ir::MemSpace::Shared) return shared_access(in, now);
-  std::vector<LineAccess> lines = coalesce(in);
+  std::vector<LineAccess>& lines = lines_;
+  lines.clear();
+  ir::LaneAddrs scratch;
+  const Addr* addrs = ir::lane_addrs(in, scratch);
+  if (addrs && in.active_mask) coalescer_.coalesce(addrs, in.active_mask, in.access_bytes, lines);
   MemTiming t{now + up(l1_latency_), static_cast<uint32_t>(std::max<size_t>(1, (lines.size() + tag_lookups_ - 1) / tag_lookups_))};
   bool use_l1 = (cache_global_ || in.cache_op == ir::CacheOp::NonCoherent || in.space != ir::MemSpace::Global) &&
                 !bypasses_l1(in.cache_op);
@@ -224,22 +196,22 @@ MemTiming MemoryModel::access(uint32_t sm, const ir::WarpInst& in, Cycle now) {
   for (const LineAccess& a : lines) {
     if (in.kind == ir::OpKind::Load) t.done = std::max(t.done, global_load(sm, a, now, use_l1));
     else if (in.kind == ir::OpKind::Store) global_store(sm, a, now, use_l1);
-    else t.done = std::max(t.done, atomic(sm, a, line_ops(in, a.line), now));
+    else t.done = std::max(t.done, atomic(sm, a, access_ops(in, addrs, a), now));
   }
   return t;
 }
 
 Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
-  if (!use_l1) return l2_read(sm, a.line, a.sectors, now);
+  if (!use_l1) return l2_read(sm, a.line_addr, a.sector_mask, now);
   TimedTags& l1 = *l1_[sm];
   SmCounters& c = sm_counters_[sm];
-  CacheLine* line = l1.tags().find(a.line);
+  CacheLine* line = l1.tags().find(a.line_addr);
   if (line) l1.tags().touch(*line);
-  else line = &l1.tags().insert(a.line, nullptr);
+  else line = &l1.tags().insert(a.line_addr, nullptr);
   Cycle done = now + up(l1_latency_);
   uint8_t missing = 0;
   for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
-    if (!(a.sectors >> s & 1)) continue;
+    if (!(a.sector_mask >> s & 1)) continue;
     c.reads->inc();
     bool valid = line->valid >> s & 1;
     if (valid && l1.ready(*line, s) <= now) c.read_hits->inc();
@@ -247,7 +219,7 @@ Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle now, bool
     else missing |= static_cast<uint8_t>(1u << s);
   }
   if (missing) {
-    Cycle back = l2_read(sm, a.line, missing, now);
+    Cycle back = l2_read(sm, a.line_addr, missing, now);
     line->valid |= missing;
     for (uint32_t s = 0; s < kSectorsPerLine; ++s)
       if (missing >> s & 1) l1.ready(*line, s) = back;
@@ -349,37 +321,37 @@ Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now,
 void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
   uint8_t whole = 0;
   for (uint32_t s = 0; s < kSectorsPerLine; ++s)
-    if (a.bytes[s] == kFullSectorMask) whole |= static_cast<uint8_t>(1u << s);
-  auto n = static_cast<uint32_t>(std::popcount(a.sectors));
+    if (a.byte_masks[s] == kFullSectorMask) whole |= static_cast<uint8_t>(1u << s);
+  auto n = static_cast<uint32_t>(std::popcount(a.sector_mask));
   if (use_l1) {
     TimedTags& l1 = *l1_[sm];
-    CacheLine* line = l1.tags().find(a.line);
+    CacheLine* line = l1.tags().find(a.line_addr);
     sm_counters_[sm].writes->inc(n);
-    if (line) sm_counters_[sm].write_hits->inc(static_cast<uint32_t>(std::popcount(uint8_t(line->valid & a.sectors))));
-    if (!line && write_allocate_ && whole) line = &l1.tags().insert(a.line, nullptr);
+    if (line) sm_counters_[sm].write_hits->inc(static_cast<uint32_t>(std::popcount(uint8_t(line->valid & a.sector_mask))));
+    if (!line && write_allocate_ && whole) line = &l1.tags().insert(a.line_addr, nullptr);
     if (line) {
       line->valid |= whole;
       for (uint32_t s = 0; s < kSectorsPerLine; ++s)
         if (whole >> s & 1) l1.ready(*line, s) = now;
     }
   }
-  uint32_t slice = map_.slice_of(a.line);
+  uint32_t slice = map_.slice_of(a.line_addr);
   uint32_t flits = (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_;
   Cycle at = to_slice(sm, slice, flits, n, now);
   SliceCounters& c = slice_counters_[slice];
   c.writes->inc(n);
   SectorCache& tags = l2_[slice]->tags();
-  CacheLine* line = tags.find(a.line);
+  CacheLine* line = tags.find(a.line_addr);
   if (line) tags.touch(*line);
-  else line = &l2_allocate(slice, a.line, at);
+  else line = &l2_allocate(slice, a.line_addr, at);
   // As the detailed slice (write-validate): a sector's written bytes add up
   // over stores, and it becomes valid once all 32 are written.
   uint8_t fresh = 0;  // valid once the data lands
   for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
-    if (!(a.sectors >> s & 1)) continue;
+    if (!(a.sector_mask >> s & 1)) continue;
     auto bit = static_cast<uint8_t>(1u << s);
     if ((line->valid & bit) || tags.written(*line, s) != 0) c.write_hits->inc();
-    if (tags.add_written(*line, s, a.bytes[s]) == kFullSectorMask && !(line->valid & bit)) fresh |= bit;
+    if (tags.add_written(*line, s, a.byte_masks[s]) == kFullSectorMask && !(line->valid & bit)) fresh |= bit;
     line->dirty |= bit;
   }
   line->valid |= fresh;
@@ -394,7 +366,7 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
 }
 
 Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle now) {
-  return l2_read(sm, a.line, a.sectors, now, std::max<uint32_t>(ops, 1));
+  return l2_read(sm, a.line_addr, a.sector_mask, now, std::max<uint32_t>(ops, 1));
 }
 
 }  // namespace ws::timing::abstract

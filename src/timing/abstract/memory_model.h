@@ -16,6 +16,7 @@
 #include "ir/warp_inst.h"
 #include "stats/stats.h"
 #include "timing/abstract/dram_model.h"
+#include "timing/core/coalescer.h"
 #include "timing/mem/l1_data_array.h"
 #include "timing/mem/l2_slice.h"
 #include "timing/mem/sector_cache.h"
@@ -26,13 +27,6 @@ namespace ws::timing::abstract {
 struct MemTiming {
   Cycle done = 0;             // its destination registers are written (loads, atomics)
   uint32_t ldst_cycles = 1;   // cycles it occupies the SM's LD/ST unit
-};
-
-// The 32 B sectors one warp instruction touches, grouped by 128 B line.
-struct LineAccess {
-  Addr line = 0;
-  uint8_t sectors = 0;                     // bit s: sector s touched
-  std::array<uint32_t, kSectorsPerLine> bytes{};  // per sector: bit b set when byte b is written (stores)
 };
 
 // A cache's tags with, per sector, the cycle its data arrives (a sector
@@ -118,11 +112,11 @@ class MemoryModel {
   L1DataArray l1_data_;
   Cycle l1_data_cycle_ = 0;  // a tag-stage cycle of its own for each group of lines counted
   uint32_t l1_data_cycles(const std::vector<LineAccess>& lines);
+  // The LD/ST unit's coalescer, as in the detailed model: one access per
+  // line per sub-warp of 8 lanes (consecutive sub-warps on a line share one).
+  SubWarpCoalescer coalescer_;
+  std::vector<LineAccess> lines_;  // scratch: the current instruction's accesses
   Cycle stores_landed_ = 0;
 };
-
-// The lines and sectors of a memory instruction's active lanes, in order of
-// first touch.
-std::vector<LineAccess> coalesce(const ir::WarpInst& in);
 
 }  // namespace ws::timing::abstract

@@ -19,6 +19,7 @@ struct LineAccess {
   Addr line_addr = 0;                   // 128 B aligned
   uint8_t sector_mask = 0;              // bit s = sector s of the line
   std::array<uint32_t, 4> byte_masks{};  // per sector, bytes touched
+  uint32_t lanes = 0;                    // the lanes whose bytes this access carries
 };
 
 class SubWarpCoalescer {

@@ -126,7 +126,7 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
     acc.type = type;
     acc.local = inst.space == ir::MemSpace::Local;
     acc.token = waits ? alloc_access_token(token) : 0;
-    if (type == AccessType::Atomic) acc.thread_ops = atomic_ops_per_sector(addrs, inst.active_mask, a.line_addr);
+    if (type == AccessType::Atomic) acc.thread_ops = atomic_ops_per_sector(addrs, inst.active_mask, a.line_addr, a.lanes);
     queue_.push_back(Queued{acc, &a == &scratch_.back()});
   }
   global_accesses_.inc(scratch_.size());
