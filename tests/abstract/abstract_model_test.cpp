@@ -381,6 +381,27 @@ TEST(AbstractModel, SixteenByteSharedLoadsTakeFourWavefronts) {
   EXPECT_EQ(cycles(16) - cycles(4), 3u);
 }
 
+// Back-pressure from a busy slice: with one slice at a quarter of the core
+// clock, 128 line loads (512 sector requests) take over 2,000 cycles there.
+// Past the SM's places upstream of the crossbar (l1d.miss_queue +
+// icnt.input_buffer = 16 requests) the L1 stalls its lookups, as the detailed
+// L1 does, so a second load of the first line is looked up after that line's
+// fill (four hits); with room for every request it is looked up at once and
+// merges with the fill (no hit).
+TEST(AbstractModel, ABusySliceHoldsBackTheL1Lookups) {
+  auto hits = [](const char* queue) {
+    AbstractGpu gpu(one_sm({"l2.channels=1", "l2.slices_per_channel=1", "clock.l2_mhz=283", queue}));
+    std::vector<ir::WarpInst> insts;
+    for (uint16_t i = 0; i < 128; ++i) insts.push_back(load(static_cast<uint16_t>(1 + i), 0x100000 + Addr{i} * 128));
+    insts.push_back(load(200, 0x100000));
+    FakeKernel k({insts}, 1);
+    KernelResult r = gpu.run_kernel(k);
+    return gpu.stats().sum("sm.*.l1d.read_hits", r.before, r.after);
+  };
+  EXPECT_EQ(hits("l1d.miss_queue=8"), 4u);
+  EXPECT_EQ(hits("l1d.miss_queue=4096"), 0u);
+}
+
 TEST(AbstractModel, FactoryPicksTheModelByParameter) {
   EXPECT_NE(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm({"gpu.model=abstract"})).get()), nullptr);
   EXPECT_EQ(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm()).get()), nullptr);

@@ -86,6 +86,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
       flit_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.flit_bytes"))),
       header_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.header_bytes"))),
       tag_lookups_(static_cast<uint32_t>(i64(cfg, "l1d.tag_lookups"))),
+      upstream_cap_(static_cast<uint32_t>(i64(cfg, "l1d.miss_queue") + i64(cfg, "icnt.input_buffer"))),
       shared_banks_(static_cast<uint32_t>(i64(cfg, "shared.banks"))),
       bank_bytes_(static_cast<uint32_t>(i64(cfg, "shared.bank_bytes"))),
       max_merge_(static_cast<uint32_t>(std::min<int64_t>(255, i64(cfg, "l2.mshr_max_merge")))),
@@ -98,6 +99,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
   l2_latency_ = static_cast<double>(i64(cfg, "l2.latency")) * per_l2;
   // A slice's pipeline takes one sector per L2 cycle.
   slice_request_ = per_l2;
+  slice_queue_ = static_cast<double>(i64(cfg, "l2.input_queue"));
   atomic_op_ = per_l2 / static_cast<double>(i64(cfg, "l2.atomic_ops_per_clk"));
   stats::Scope root(reg, "");
   for (uint32_t i = 0; i < n_sms; ++i) {
@@ -109,6 +111,8 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
                             &s.counter("write_hits", "written sectors present (updated in place)")});
   }
   req_port_.resize(n_sms);
+  l1_cursor_.resize(n_sms, 0);
+  upstream_.resize(n_sms);
   reply_port_.resize(n_sms);
   uint32_t n_slices = map_.num_slices();
   for (uint32_t i = 0; i < n_slices; ++i) {
@@ -193,33 +197,59 @@ MemTiming MemoryModel::access(uint32_t sm, const ir::WarpInst& in, Cycle now) {
   bool use_l1 = (cache_global_ || in.cache_op == ir::CacheOp::NonCoherent || in.space != ir::MemSpace::Global) &&
                 !bypasses_l1(in.cache_op);
   if (use_l1 && in.kind == ir::OpKind::Load) t.ldst_cycles = std::max(t.ldst_cycles, l1_data_cycles(lines));
+  // The L1 takes an SM's accesses in order: one that waited for the miss
+  // queue holds back the ones after it (l1_cursor_).
+  Cycle& at = l1_cursor_[sm];
+  at = std::max(at, now);
   for (const LineAccess& a : lines) {
-    if (in.kind == ir::OpKind::Load) t.done = std::max(t.done, global_load(sm, a, now, use_l1));
-    else if (in.kind == ir::OpKind::Store) global_store(sm, a, now, use_l1);
-    else t.done = std::max(t.done, atomic(sm, a, access_ops(in, addrs, a), now));
+    if (in.kind == ir::OpKind::Load) t.done = std::max(t.done, global_load(sm, a, at, use_l1));
+    else if (in.kind == ir::OpKind::Store) global_store(sm, a, at, use_l1);
+    else t.done = std::max(t.done, atomic(sm, a, access_ops(in, addrs, a), at));
   }
   return t;
 }
 
-Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
-  if (!use_l1) return l2_read(sm, a.line_addr, a.sector_mask, now);
+// When the L1 can send `n` more read requests, no earlier than `at`. Its
+// requests wait upstream of the crossbar in l1d.miss_queue and
+// icnt.input_buffer places until they leave for a slice (upstream_); while
+// these are full the detailed L1 stalls its lookups.
+Cycle MemoryModel::miss_room(uint32_t sm, uint32_t n, Cycle at) {
+  std::vector<double>& waiting = upstream_[sm];
+  std::erase_if(waiting, [&](double d) { return d <= static_cast<double>(at); });
+  n = std::min(n, upstream_cap_);
+  while (waiting.size() + n > upstream_cap_) {
+    auto first = std::min_element(waiting.begin(), waiting.end());
+    at = std::max(at, up(*first));
+    waiting.erase(first);
+    std::erase_if(waiting, [&](double d) { return d <= static_cast<double>(at); });
+  }
+  return at;
+}
+
+// A read of one line looked up at `at` (moved on while the miss queue is full).
+Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle& at, bool use_l1) {
+  if (!use_l1) {
+    at = miss_room(sm, static_cast<uint32_t>(std::popcount(a.sector_mask)), at);
+    return l2_read(sm, a.line_addr, a.sector_mask, at);
+  }
   TimedTags& l1 = *l1_[sm];
   SmCounters& c = sm_counters_[sm];
   CacheLine* line = l1.tags().find(a.line_addr);
   if (line) l1.tags().touch(*line);
   else line = &l1.tags().insert(a.line_addr, nullptr);
-  Cycle done = now + up(l1_latency_);
-  uint8_t missing = 0;
+  // Sectors with no fill on the way miss whenever they are looked up.
+  auto missing = static_cast<uint8_t>(a.sector_mask & ~line->valid);
+  if (missing) at = miss_room(sm, static_cast<uint32_t>(std::popcount(missing)), at);
+  Cycle done = at + up(l1_latency_);
   for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
     if (!(a.sector_mask >> s & 1)) continue;
     c.reads->inc();
-    bool valid = line->valid >> s & 1;
-    if (valid && l1.ready(*line, s) <= now) c.read_hits->inc();
-    else if (valid) done = std::max(done, l1.ready(*line, s));  // merged with the fill on its way
-    else missing |= static_cast<uint8_t>(1u << s);
+    if (missing >> s & 1) continue;
+    if (l1.ready(*line, s) <= at) c.read_hits->inc();
+    else done = std::max(done, l1.ready(*line, s));  // merged with the fill on its way
   }
   if (missing) {
-    Cycle back = l2_read(sm, a.line_addr, missing, now);
+    Cycle back = l2_read(sm, a.line_addr, missing, at);
     line->valid |= missing;
     for (uint32_t s = 0; s < kSectorsPerLine; ++s)
       if (missing >> s & 1) l1.ready(*line, s) = back;
@@ -229,11 +259,20 @@ Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle now, bool
 }
 
 // When the request enters the slice's pipeline, which takes one sector a
-// cycle (an L1 or instruction miss asks for each sector separately).
-Cycle MemoryModel::to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now) {
+// cycle (an L1 or instruction miss asks for each sector separately). A
+// request that waits for a busy slice waits in its input queue
+// (l2.input_queue) and beyond that upstream, at the SM: with `sm_waits`
+// (the L1's reads and atomics) its `sectors` requests hold the SM's places
+// (miss_room) until they leave.
+Cycle MemoryModel::to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now, bool sm_waits) {
   double sent = occupy(req_port_[sm].free, static_cast<double>(now) + 1, flits);
   double at_slice = sent + icnt_latency_;
-  return up(occupy(slice_port_[slice].free, at_slice, sectors * slice_request_));
+  double start = occupy(slice_port_[slice].free, at_slice, sectors * slice_request_);
+  if (sm_waits) {
+    double leaves = std::max(sent, start - slice_queue_ * slice_request_ - icnt_latency_);
+    if (leaves > static_cast<double>(now)) upstream_[sm].insert(upstream_[sm].end(), std::min(sectors, upstream_cap_), leaves);
+  }
+  return up(start);
 }
 
 // The reply leaves the slice's crossbar port and enters the SM's, a flit a
@@ -262,11 +301,11 @@ CacheLine& MemoryModel::l2_allocate(uint32_t slice, Addr line, Cycle now) {
   return l;
 }
 
-Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now, uint32_t atomic_ops) {
+Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now, uint32_t atomic_ops, bool l1_request) {
   bool is_atomic = atomic_ops > 0;
   uint32_t slice = map_.slice_of(line_addr), n = static_cast<uint32_t>(std::popcount(mask));
   uint32_t req_flits = is_atomic ? (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_ : 1;
-  Cycle at = to_slice(sm, slice, std::max(req_flits, n), n, now);
+  Cycle at = to_slice(sm, slice, std::max(req_flits, n), n, now, l1_request);
   TimedTags& l2 = *l2_[slice];
   SliceCounters& c = slice_counters_[slice];
   CacheLine* line = l2.tags().find(line_addr);
@@ -337,7 +376,7 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
   }
   uint32_t slice = map_.slice_of(a.line_addr);
   uint32_t flits = (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_;
-  Cycle at = to_slice(sm, slice, flits, n, now);
+  Cycle at = to_slice(sm, slice, flits, n, now, false);
   SliceCounters& c = slice_counters_[slice];
   c.writes->inc(n);
   SectorCache& tags = l2_[slice]->tags();
@@ -365,8 +404,9 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
   stores_landed_ = std::max(stores_landed_, at + up(l2_latency_));
 }
 
-Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle now) {
-  return l2_read(sm, a.line_addr, a.sector_mask, now, std::max<uint32_t>(ops, 1));
+Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle& at) {
+  at = miss_room(sm, static_cast<uint32_t>(std::popcount(a.sector_mask)), at);
+  return l2_read(sm, a.line_addr, a.sector_mask, at, std::max<uint32_t>(ops, 1));
 }
 
 }  // namespace ws::timing::abstract

@@ -62,7 +62,7 @@ class MemoryModel {
   // load wrote it), as in the detailed slice.
   Cycle inst_read(uint32_t sm, Addr line, Cycle now) {
     if (code_loaded_ && loaded_code_.try_emplace(line, 1).second) warm(line, line + kLineBytes);
-    return l2_read(sm, line, 0xF, now);
+    return l2_read(sm, line, 0xF, now, 0, false);
   }
   // A host copy leaves its lines valid in the L2.
   void warm(Addr begin, Addr end);
@@ -78,15 +78,17 @@ class MemoryModel {
   };
 
   MemTiming shared_access(const ir::WarpInst& in, Cycle now) const;
-  Cycle global_load(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1);
+  Cycle global_load(uint32_t sm, const LineAccess& a, Cycle& at, bool use_l1);
   void global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1);
   // `ops`: the lane operations the slice's atomic unit performs (atomic_ops.h).
-  Cycle atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle now);
+  Cycle atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle& at);
+  Cycle miss_room(uint32_t sm, uint32_t n, Cycle at);
   // A request for the sectors `mask` of a line reaching its L2 slice from
   // SM `sm` at `now`; returns when the data is back at the SM. An atomic
   // (`atomic_ops` > 0) also waits for the slice's atomic unit.
-  Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, uint32_t atomic_ops = 0);
-  Cycle to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now);
+  // `l1_request`: from the L1 (its places upstream of the crossbar count), not the instruction cache.
+  Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, uint32_t atomic_ops = 0, bool l1_request = true);
+  Cycle to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now, bool sm_waits);
   Cycle from_slice(uint32_t slice, uint32_t sm, uint32_t sectors, Cycle data_ready);
   Cycle dram_read(uint32_t slice, Addr line, uint32_t sectors, Cycle now);
   void dram_write(uint32_t slice, Addr line, uint32_t sectors, Cycle now);
@@ -107,7 +109,11 @@ class MemoryModel {
   // Latencies and per-sector service times, in core cycles.
   double l1_latency_, shared_latency_, icnt_latency_, l2_latency_;
   double slice_request_, atomic_op_;  // atomic_op_: one lane operation in a slice's atomic unit
-  uint32_t flit_bytes_, header_bytes_, tag_lookups_, shared_banks_, bank_bytes_, max_merge_;
+  uint32_t flit_bytes_, header_bytes_, tag_lookups_, upstream_cap_, shared_banks_, bank_bytes_, max_merge_;
+  std::vector<Cycle> l1_cursor_;  // per SM: when its L1 looks up the next access
+  // Per SM: when each of its read requests still upstream of the crossbar leaves.
+  std::vector<std::vector<double>> upstream_;
+  double slice_queue_;  // l2.input_queue
   // The detailed L1's data array, to count a cached read's cycles in it.
   L1DataArray l1_data_;
   Cycle l1_data_cycle_ = 0;  // a tag-stage cycle of its own for each group of lines counted
