@@ -267,7 +267,7 @@ Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle& at, bool
 Cycle MemoryModel::to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now, bool sm_waits) {
   double sent = occupy(req_port_[sm].free, static_cast<double>(now) + 1, flits);
   double at_slice = sent + icnt_latency_;
-  double start = occupy(slice_port_[slice].free, at_slice, sectors * slice_request_);
+  double start = slice_port_[slice].book(at_slice, sectors * slice_request_);
   if (sm_waits) {
     double leaves = std::max(sent, start - slice_queue_ * slice_request_ - icnt_latency_);
     if (leaves > static_cast<double>(now)) upstream_[sm].insert(upstream_[sm].end(), std::min(sectors, upstream_cap_), leaves);
@@ -335,7 +335,7 @@ Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now,
       missing |= static_cast<uint8_t>(1u << s);
     }
   }
-  if (stall > 0) occupy(slice_port_[slice].free, static_cast<double>(stall) - l2_latency_, 0);
+  if (stall > 0) slice_port_[slice].hold(static_cast<double>(at), static_cast<double>(stall) - l2_latency_);
   if (missing) {
     Cycle fill = dram_read(slice, line_addr, static_cast<uint32_t>(std::popcount(missing)), lookup);
     line->valid |= missing;

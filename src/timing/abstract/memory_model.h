@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "ir/warp_inst.h"
 #include "stats/stats.h"
+#include "timing/abstract/calendar.h"
 #include "timing/abstract/dram_model.h"
 #include "timing/core/coalescer.h"
 #include "timing/mem/l1_data_array.h"
@@ -98,7 +99,8 @@ class MemoryModel {
   std::vector<std::unique_ptr<TimedTags>> l1_, l2_;
   // Crossbar ports (SM side: requests out, replies in; slice side: replies
   // out) and slice pipelines.
-  std::vector<Port> req_port_, reply_port_, slice_out_, slice_port_, slice_atomics_;
+  std::vector<Port> req_port_, reply_port_, slice_out_, slice_atomics_;
+  std::vector<Calendar> slice_port_;  // the slices' pipelines
   DramModel dram_;
   std::vector<SmCounters> sm_counters_;
   std::vector<SliceCounters> slice_counters_;
