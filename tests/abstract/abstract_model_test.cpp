@@ -402,6 +402,30 @@ TEST(AbstractModel, ABusySliceHoldsBackTheL1Lookups) {
   EXPECT_EQ(hits("l1d.miss_queue=4096"), 0u);
 }
 
+// Register banks as in the detailed sub-core (core.regfile.*): with two
+// banks serving one read a cycle each, an instruction reading r2 and r4
+// (both bank 0) enters its pipeline a cycle late. A chain of three such
+// instructions ends three cycles later than one reading r2 and r3, in a
+// block's body (characterised) and as the block's terminal (the dynamic
+// model) alike.
+TEST(AbstractModel, RegisterBankConflictsDelayDispatch) {
+  auto chain = [](uint16_t second_src) {
+    std::vector<ir::WarpInst> v;
+    for (uint16_t i = 0; i < 3; ++i) {
+      ir::WarpInst in = sp(static_cast<uint16_t>(2), 2);  // r2 = f(r2, second)
+      in.n_src = 2;
+      in.src[1] = second_src;
+      v.push_back(in);
+    }
+    return v;
+  };
+  auto cycles = [&](uint16_t second_src, const char* banks) {
+    return run(one_sm({banks, "core.regfile.reads_per_bank=1", "core.regfile.reuse=false"}), {chain(second_src)});
+  };
+  EXPECT_EQ(cycles(4, "core.regfile.banks=2") - cycles(3, "core.regfile.banks=2"), 3u);
+  EXPECT_EQ(cycles(4, "core.regfile.banks=0"), cycles(3, "core.regfile.banks=0"));  // the model off
+}
+
 TEST(AbstractModel, FactoryPicksTheModelByParameter) {
   EXPECT_NE(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm({"gpu.model=abstract"})).get()), nullptr);
   EXPECT_EQ(dynamic_cast<AbstractGpu*>(make_timing_model(one_sm()).get()), nullptr);

@@ -47,9 +47,12 @@ AbstractSm::AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t i
   if (max_warps_ % n != 0 || max_warps_ / n > 64)
     throw ConfigError("core.max_warps", "must be a multiple of core.subcores, at most 64 per sub-core");
   SchedulerArgs args{max_warps_ / n};
+  RegFileSpec regfile = read_regfile_spec(cfg);
+  collector_units_ = std::max<uint32_t>(1, regfile.units);
   for (uint32_t s = 0; s < n; ++s)
     subcores_.push_back(SubCore{SchedulerRegistry::instance().create("core.scheduler", scheduler_name_, args),
-                                UnitPool(unit_specs_), 0, 0, {}, std::vector<FluidQueue>(unit_specs_.size())});
+                                UnitPool(unit_specs_), 0, 0, {}, std::vector<FluidQueue>(unit_specs_.size()),
+                                OperandCollector(regfile)});
   warps_.resize(max_warps_);
 }
 
@@ -98,6 +101,7 @@ void AbstractSm::launch(std::unique_ptr<ir::CtaSource> source, Cycle now) {
     SubCore& sc = subcores_[subcore_of(slot)];
     sc.live |= uint64_t{1} << local_of(slot);
     sc.scheduler->on_warp_added(local_of(slot), age_++);
+    sc.collector.forget_warp(slot);
     next_block(w, now);
     mark(slot);
   }
@@ -164,7 +168,10 @@ void AbstractSm::take_body(Warp& w, uint32_t n, Cycle t0) {
   SubCore& sc = subcores_[subcore_of(static_cast<uint32_t>(&w - warps_.data()))];
   Cycle base = t0 + b.last();
   auto start = static_cast<double>(t0);
-  double end = std::max(static_cast<double>(base), sc.issue_slots.book(start, n - 1));
+  // With the register-bank model the body's operand reads also hold the
+  // sub-core's collector units (an instruction at a time in each).
+  double slots = std::max<double>(n - 1, static_cast<double>(b.collect) / collector_units_);
+  double end = std::max(static_cast<double>(base), sc.issue_slots.book(start, slots));
   for (const UnitDemand& d : b.demand)
     end = std::max(end, sc.unit_time[d.kind].book(start, static_cast<double>(d.busy) / unit_specs_[d.kind].count));
   Cycle shift = static_cast<Cycle>(std::ceil(end)) - base;
@@ -187,11 +194,23 @@ double AbstractSm::FluidQueue::book(double at, double len) {
 }
 
 Cycle AbstractSm::issue_time(const SubCore& sc, const Warp& w) const {
-  if (w.ended || w.inst.is_memory()) return std::max(w.ready, w.ended ? 0 : ldst_free_);
+  if (w.ended) return w.ready;
   if (w.inst.kind == ir::OpKind::Barrier || w.inst.kind == ir::OpKind::MemBar) return w.ready;
+  // Every other instruction needs a collector unit for its operand reads.
+  Cycle t = sc.collector.enabled() ? std::max(w.ready, sc.collector.unit_free()) : w.ready;
+  if (w.inst.is_memory()) return std::max(t, ldst_free_);
   int16_t kind = unit_of_[w.inst.unit];
-  if (kind == kLdstUnit) return w.ready;
-  return std::max(w.ready, sc.units.next_free(static_cast<uint32_t>(kind)));
+  if (kind == kLdstUnit) return t;
+  return std::max(t, sc.units.next_free(static_cast<uint32_t>(kind)));
+}
+
+// Books the instruction's operand reads; the cycle it enters its pipeline
+// (`now` without bank conflicts: the unit latencies include one read cycle).
+Cycle AbstractSm::collect(SubCore& sc, const Warp& w, Cycle now) {
+  if (!sc.collector.enabled()) return now;
+  Cycle dispatch = sc.collector.collect(w.inst, static_cast<uint32_t>(&w - warps_.data()), now).dispatch - 1;
+  if (dispatch > now) sc.issue_slots.book(static_cast<double>(now + 1), static_cast<double>(dispatch - now) / collector_units_);
+  return dispatch;
 }
 
 class AbstractSm::Probe final : public ReadyTest {
@@ -248,6 +267,7 @@ void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
     case ir::OpKind::Load:
     case ir::OpKind::Store:
     case ir::OpKind::Atomic: {
+      collect(sc, w, now);
       MemTiming t = mem_.access(id_, in, now);
       ldst_free_ = now + t.ldst_cycles;
       done = in.kind == ir::OpKind::Store ? now : t.done;
@@ -260,13 +280,14 @@ void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
       if (in.active_mask) return arrive_at_barrier(w, now);
       break;
     default: {
+      Cycle dispatch = collect(sc, w, now);
       int16_t kind = unit_of_[in.unit];
       if (kind == kLdstUnit) {
         done = now + const_latency_;
         break;
       }
       auto k = static_cast<uint32_t>(kind);
-      done = sc.units.issue(k, sc.units.free_pipe(k, now), now, in.tensor_work);
+      done = sc.units.issue(k, sc.units.free_pipe(k, dispatch), dispatch, in.tensor_work);
     }
   }
   for (int d = 0; d < in.n_dst; ++d) w.regs.set(in.dst[d], done);

@@ -25,6 +25,7 @@
 #include "timing/abstract/block_table.h"
 #include "timing/abstract/inst_fetch.h"
 #include "timing/core/exec_units.h"
+#include "timing/core/operand_collector.h"
 #include "timing/core/fence.h"
 #include "timing/core/scoreboard.h"
 #include "timing/core/warp_scheduler.h"
@@ -92,6 +93,9 @@ class AbstractSm {
     // kind's pipelines (unit-table order) have worked off what was booked.
     FluidQueue issue_slots;
     std::vector<FluidQueue> unit_time;
+    // Register banks and operand collection of the instructions the dynamic
+    // model issues (the bodies' reads are in their characterisation).
+    OperandCollector collector;
   };
   class Probe;
 
@@ -101,6 +105,7 @@ class AbstractSm {
   const Warp& warp(uint32_t s, uint32_t local) const { return warps_[local * subcores() + s]; }
   // When `w`'s next instruction could issue, its pipeline considered.
   Cycle issue_time(const SubCore& sc, const Warp& w) const;
+  Cycle collect(SubCore& sc, const Warp& w, Cycle now);
   void issue(SubCore& sc, Warp& w, Cycle now);
   // Reads the warp's next block at `now` (not issuing before `floor`) and
   // takes its body; `inst` and `ready` then describe its last instruction.
@@ -129,6 +134,7 @@ class AbstractSm {
   uint32_t ctas_per_sm_ = 0, live_ctas_ = 0, live_warps_ = 0;
   uint64_t age_ = 0;
   Cycle ldst_free_ = 0, const_latency_;
+  uint32_t collector_units_ = 1;  // core.collector.units
   FenceLatencies fence_;
   // The SM's barrier unit, as in the detailed model (core.barrier.*).
   Cycle barrier_arrival_cycles_ = 0, barrier_release_cycles_ = 0, barrier_unit_free_ = 0;

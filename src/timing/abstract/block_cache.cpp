@@ -60,6 +60,7 @@ void put_entry(Writer& w, uint64_t key, const BlockTiming& b) {
   }
   w.put(static_cast<uint32_t>(b.demand.size()));
   for (const UnitDemand& d : b.demand) w.put(d.kind), w.put(d.busy);
+  w.put(b.collect);
 }
 
 bool get_regs(Reader& r, std::vector<RegAt>& out) {
@@ -87,7 +88,7 @@ bool get_entry(Reader& r, size_t n_units, uint64_t& key, BlockTiming& b) {
   b.demand.resize(nd);
   for (UnitDemand& d : b.demand)
     if (!r.get(d.kind) || !r.get(d.busy) || d.kind >= n_units) return false;
-  return true;
+  return r.get(b.collect);
 }
 
 }  // namespace

@@ -58,7 +58,8 @@ uint32_t operands_ready(const ir::WarpInst& in, const Written& w, uint32_t t) {
 }  // namespace
 
 CoreTimingParams CoreTimingParams::from(const config::Config& cfg) {
-  return {read_unit_specs(cfg), static_cast<uint32_t>(cfg.get<int64_t>("core.const_latency"))};
+  return {read_unit_specs(cfg), static_cast<uint32_t>(cfg.get<int64_t>("core.const_latency")),
+          read_regfile_spec(cfg)};
 }
 
 uint64_t CoreTimingParams::hash() const {
@@ -67,6 +68,7 @@ uint64_t CoreTimingParams::hash() const {
     for (char c : u.name) h = mix(h, static_cast<uint8_t>(c));
     h = mix(mix(mix(mix(h, u.count), u.latency), u.ii), u.fma_per_clk);
   }
+  h = mix(mix(mix(mix(h, regfile.banks), regfile.reads_per_bank), regfile.units), regfile.reuse);
   return mix(h, const_latency);
 }
 
@@ -82,10 +84,15 @@ uint64_t mix_inst(uint64_t h, const ir::WarpInst& in, int16_t unit) {
 
 // One warp, alone, from an empty pipeline: instruction i issues the cycle
 // after i-1 at the earliest, once its operands are written (inside the
-// block; the rest are ready at 0) and a pipeline of its unit is free.
+// block; the rest are ready at 0), a pipeline of its unit is free and (with
+// the register-bank model) a collector unit is; it enters the pipeline once
+// its operands are read, as the detailed sub-core times it.
 BlockTiming characterise(const ir::WarpInst* insts, const int16_t* unit_of, uint32_t n, const CoreTimingParams& p) {
   BlockTiming b;
   UnitPool pool(p.units);
+  RegFileSpec alone = p.regfile;
+  alone.reuse = false;
+  OperandCollector collector(alone);
   Written written;
   std::vector<uint32_t> busy(p.units.size(), 0);
   for (uint32_t i = 0; i < n; ++i) {
@@ -101,7 +108,14 @@ BlockTiming characterise(const ir::WarpInst* insts, const int16_t* unit_of, uint
     if (timed_here && unit != kLdstUnit) {
       auto k = static_cast<uint32_t>(unit);
       t = std::max<uint32_t>(t, static_cast<uint32_t>(pool.next_free(k)));
-      done = static_cast<uint32_t>(pool.issue(k, pool.free_pipe(k, t), t, in.tensor_work));
+      uint32_t dispatch = t;
+      if (collector.enabled() && i + 1 < n) {  // (the terminal collects in the dynamic model)
+        if (Cycle wake; !collector.has_unit(t, wake)) t = static_cast<uint32_t>(wake);
+        OperandCollector::Collected c = collector.collect(in, 0, t);
+        dispatch = static_cast<uint32_t>(c.dispatch - 1);
+        b.collect += static_cast<uint32_t>(c.dispatch - t);
+      }
+      done = static_cast<uint32_t>(pool.issue(k, pool.free_pipe(k, dispatch), dispatch, in.tensor_work));
       occupied = pool.occupancy(k, in.tensor_work);
     } else if (timed_here) {
       done = t + p.const_latency;

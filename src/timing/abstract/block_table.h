@@ -19,6 +19,7 @@
 
 #include "config/config.h"
 #include "ir/warp_inst.h"
+#include "timing/core/operand_collector.h"
 #include "timing/core/exec_units.h"
 
 namespace ws::timing::abstract {
@@ -26,7 +27,7 @@ namespace ws::timing::abstract {
 // The cache file's first word ("WSWSBLK1") and format; bump the format when
 // BlockTiming, characterise() or the layout change (older files are then ignored).
 inline constexpr uint64_t kBlockFileMagic = 0x314b4c4253575357ull;
-inline constexpr uint32_t kBlockFormat = 1;
+inline constexpr uint32_t kBlockFormat = 2;  // 2: operand-read cycles (`collect`)
 inline constexpr int16_t kLdstUnit = -1;  // a unit index: the LD/ST unit (not in the unit table)
 
 // A register and a time offset from the block's start, in cycles.
@@ -48,6 +49,7 @@ struct BlockTiming {
   std::vector<RegAt> needs;       // registers read or rewritten before the block writes them: first such offset
   std::vector<RegAt> writes;      // registers the body writes: when the last such write is done
   std::vector<UnitDemand> demand; // the body's busy time per unit kind
+  uint32_t collect = 0;           // the body's operand-read cycles in the sub-core's collectors (0: not modelled)
   uint32_t size() const { return static_cast<uint32_t>(issue.size()); }
   uint32_t last() const { return issue.back(); }
   bool operator==(const BlockTiming&) const = default;
@@ -58,6 +60,7 @@ struct BlockTiming {
 struct CoreTimingParams {
   std::vector<UnitSpec> units;
   uint32_t const_latency = 0;
+  RegFileSpec regfile;  // register banks and operand collectors (core.regfile.*, core.collector.*)
   static CoreTimingParams from(const config::Config& cfg);
   // A hash of exactly these values and the entry format: the cache key's
   // configuration half (SM count, scheduler, caches and DRAM do not enter it).

@@ -40,6 +40,8 @@ class OperandCollector {
 
   // Whether a collector unit is free at `now`; if not, `wake` is when the
   // first one frees.
+  // The cycle the first collector unit frees.
+  Cycle unit_free() const { return units_free_[earliest_]; }
   bool has_unit(Cycle now, Cycle& wake) const {
     Cycle first = units_free_[earliest_];
     if (first <= now) return true;
