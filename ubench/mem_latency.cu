@@ -66,6 +66,22 @@ __global__ void chase_const(long steps, long long* cycles, uint64_t* sink) {
   *cycles = t1 - t0;
 }
 
+// A chain of atomics: each `atom.global.add.u64` adds 0 to a link and
+// returns it, the next link's address. The atomic is performed at the L2, so
+// against the ld.cg chase over the same links this gives what the L2's
+// read-modify-write adds to a round trip.
+__global__ void chase_atomic(uint64_t* start, long warm, long steps, long long* cycles, uint64_t* sink) {
+  uint64_t p = reinterpret_cast<uint64_t>(start);
+  for (long i = 0; i < warm; ++i) asm volatile("atom.global.add.u64 %0, [%0], 0;" : "+l"(p)::"memory");
+  sink[1] = p;
+  long long t0 = clock_now();
+#pragma unroll 8
+  for (long i = 0; i < steps; ++i) asm volatile("atom.global.add.u64 %0, [%0], 0;" : "+l"(p)::"memory");
+  sink[0] = p;
+  long long t1 = clock_now();
+  *cycles = t1 - t0;
+}
+
 struct Scratch {
   long long* cycles;
   uint64_t* sink;
@@ -133,6 +149,19 @@ double dram_latency(const Scratch& s, long lines) {
   return s.per_step(lines);
 }
 
+// Atomics on the L2 chain of global_latency (4096 links 128 B apart).
+double atomic_latency(const Scratch& s, long steps) {
+  const size_t links = 4096, stride = 128, bytes = links * stride;
+  void* buf;
+  UB_CHECK(cudaMalloc(&buf, bytes));
+  auto start = ub::upload_chain(buf, bytes, ub::strided(links, stride));
+  double cycles = s.differential(steps, [&](long n) {
+    chase_atomic<<<1, 1>>>(const_cast<uint64_t*>(start), links, n, s.cycles, s.sink);
+  });
+  UB_CHECK(cudaFree(buf));
+  return cycles;
+}
+
 double shared_latency(const Scratch& s, long steps) {
   return s.differential(steps, [&](long n) { chase_shared<<<1, 1>>>(n, s.cycles, reinterpret_cast<uint32_t*>(s.sink)); });
 }
@@ -151,12 +180,13 @@ double const_latency(const Scratch& s, long steps) {
 int main(int argc, char** argv) {
   const long steps = ub::arg(argc, argv, "steps", 512);
   const long dram_lines = ub::arg(argc, argv, "dram_lines", 512);
-  const long only = ub::arg(argc, argv, "only", 0);  // 1 l1, 2 l2, 3 dram, 4 shared, 5 const; 0 all
+  const long only = ub::arg(argc, argv, "only", 0);  // 1 l1, 2 l2, 3 dram, 4 shared, 5 const, 6 atomic; 0 all
   Scratch s;
   if (only == 0 || only == 1) ub::emit("l1_hit_latency_cycles", global_latency(s, false, 64, steps));
   if (only == 0 || only == 2) ub::emit("l2_hit_latency_cycles", global_latency(s, true, 4096, steps));
   if (only == 0 || only == 3) ub::emit("dram_latency_cycles", dram_latency(s, dram_lines));
   if (only == 0 || only == 4) ub::emit("shared_latency_cycles", shared_latency(s, steps));
   if (only == 0 || only == 5) ub::emit("const_hit_latency_cycles", const_latency(s, steps));
+  if (only == 0 || only == 6) ub::emit("atomic_latency_cycles", atomic_latency(s, steps));
   return 0;
 }
