@@ -164,11 +164,13 @@ TEST(AbstractModel, IndependentBodiesQueueForTheIssuePort) {
   std::vector<ir::WarpInst> flat;
   for (uint16_t r = 1; r <= 10; ++r) flat.push_back(sp(r));
   EXPECT_EQ(run(one_sm({"core.subcores=1", "core.units.sp.ii=1", "abstract.block_max=1"}), {flat, flat}), 23u);
-  // One block each: warp 0's nine-slot body takes slots 0..8, its last
-  // instruction issues at 9; warp 1's body queues behind (9..17) and its last
-  // issues at 18, written at 22. The fluid queue lets warp 0's last slot
-  // overtake warp 1's body, one cycle less than the exact interleaving.
-  EXPECT_EQ(run(one_sm({"core.subcores=1", "core.units.sp.ii=1"}), {flat, flat}), 22u);
+  // One block each: warp 0's nine-slot body takes slots 0..8 of the issue
+  // port and the sp pipe, warp 1's queues behind (9..17). A last instruction
+  // takes the pipe after what bodies booked on it, so the two issue at 18
+  // and 19, and the last is written at 23, as one event per instruction
+  // gives (before last instructions saw the bodies' pipe time, warp 0's
+  // overtook warp 1's body: 22).
+  EXPECT_EQ(run(one_sm({"core.subcores=1", "core.units.sp.ii=1"}), {flat, flat}), 23u);
 }
 
 TEST(AbstractModel, SameStatsEveryRunAndFromAWarmCache) {

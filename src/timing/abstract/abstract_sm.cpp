@@ -201,7 +201,9 @@ Cycle AbstractSm::issue_time(const SubCore& sc, const Warp& w) const {
   if (w.inst.is_memory()) return std::max(t, ldst_free_);
   int16_t kind = unit_of_[w.inst.unit];
   if (kind == kLdstUnit) return t;
-  return std::max(t, sc.units.next_free(static_cast<uint32_t>(kind)));
+  // Its pipelines may also be taken by what bodies booked on the unit kind.
+  auto k = static_cast<uint32_t>(kind);
+  return std::max({t, sc.units.next_free(k), static_cast<Cycle>(sc.unit_time[k].free)});
 }
 
 // Books the instruction's operand reads; the cycle it enters its pipeline
@@ -288,6 +290,9 @@ void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
       }
       auto k = static_cast<uint32_t>(kind);
       done = sc.units.issue(k, sc.units.free_pipe(k, dispatch), dispatch, in.tensor_work);
+      // Bodies book the unit kind as a fluid queue: they see this pipeline time.
+      sc.unit_time[k].book(static_cast<double>(dispatch),
+                           static_cast<double>(sc.units.occupancy(k, in.tensor_work)) / unit_specs_[k].count);
     }
   }
   for (int d = 0; d < in.n_dst; ++d) w.regs.set(in.dst[d], done);
