@@ -297,6 +297,7 @@ CtaRecording::~CtaRecording() {
 }
 
 void CtaRecording::on_step(const WarpStep& step) {
+  if (step.inst->folded) return;  // executed, never issued (ptx/unroll.h)
   StepTranslator& tr = kernel_.translator();
   const StepTranslator::Entry& e = tr.entry(step);
   Warp& w = warps_[step.warp];
@@ -331,12 +332,14 @@ void CtaRecording::Warp::drop_taken() {
 const ir::WarpInst* CtaRecording::next(uint32_t wi) {
   Warp& w = warps_[wi];
   if (!kernel_.keeps_trace()) w.drop_taken();
-  if (w.pos == w.insts.size() && run_) {
+  // A step may issue nothing (a folded instruction): step on until one does.
+  while (w.pos == w.insts.size() && run_) {
     switch (run_->step(wi)) {
-      case CtaRun::Status::Stepped: break;
+      case CtaRun::Status::Stepped: continue;
       case CtaRun::Status::Done: return nullptr;
       case CtaRun::Status::Fault: kernel_.fail(run_->result());
     }
+    break;
   }
   return w.pos < w.insts.size() ? &w.insts[w.pos++] : nullptr;
 }

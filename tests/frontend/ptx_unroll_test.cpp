@@ -68,6 +68,29 @@ TEST(PtxUnroll, CountedLoopBecomesFourCopiesAndTheOriginal) {
     }
 }
 
+// ptxas steps each induction register once per pass: the first three
+// copies' `add %rd1, 16` and `add %r1, 4` are folded (run, not issued); the
+// last copy's and the original loop's are not, nor is anything else.
+TEST(PtxUnroll, OnlyTheLastCopyStepsTheInductionRegisters) {
+  Module m = parse_body(kDotLoop);
+  Function& f = m.functions[0];
+  unroll_function(f, UnrollLimits{});
+  size_t folded = 0;
+  for (const Instruction& in : f.body) {
+    if (!in.folded) continue;
+    ++folded;
+    EXPECT_EQ(in.opcode, "add") << in.text;
+    EXPECT_EQ(in.ops[2].kind, Operand::Kind::Imm) << in.text;
+  }
+  EXPECT_EQ(folded, 3u * 2);
+  size_t unfolded_steps = 0;
+  for (const Instruction& in : f.body)
+    if (in.opcode == "add" && !in.folded && in.ops.size() == 3 && in.ops[2].kind == Operand::Kind::Imm &&
+        in.text.find("guard") == std::string::npos)
+      ++unfolded_steps;
+  EXPECT_EQ(unfolded_steps, 2u + 2u);  // the last copy's two, the original loop's two
+}
+
 TEST(PtxUnroll, CopiesWriteDistinctRegistersSoTheirLoadsCanRiseTogether) {
   Module m = parse_body(kDotLoop);
   Function& f = m.functions[0];

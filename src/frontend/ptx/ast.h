@@ -81,6 +81,9 @@ struct Instruction {
   std::vector<Operand> ops;
   // The text of the instruction for error messages ("ld.global.nc.f32 %f12, [%rd5]").
   std::string text;
+  // Executed but not issued to the timing model: an induction update in an
+  // unrolled copy, which ptxas makes once per pass (unroll.h).
+  bool folded = false;
 };
 
 // A variable: module scope (global/const/shared/extern shared) or function

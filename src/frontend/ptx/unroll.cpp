@@ -249,6 +249,10 @@ void emit_copy(Function& f, const Loop& loop, unsigned copy, unsigned factor, st
   for (size_t i = loop.begin; i < loop.branch; ++i) {
     if (!last && i == loop.exit_test) continue;
     Instruction in = f.body[i];
+    // ptxas steps an induction register once per pass, folding the copies'
+    // steps into the offsets they feed: only the last copy's step issues.
+    if (!last && !in.ops.empty() && in.ops[0].kind == Operand::Kind::Reg && step_of(in, in.ops[0].reg))
+      in.folded = true;
     // Reads first (an instruction may read what it writes), then writes.
     std::vector<bool> dst(in.ops.size(), false);
     for (size_t k = 0; k < in.ops.size(); ++k) dst[k] = writes_operand(f.body[i], f, k);

@@ -20,7 +20,10 @@
 //   L_exit:
 //
 // The guard only decides whether the copies may run without their exit
-// tests, so results are those of the original loop. Loops with predicated
+// tests, so results are those of the original loop. As ptxas steps each
+// induction register once per pass (offsets folded into the addresses that
+// use it), the copies' `add/sub r, r, imm` steps other than the last copy's
+// are marked `folded`: exec runs them and does not issue them. Loops with predicated
 // instructions, warp collectives, barriers, fences, calls, clock reads or
 // the carry flag are left alone.
 #pragma once
