@@ -334,12 +334,9 @@ const ir::WarpInst* CtaRecording::next(uint32_t wi) {
   if (!kernel_.keeps_trace()) w.drop_taken();
   // A step may issue nothing (a folded instruction): step on until one does.
   while (w.pos == w.insts.size() && run_) {
-    switch (run_->step(wi)) {
-      case CtaRun::Status::Stepped: continue;
-      case CtaRun::Status::Done: return nullptr;
-      case CtaRun::Status::Fault: kernel_.fail(run_->result());
-    }
-    break;
+    CtaRun::Status status = run_->step(wi);
+    if (status == CtaRun::Status::Done) return nullptr;
+    if (status == CtaRun::Status::Fault) kernel_.fail(run_->result());
   }
   return w.pos < w.insts.size() ? &w.insts[w.pos++] : nullptr;
 }

@@ -203,7 +203,7 @@ Cycle AbstractSm::issue_time(const SubCore& sc, const Warp& w) const {
   if (kind == kLdstUnit) return t;
   // Its pipelines may also be taken by what bodies booked on the unit kind.
   auto k = static_cast<uint32_t>(kind);
-  return std::max({t, sc.units.next_free(k), static_cast<Cycle>(sc.unit_time[k].free)});
+  return std::max({t, sc.units.next_free(k), static_cast<Cycle>(std::ceil(sc.unit_time[k].free))});
 }
 
 // Books the instruction's operand reads; the cycle it enters its pipeline

@@ -90,9 +90,12 @@ uint64_t mix_inst(uint64_t h, const ir::WarpInst& in, int16_t unit) {
 BlockTiming characterise(const ir::WarpInst* insts, const int16_t* unit_of, uint32_t n, const CoreTimingParams& p) {
   BlockTiming b;
   UnitPool pool(p.units);
-  RegFileSpec alone = p.regfile;
-  alone.reuse = false;
-  OperandCollector collector(alone);
+  // Without the reuse approximation (a warp issuing twice in a row re-reads
+  // nothing): a warp alone always issues twice in a row, but bodies run on
+  // sub-cores shared with other warps, whose issues come between.
+  RegFileSpec shared = p.regfile;
+  shared.reuse = false;
+  OperandCollector collector(shared);
   Written written;
   std::vector<uint32_t> busy(p.units.size(), 0);
   for (uint32_t i = 0; i < n; ++i) {
