@@ -1,10 +1,12 @@
 #include "exec/emulated_kernel.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstdio>
 
 #include "common/error.h"
+#include "exec/warp_aggregation.h"
 #include "frontend/trace/tensor_work.h"
 #include "frontend/trace/trace_parse.h"
 
@@ -188,15 +190,16 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   }
   // An atomic whose result nothing reads is a reduction (ptxas makes it a
   // RED): it writes no register, and its warp does not wait for it.
-  if (in.opcode == "atom" && !in.ops.empty() && in.ops[0].kind == ptx::Operand::Kind::Reg &&
-      !reads_register(fn, in.ops[0].reg))
-    dst.clear();
+  bool result_read = in.opcode == "atom" && !in.ops.empty() && in.ops[0].kind == ptx::Operand::Kind::Reg &&
+                     reads_register(fn, in.ops[0].reg);
+  if (in.opcode == "atom" && !result_read) dst.clear();
   std::vector<uint16_t> src = interleave(srcs);
   w.n_dst = static_cast<uint8_t>(std::min<size_t>(dst.size(), ir::kMaxDst));
   w.n_src = static_cast<uint8_t>(std::min<size_t>(src.size(), ir::kMaxSrc));
   std::copy_n(dst.begin(), w.n_dst, w.dst.begin());
   std::copy_n(src.begin(), w.n_src, w.src.begin());
-  expand(in, e);
+  expand(in, e);  // fences around an ordered access
+  if (memory) aggregate(step, result_read, e);
   return e;
 }
 
@@ -269,6 +272,54 @@ void StepTranslator::chain_step(const PtxOpNames::Step& st, const ir::WarpInst& 
   }
 }
 
+// The steps run through one register: the atomic's destination, else its
+// value operand when that is a register; with neither (a constant added
+// without a result) every step only reads the atomic's sources.
+bool StepTranslator::aggregate(const WarpStep& step, bool result_read, Entry& e) const {
+  const ptx::Instruction& in = *step.inst;
+  const ptx::Function& fn = *step.function;
+  auto u = uniform_.find(&fn);
+  if (u == uniform_.end()) u = uniform_.emplace(&fn, ptx::UniformRegs(fn)).first;
+  Aggregation form = aggregation_of(in, u->second, result_read, isa_->binary_version());
+  const std::vector<PtxOpNames::Step>* steps = form == Aggregation::None ? nullptr : names_.aggregation(aggregation_key(form));
+  if (!steps) return false;
+  ir::WarpInst& w = e.inst;
+  std::vector<uint16_t> value;
+  if (in.opcode == "red" ? in.ops.size() > 1 : in.ops.size() > 2)
+    add_regs(in.ops[in.opcode == "red" ? 1 : 2], fn, value);
+  int chain = w.n_dst > 0 ? w.dst[0] : value.size() == 1 ? value[0] : -1;
+  bool chained = false;
+  for (const PtxOpNames::Step& st : *steps) {
+    std::string sass = st.sass;
+    const frontend::OpInfo& op = resolve(sass, in);
+    if (op.kind != ir::OpKind::Alu)
+      throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
+                       "isa/ptx.toml [aggregate] lists " + sass + ", which is not an arithmetic instruction");
+    ir::WarpInst b;
+    b.pc = w.pc;
+    b.kind = op.kind;
+    b.unit = op.unit;
+    b.src = w.src;
+    b.n_src = w.n_src;
+    if (st.chained && chain >= 0) {
+      if (st.after || chained) {  // after the atomic, the first reads its result
+        b.src[0] = static_cast<uint16_t>(chain);
+        b.n_src = 1;
+      }
+      b.dst[0] = static_cast<uint16_t>(chain);
+      b.n_dst = 1;
+      chained = chained || !st.after;
+    }
+    (st.after ? e.after : e.before).push_back(b);
+    (st.after ? e.after_sass : e.before_sass).push_back(sass);
+  }
+  if (chained && w.n_src < ir::kMaxSrc &&
+      std::find(w.src.begin(), w.src.begin() + w.n_src, chain) == w.src.begin() + w.n_src)
+    w.src[w.n_src++] = static_cast<uint16_t>(chain);
+  e.leader_only = true;
+  return true;
+}
+
 void StepTranslator::timing_addrs(const WarpStep& step, bool generic, uint64_t warp_uid, Addr* out) const {
   bool local = step.space == ptx::StateSpace::Local;
   Addr shared_base = generic && step.space == ptx::StateSpace::Shared ? kTraceSharedWindow : 0;
@@ -307,6 +358,7 @@ void CtaRecording::on_step(const WarpStep& step) {
   }
   ir::WarpInst& in = w.insts.emplace_back(e.inst);
   in.active_mask = step.active_mask;
+  if (e.leader_only && in.active_mask) in.active_mask = 1u << (31 - std::countl_zero(in.active_mask));
   if (in.is_memory()) {
     std::array<Addr, 32>& a = w.addrs.emplace_back();
     tr.timing_addrs(step, e.generic, kernel_.warp_uid(index_, step.warp), a.data());

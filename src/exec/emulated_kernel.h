@@ -13,6 +13,7 @@
 
 #include "exec/emulator.h"
 #include "exec/ptx_op_names.h"
+#include "frontend/ptx/uniform.h"
 #include "frontend/trace/isa_table.h"
 #include "frontend/trace/trace_writer.h"
 #include "ir/source.h"
@@ -44,6 +45,7 @@ class StepTranslator {
     // and their names.
     std::vector<ir::WarpInst> before, after;
     std::vector<std::string> before_sass, after_sass;
+    bool leader_only = false;  // a warp-aggregated atomic: the highest active lane issues it
   };
   const Entry& entry(const WarpStep& step);
   // Lane addresses as the timing model sees them (local memory interleaved).
@@ -56,6 +58,9 @@ class StepTranslator {
   const frontend::OpInfo& resolve(std::string& sass, const ptx::Instruction& in) const;
   void expand(const ptx::Instruction& in, Entry& e) const;
   static void chain_step(const PtxOpNames::Step& st, const ir::WarpInst& w, ir::WarpInst& b, bool& chained);
+  // A warp-aggregated atomic's steps (warp_aggregation.h); false when `in`
+  // is not one.
+  bool aggregate(const WarpStep& step, bool result_read, Entry& e) const;
   bool reads_register(const ptx::Function& fn, int32_t reg) const;
   const PtxOpNames& names_;
   std::shared_ptr<const frontend::IsaTable> isa_;
@@ -63,6 +68,8 @@ class StepTranslator {
   std::unordered_map<uint64_t, Entry> cache_;  // (instruction address, space)
   // Per function: which PTX registers some instruction reads.
   mutable std::unordered_map<const ptx::Function*, std::vector<bool>> read_regs_;
+  // Per function: which registers are provably warp-uniform.
+  mutable std::unordered_map<const ptx::Function*, ptx::UniformRegs> uniform_;
 };
 
 class EmulatedKernel;

@@ -49,6 +49,30 @@ std::vector<std::string> effective_mods(const ptx::Instruction& inst, ptx::State
   return mods;
 }
 
+// A table of step lists: "OP" reads the step before, "~OP" only the
+// instruction's sources, ">" ahead of either puts the step after it.
+void read_steps(const std::string& path, const toml::table& table,
+                std::unordered_map<std::string, std::vector<PtxOpNames::Step>>& out) {
+  for (const auto& [key, node] : table) {
+    const toml::array* ops = node.as_array();
+    if (!ops)
+      throw InputError(path, node.source().begin.line, std::string(key.str()), "expected an array of SASS opcodes");
+    std::vector<PtxOpNames::Step>& steps = out[std::string(key.str())];
+    for (size_t i = 0; i < ops->size(); ++i) {
+      auto v = (*ops)[i].value<std::string>();
+      std::string op = v ? *v : std::string();
+      bool after = !op.empty() && op[0] == '>';
+      bool independent = op.size() > size_t{after} && op[after ? 1 : 0] == '~';
+      op = op.substr(size_t{after} + size_t{independent});
+      if (op.empty())
+        throw InputError(path, node.source().begin.line, std::string(key.str()),
+                         "expected an array of SASS opcodes (\"~OP\": reads only the instruction's sources; "
+                         "\">OP\": comes after it)");
+      steps.push_back(PtxOpNames::Step{op, !independent, after});
+    }
+  }
+}
+
 }  // namespace
 
 PtxOpNames PtxOpNames::load() { return load_from((std::filesystem::path(data_dir()) / "isa" / "ptx.toml").string()); }
@@ -76,26 +100,8 @@ PtxOpNames PtxOpNames::load_from(const std::string& path) {
       names.fallback_.emplace(std::string(key.str()), *v);
     }
   }
-  if (const toml::table* ex = t["expand"].as_table()) {
-    for (const auto& [key, node] : *ex) {
-      const toml::array* ops = node.as_array();
-      std::vector<Step>& steps = names.expand_[std::string(key.str())];
-      for (size_t i = 0; ops && i < ops->size(); ++i) {
-        auto v = (*ops)[i].value<std::string>();
-        std::string op = v ? *v : std::string();
-        bool after = !op.empty() && op[0] == '>';
-        bool independent = !op.empty() && op[after ? 1 : 0] == '~';
-        op = op.substr(size_t{after} + size_t{independent});
-        if (op.empty())
-          throw InputError(path, node.source().begin.line, std::string(key.str()),
-                           "expected an array of SASS opcodes (\"~OP\": reads only the instruction's sources; "
-                           "\">OP\": comes after it)");
-        steps.push_back(Step{op, !independent, after});
-      }
-      if (!ops)
-        throw InputError(path, node.source().begin.line, std::string(key.str()), "expected an array of SASS opcodes");
-    }
-  }
+  if (const toml::table* ex = t["expand"].as_table()) read_steps(path, *ex, names.expand_);
+  if (const toml::table* ag = t["aggregate"].as_table()) read_steps(path, *ag, names.aggregate_);
   return names;
 }
 
@@ -156,6 +162,11 @@ const std::vector<PtxOpNames::Step>* PtxOpNames::expansion(const ptx::Instructio
   std::stable_sort(ordered.mods.begin(), ordered.mods.end(),
                    [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   return lookup(expand_, ordered, ptx::StateSpace::None, imm ? ".imm" : "");
+}
+
+const std::vector<PtxOpNames::Step>* PtxOpNames::aggregation(const std::string& key) const {
+  auto it = aggregate_.find(key);
+  return it == aggregate_.end() ? nullptr : &it->second;
 }
 
 }  // namespace ws::exec

@@ -36,6 +36,9 @@ class PtxOpNames {
     bool after = false;
   };
   const std::vector<Step>* expansion(const ptx::Instruction& inst) const;
+  // The steps of a warp-aggregated atomic ([aggregate], keyed by
+  // exec/warp_aggregation.h's aggregation_key); null when the table has none.
+  const std::vector<Step>* aggregation(const std::string& key) const;
 
  private:
   // The entry of `table` for `inst`: longest modifier prefix, then type
@@ -46,7 +49,7 @@ class PtxOpNames {
 
   std::string path_;
   std::unordered_map<std::string, std::string> map_, fallback_;
-  std::unordered_map<std::string, std::vector<Step>> expand_;
+  std::unordered_map<std::string, std::vector<Step>> expand_, aggregate_;
 };
 
 }  // namespace ws::exec

@@ -32,8 +32,8 @@ const Param<bool> kCodeLoaded{"l2.code_loaded", true, "",
                               "kernel code starts in the L2 (written there when its module was loaded): the first "
                               "read of each code line hits"};
 // Each slice performs atomics in one unit at this many lane operations per
-// cycle (lanes on the same word each count; a warp-uniform address counts
-// once). The default, 32, does any sector's atomic in a cycle. An H100 runs
+// cycle (lanes on the same word each count; a warp the compiler aggregated
+// arrives as one lane, exec/warp_aggregation.h). The default, 32, does any sector's atomic in a cycle. An H100 runs
 // 324.7 distinct-word operations per cycle over its 160 slices
 // (ubench/atomics), 2 per slice; histogram_global, 12,000 operations on the
 // two lines of 64 bins, takes 3,500 cycles longer than a cycle per sector
