@@ -45,6 +45,10 @@ const config::Param<int64_t> kPtxUnroll{
     "exec.ptx_unroll", 4, "copies",
     "small counted PTX loops (at most 32 instructions, no barrier) run as this many copies per pass, as ptxas "
     "unrolls them (docs/exec.md); 1 runs loops as written", {1, 16}};
+const config::Param<bool> kPtxFuse{
+    "exec.ptx_fuse", true, "",
+    "PTX steps ptxas merges into their neighbours (mul.wide + add.s64 as IMAD.WIDE, setp + and.pred, not.pred, "
+    "cvta.to.global, shl + add as LEA, a mov of an immediate) run without issuing (docs/exec.md)"};
 
 // Watchdogs: a kernel that loops forever must not run forever. Far above
 // any kernel a simulation can afford (see docs/exec.md for the figures).
@@ -176,6 +180,7 @@ Device::Device(const DeviceOptions& opts)
     throw ConfigError(kPtxSchedule.name(), "unknown PTX schedule '" + schedule + "' (known: list, source)");
   program_.set_schedule(schedule == "list");
   program_.set_unroll(static_cast<unsigned>(kPtxUnroll.get(t.cfg)));
+  program_.set_fuse(kPtxFuse.get(t.cfg));
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);

@@ -111,6 +111,13 @@ uint64_t function_index(const LoadedModule& m, const ptx::Function* f) {
   return 0;
 }
 
+// Whether some label names instruction `pc` of `fn` (a branch may come back
+// to it).
+bool branched_to(const ptx::Function& fn, uint32_t pc) {
+  return std::any_of(fn.labels.begin(), fn.labels.end(),
+                     [&](const auto& l) { return l.second == static_cast<int32_t>(pc); });
+}
+
 }  // namespace
 
 Dim3 cta_at(Dim3 grid, uint64_t i) {
@@ -188,6 +195,13 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   for (size_t i = 0; i < in.ops.size(); ++i) {
     add_regs(in.ops[i], fn, is_dst_operand(in, i) ? dst : srcs.emplace_back());
   }
+  // What folded producers read (ptx/fuse.h), as the merged SASS reads it.
+  for (int32_t r : in.fused_reads) {
+    ptx::Operand o;
+    o.kind = ptx::Operand::Kind::Reg;
+    o.reg = r;
+    add_regs(o, fn, srcs.emplace_back());
+  }
   // An atomic whose result nothing reads is a reduction (ptxas makes it a
   // RED): it writes no register, and its warp does not wait for it.
   bool result_read = in.opcode == "atom" && !in.ops.empty() && in.ops[0].kind == ptx::Operand::Kind::Reg &&
@@ -200,6 +214,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   std::copy_n(src.begin(), w.n_src, w.src.begin());
   expand(in, e);  // fences around an ordered access
   if (memory) aggregate(step, result_read, e);
+  if (step.function == launch_.kernel && step.pc == 0 && !branched_to(fn, 0)) prologue(in, e);
   return e;
 }
 
@@ -272,6 +287,35 @@ void StepTranslator::chain_step(const PtxOpNames::Step& st, const ir::WarpInst& 
   }
 }
 
+// An arithmetic step of a [prologue] or [aggregate] sequence with no
+// registers yet; `sass` receives its name on the preset.
+ir::WarpInst StepTranslator::alu_step(const PtxOpNames::Step& st, const ptx::Instruction& in, uint64_t pc,
+                                      const char* table, std::string& sass) const {
+  sass = st.sass;
+  const frontend::OpInfo& op = resolve(sass, in);
+  if (op.kind != ir::OpKind::Alu)
+    throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
+                     std::string("isa/ptx.toml [") + table + "] lists " + sass + ", which is not an arithmetic instruction");
+  ir::WarpInst b;
+  b.pc = pc;
+  b.kind = op.kind;
+  b.unit = op.unit;
+  return b;
+}
+
+// The kernel's first instruction carries what every warp issues ahead of
+// it ([prologue]: the stack pointer, the memory descriptor). They use no
+// register the kernel's instructions name.
+void StepTranslator::prologue(const ptx::Instruction& in, Entry& e) const {
+  const std::vector<PtxOpNames::Step>* steps = names_.prologue(isa_->binary_version());
+  if (!steps) return;
+  std::vector<ir::WarpInst> insts;
+  std::vector<std::string> sass;
+  for (const PtxOpNames::Step& st : *steps) insts.push_back(alu_step(st, in, e.inst.pc, "prologue", sass.emplace_back()));
+  e.before.insert(e.before.begin(), insts.begin(), insts.end());
+  e.before_sass.insert(e.before_sass.begin(), sass.begin(), sass.end());
+}
+
 // The steps run through one register: the atomic's destination, else its
 // value operand when that is a register; with neither (a constant added
 // without a result) every step only reads the atomic's sources.
@@ -290,15 +334,8 @@ bool StepTranslator::aggregate(const WarpStep& step, bool result_read, Entry& e)
   int chain = w.n_dst > 0 ? w.dst[0] : value.size() == 1 ? value[0] : -1;
   bool chained = false;
   for (const PtxOpNames::Step& st : *steps) {
-    std::string sass = st.sass;
-    const frontend::OpInfo& op = resolve(sass, in);
-    if (op.kind != ir::OpKind::Alu)
-      throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
-                       "isa/ptx.toml [aggregate] lists " + sass + ", which is not an arithmetic instruction");
-    ir::WarpInst b;
-    b.pc = w.pc;
-    b.kind = op.kind;
-    b.unit = op.unit;
+    std::string sass;
+    ir::WarpInst b = alu_step(st, in, w.pc, "aggregate", sass);
     b.src = w.src;
     b.n_src = w.n_src;
     if (st.chained && chain >= 0) {
@@ -348,7 +385,7 @@ CtaRecording::~CtaRecording() {
 }
 
 void CtaRecording::on_step(const WarpStep& step) {
-  if (step.inst->folded) return;  // executed, never issued (ptx/unroll.h)
+  if (step.inst->folded) return;  // executed, never issued (ptx/unroll.h, ptx/fuse.h)
   StepTranslator& tr = kernel_.translator();
   const StepTranslator::Entry& e = tr.entry(step);
   Warp& w = warps_[step.warp];

@@ -61,6 +61,9 @@ class StepTranslator {
   // A warp-aggregated atomic's steps (warp_aggregation.h); false when `in`
   // is not one.
   bool aggregate(const WarpStep& step, bool result_read, Entry& e) const;
+  void prologue(const ptx::Instruction& in, Entry& e) const;
+  ir::WarpInst alu_step(const PtxOpNames::Step& st, const ptx::Instruction& in, uint64_t pc, const char* table,
+                        std::string& sass) const;
   bool reads_register(const ptx::Function& fn, int32_t reg) const;
   const PtxOpNames& names_;
   std::shared_ptr<const frontend::IsaTable> isa_;

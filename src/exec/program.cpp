@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "exec/device_memory.h"
 #include "exec/memory_windows.h"
+#include "frontend/ptx/fuse.h"
 #include "frontend/ptx/schedule.h"
 #include "frontend/ptx/unroll.h"
 
@@ -35,6 +36,7 @@ LoadedModule& Program::load(ptx::Module module) {
   lm->ast = std::move(module);
   if (unroll_ >= 2) ptx::unroll_module(lm->ast, {.factor = unroll_});
   if (schedule_) ptx::schedule_module(lm->ast);
+  if (fuse_) ptx::fuse_module(lm->ast);
   const std::string& file = lm->ast.filename;
   for (const ptx::Variable& v : lm->ast.globals) {
     if (!is_device_variable(v)) continue;

@@ -29,6 +29,9 @@ class Program {
   // Unroll small counted loops by `factor` as the assembler would
   // (frontend/ptx/unroll.h); below 2, loops run as written.
   void set_unroll(unsigned factor) { unroll_ = factor; }
+  // Whether steps ptxas merges into their neighbours run without issuing
+  // (frontend/ptx/fuse.h).
+  void set_fuse(bool on) { fuse_ = on; }
   // Allocates and initialises the module's variables. Throws InputError
   // (naming the module and variable) when that is impossible.
   LoadedModule& load(ptx::Module module);
@@ -42,6 +45,7 @@ class Program {
   DeviceMemory& mem_;
   bool schedule_ = true;
   unsigned unroll_ = 4;
+  bool fuse_ = true;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
 };
 

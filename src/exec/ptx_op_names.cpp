@@ -1,6 +1,8 @@
 #include "exec/ptx_op_names.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <filesystem>
 #include <toml++/toml.h>
 
@@ -102,6 +104,17 @@ PtxOpNames PtxOpNames::load_from(const std::string& path) {
   }
   if (const toml::table* ex = t["expand"].as_table()) read_steps(path, *ex, names.expand_);
   if (const toml::table* ag = t["aggregate"].as_table()) read_steps(path, *ag, names.aggregate_);
+  if (const toml::table* pr = t["prologue"].as_table()) {
+    std::unordered_map<std::string, std::vector<Step>> by_name;
+    read_steps(path, *pr, by_name);
+    for (auto& [key, steps] : by_name) {
+      unsigned v = 0;
+      char tail = 0;
+      if (std::sscanf(key.c_str(), "sm_%u%c", &v, &tail) != 1)
+        throw InputError(path, (*pr)[key].node()->source().begin.line, key, "expected a key sm_<version> (sm_80)");
+      names.prologue_[v] = std::move(steps);
+    }
+  }
   return names;
 }
 
@@ -162,6 +175,11 @@ const std::vector<PtxOpNames::Step>* PtxOpNames::expansion(const ptx::Instructio
   std::stable_sort(ordered.mods.begin(), ordered.mods.end(),
                    [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   return lookup(expand_, ordered, ptx::StateSpace::None, imm ? ".imm" : "");
+}
+
+const std::vector<PtxOpNames::Step>* PtxOpNames::prologue(uint32_t binary_version) const {
+  auto it = prologue_.upper_bound(binary_version);
+  return it == prologue_.begin() ? nullptr : &std::prev(it)->second;
 }
 
 const std::vector<PtxOpNames::Step>* PtxOpNames::aggregation(const std::string& key) const {

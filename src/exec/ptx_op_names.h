@@ -2,6 +2,8 @@
 // (data: isa/ptx.toml), so that timing and trace-out reuse the preset's SASS
 // opcode table: the same kind/unit/space as an NVBit trace of the program.
 #pragma once
+#include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -39,6 +41,9 @@ class PtxOpNames {
   // The steps of a warp-aggregated atomic ([aggregate], keyed by
   // exec/warp_aggregation.h's aggregation_key); null when the table has none.
   const std::vector<Step>* aggregation(const std::string& key) const;
+  // What a kernel's SASS issues ahead of its first instruction on SASS
+  // generation `binary_version` ([prologue]); null when none.
+  const std::vector<Step>* prologue(uint32_t binary_version) const;
 
  private:
   // The entry of `table` for `inst`: longest modifier prefix, then type
@@ -50,6 +55,7 @@ class PtxOpNames {
   std::string path_;
   std::unordered_map<std::string, std::string> map_, fallback_;
   std::unordered_map<std::string, std::vector<Step>> expand_, aggregate_;
+  std::map<uint32_t, std::vector<Step>> prologue_;  // by sm_ number
 };
 
 }  // namespace ws::exec

@@ -8,14 +8,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "exec/device.h"
 #include "exec/emu_test_util.h"
+#include "exec/timed_test_util.h"
 #include "frontend/ptx/parser.h"
 #include "frontend/ptx/uniform.h"
 
@@ -133,44 +129,13 @@ struct Counted {
   std::vector<uint32_t> olds;
 };
 
+// Word 0 is the counter, words 2-3 its address (for the run-time-uniform
+// form), words 4-35 the lanes' last old values.
 Counted count(bool provable, bool result, int atomic_ops_per_clk = 32) {
-  auto out = std::filesystem::temp_directory_path() /
-             ("warpsim-aggregate-" + std::to_string(provable) + std::to_string(result) + "-" +
-              std::to_string(atomic_ops_per_clk) + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(out);
-  DeviceOptions o;
-  o.timing = true;
-  o.print_summary = false;
-  o.out_dir = out.string();
-  o.preset = "h100";
-  o.sets = {"l1i.perfect=true", "l2.atomic_ops_per_clk=" + std::to_string(atomic_ops_per_clk)};
-  Counted c;
-  {
-    Device dev(o);
-    const LoadedModule& m = dev.program().load(ptx::parse_module(counter_ptx(provable, result), "t.ptx"));
-    Addr p = *dev.memory().allocate(16 + 32 * 4);
-    uint32_t zero[4 + 32] = {};
-    std::memcpy(zero + 2, &p, 8);  // p[8..16): the counter's address, for the run-time-uniform form
-    dev.copy_to_device(p, zero, sizeof zero);
-    Launch l;
-    l.module = &m;
-    l.kernel = m.ast.find_function("counter");
-    l.grid = Dim3{1, 1, 1}, l.block = Dim3{32, 1, 1};
-    l.params.assign(8, 0);
-    std::memcpy(l.params.data(), &p, 8);
-    LaunchResult lr = dev.launch(l, StreamRef{});
-    EXPECT_TRUE(lr.ok) << lr.error;
-    dev.copy_to_host(&c.total, p, 4);
-    c.olds.resize(32);
-    dev.copy_to_host(c.olds.data(), p + 16, 32 * 4);
-    dev.finish();
-  }
-  std::ifstream f(out / "stats.json");
-  auto k = nlohmann::json::parse(f)["kernels"][0];
-  c.cycles = k["cycles"].get<uint64_t>();
-  c.warp_insts = k["warp_insts"].get<uint64_t>();
-  std::filesystem::remove_all(out);
-  return c;
+  test::TimedRun r = test::run_timed(counter_ptx(provable, result), "counter", std::vector<uint32_t>(4 + 32), "h100",
+                                     {"l1i.perfect=true", "l2.atomic_ops_per_clk=" + std::to_string(atomic_ops_per_clk)},
+                                     [](std::vector<uint32_t>& w, Addr p) { std::memcpy(&w[2], &p, 8); });
+  return {r.cycles, r.warp_insts, r.words[0], std::vector<uint32_t>(r.words.begin() + 4, r.words.end())};
 }
 
 // ptxas's sequence for a counted add whose result is read is five steps

@@ -84,6 +84,9 @@ struct Instruction {
   // Executed but not issued to the timing model: an induction update in an
   // unrolled copy, which ptxas makes once per pass (unroll.h).
   bool folded = false;
+  // Registers read by folded instructions (fuse.h) whose results this one
+  // reads: its dependences in the timing model, in their stead.
+  std::vector<int32_t> fused_reads;
 };
 
 // A variable: module scope (global/const/shared/extern shared) or function

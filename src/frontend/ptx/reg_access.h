@@ -52,12 +52,14 @@ inline void collect_regs(const Operand& o, std::vector<int32_t>& out) {
 
 // The first operand is the destination when it is a register or a vector of
 // them (an address operand is read: st, red, ...); a second predicate operand
-// is a second destination in `d|p` forms (setp, shfl, match, elect, tex).
+// is a second destination in `d|p` forms (setp, shfl, match, elect, tex), but
+// a source of predicate logic and moves (`and.pred d, a, b`, `not.pred d, a`).
 inline bool writes_operand(const Instruction& in, const Function& f, size_t i) {
   const Operand& o = in.ops[i];
-  return (i == 0 && (o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Vector)) ||
-         (i == 1 && o.kind == Operand::Kind::Reg && o.reg >= 0 && static_cast<size_t>(o.reg) < f.regs.size() &&
-          f.regs[o.reg].type == Type::Pred);
+  if (i == 0) return o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Vector;
+  static const std::unordered_set<std::string_view> kPredicateSources = {"and", "or", "xor", "not", "cnot", "mov"};
+  return i == 1 && o.kind == Operand::Kind::Reg && o.reg >= 0 && static_cast<size_t>(o.reg) < f.regs.size() &&
+         f.regs[o.reg].type == Type::Pred && kPredicateSources.count(in.opcode) == 0;
 }
 
 // The carry flag of add.cc/addc is register `cc` (pass f.regs.size()).

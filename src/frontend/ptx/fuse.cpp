@@ -1,0 +1,205 @@
+#include "frontend/ptx/fuse.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "frontend/ptx/reg_access.h"
+
+namespace ws::ptx {
+
+namespace {
+
+// Who defines and who reads each register of a function.
+struct Uses {
+  std::vector<int32_t> def;                  // the one defining instruction; -1 none, -2 several
+  std::vector<std::vector<size_t>> readers;  // instructions reading it (sources, addresses, guards)
+};
+
+Uses uses_of(const Function& f) {
+  const auto cc = static_cast<int32_t>(f.regs.size());
+  Uses u;
+  u.def.assign(f.regs.size(), -1);
+  u.readers.resize(f.regs.size());
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    RegAccess a = reg_access(f.body[i], f, cc);
+    for (int32_t r : a.writes)
+      if (r >= 0 && r < cc) u.def[static_cast<size_t>(r)] = u.def[static_cast<size_t>(r)] == -1 ? static_cast<int32_t>(i) : -2;
+    for (int32_t r : a.reads)
+      if (r >= 0 && r < cc && (u.readers[static_cast<size_t>(r)].empty() || u.readers[static_cast<size_t>(r)].back() != i))
+        u.readers[static_cast<size_t>(r)].push_back(i);
+  }
+  return u;
+}
+
+Type type_of(const Instruction& in) {
+  for (auto it = in.mods.rbegin(); it != in.mods.rend(); ++it)
+    if (Type t = type_from_name(*it); t != Type::None) return t;
+  return Type::None;
+}
+
+bool has_imm(const Instruction& in) {
+  return std::any_of(in.ops.begin() + (in.ops.empty() ? 0 : 1), in.ops.end(), [](const Operand& o) {
+    return o.kind == Operand::Kind::Imm || o.kind == Operand::Kind::FImm;
+  });
+}
+
+bool wide_add(const Instruction& in) {
+  Type t = type_of(in);
+  return in.opcode == "add" && (t == Type::S64 || t == Type::U64 || t == Type::B64);
+}
+
+bool word_add(const Instruction& in) {
+  Type t = type_of(in);
+  return in.opcode == "add" && (t == Type::S32 || t == Type::U32 || t == Type::B32);
+}
+
+// An arithmetic instruction that can take an immediate in place of a
+// register it reads (it has none of its own).
+bool takes_immediate(const Instruction& in) {
+  std::string_view op = in.opcode;
+  if (op == "shfl" || op == "vote" || op == "match" || op == "redux" || op == "activemask" || op == "mma" ||
+      op == "cvt" || op == "prmt")
+    return false;
+  return pure_opcode(op) && !has_imm(in);
+}
+
+class Fuser {
+ public:
+  explicit Fuser(Function& f) : f_(f), u_(uses_of(f)), combined_(f.body.size(), false) {}
+
+  FuseStats run() {
+    FuseStats s;
+    // Merges into a reader (IMAD.WIDE, LEA) come last: they need a reader
+    // that is itself issued.
+    for (bool into_reader : {false, true})
+      for (size_t i = 0; i < f_.body.size(); ++i)
+        if (foldable(i, into_reader)) {
+          f_.body[i].folded = true;
+          ++s.folded;
+        }
+    if (s.folded) give_sources();
+    return s;
+  }
+
+ private:
+  // The one register instruction `i` writes, when it is that register's
+  // only definition; -1 otherwise.
+  int32_t sole_dst(size_t i) const {
+    RegAccess a = reg_access(f_.body[i], f_, static_cast<int32_t>(f_.regs.size()));
+    if (a.writes.size() != 1) return -1;
+    int32_t d = a.writes[0];
+    if (d < 0 || static_cast<size_t>(d) >= f_.regs.size() || u_.def[static_cast<size_t>(d)] != static_cast<int32_t>(i))
+      return -1;
+    return d;
+  }
+
+  // Every reader of `d` passes `ok` and is issued.
+  bool all_readers(int32_t d, bool (*ok)(const Instruction&)) const {
+    const auto& rs = u_.readers[static_cast<size_t>(d)];
+    return !rs.empty() &&
+           std::all_of(rs.begin(), rs.end(), [&](size_t r) { return ok(f_.body[r]) && !f_.body[r].folded; });
+  }
+
+  // Every reader of `d` uses it only as the base register of an address.
+  bool only_addresses(int32_t d) const {
+    const auto& rs = u_.readers[static_cast<size_t>(d)];
+    auto as_value = [&](const Operand& o, auto& self) -> bool {
+      if (o.kind == Operand::Kind::Reg && o.reg == d) return true;
+      return std::any_of(o.elems.begin(), o.elems.end(), [&](const Operand& e) { return self(e, self); });
+    };
+    return !rs.empty() && std::all_of(rs.begin(), rs.end(), [&](size_t r) {
+      const Instruction& in = f_.body[r];
+      return in.guard != d && std::none_of(in.ops.begin(), in.ops.end(), [&](const Operand& o) { return as_value(o, as_value); });
+    });
+  }
+
+  // A `setp` with a single destination, read by instruction `i` alone,
+  // takes `i`'s predicate combination (ISETP's third predicate).
+  bool absorbs_setp(const Operand& o, size_t i) {
+    if (o.kind != Operand::Kind::Reg || o.reg < 0) return false;
+    int32_t d = u_.def[static_cast<size_t>(o.reg)];
+    if (d < 0 || combined_[static_cast<size_t>(d)]) return false;
+    const Instruction& s = f_.body[static_cast<size_t>(d)];
+    if (s.opcode != "setp" || s.guard >= 0 || s.folded || s.ops.size() != 3) return false;
+    const auto& rs = u_.readers[static_cast<size_t>(o.reg)];
+    if (rs.size() != 1 || rs[0] != i) return false;
+    combined_[static_cast<size_t>(d)] = true;
+    return true;
+  }
+
+  bool foldable(size_t i, bool into_reader) {
+    const Instruction& in = f_.body[i];
+    if (in.guard >= 0 || in.folded) return false;
+    int32_t d = sole_dst(i);
+    if (d < 0) return false;
+    Type t = type_of(in);
+    const std::string& op = in.opcode;
+    if (t == Type::Pred) {
+      if (op == "not") return true;  // a negated predicate operand
+      if ((op == "and" || op == "or" || op == "xor") && in.ops.size() == 3)
+        return absorbs_setp(in.ops[1], i) || absorbs_setp(in.ops[2], i);
+      return false;
+    }
+    if (op == "cvta" && has_mod(in, "global")) return true;  // the same address
+    if (op == "mul" && has_mod(in, "wide")) return into_reader && all_readers(d, wide_add);  // IMAD.WIDE
+    if (op == "shl" && (t == Type::B32 || t == Type::U32 || t == Type::S32) && in.ops.size() == 3 &&
+        in.ops[2].kind == Operand::Kind::Imm)
+      return into_reader && all_readers(d, word_add);  // LEA
+    if (into_reader) return false;
+    if (op == "add" && in.ops.size() == 3 && in.ops[2].kind == Operand::Kind::Imm && t != Type::None &&
+        type_size(t) >= 4)
+      return only_addresses(d);  // an immediate offset of the accesses: [R+imm]
+    if (op == "mov" && in.ops.size() == 2 &&
+        (in.ops[1].kind == Operand::Kind::Imm || in.ops[1].kind == Operand::Kind::FImm))
+      return all_readers(d, takes_immediate);
+    return false;
+  }
+
+  // The registers a folded instruction's result stands for: its own reads,
+  // through other folded producers.
+  void sources_of(size_t i, std::vector<int32_t>& out, int depth) const {
+    RegAccess a = reg_access(f_.body[i], f_, static_cast<int32_t>(f_.regs.size()));
+    for (int32_t r : a.reads) {
+      if (r < 0 || static_cast<size_t>(r) >= f_.regs.size() || f_.regs[static_cast<size_t>(r)].type == Type::Pred)
+        continue;
+      int32_t d = u_.def[static_cast<size_t>(r)];
+      if (d >= 0 && f_.body[static_cast<size_t>(d)].folded && depth < 8) {
+        sources_of(static_cast<size_t>(d), out, depth + 1);
+      } else if (std::find(out.begin(), out.end(), r) == out.end()) {
+        out.push_back(r);
+      }
+    }
+  }
+
+  void give_sources() {
+    for (size_t i = 0; i < f_.body.size(); ++i) {
+      Instruction& in = f_.body[i];
+      if (in.folded) continue;
+      std::vector<int32_t> extra;
+      for (int32_t r : reg_access(in, f_, static_cast<int32_t>(f_.regs.size())).reads) {
+        if (r < 0 || static_cast<size_t>(r) >= f_.regs.size()) continue;
+        int32_t d = u_.def[static_cast<size_t>(r)];
+        if (d >= 0 && f_.body[static_cast<size_t>(d)].folded) sources_of(static_cast<size_t>(d), extra, 0);
+      }
+      for (int32_t r : extra)
+        if (std::find(in.fused_reads.begin(), in.fused_reads.end(), r) == in.fused_reads.end())
+          in.fused_reads.push_back(r);
+    }
+  }
+
+  Function& f_;
+  Uses u_;
+  std::vector<bool> combined_;  // setps that already took a combination
+};
+
+}  // namespace
+
+FuseStats fuse_function(Function& f) { return Fuser(f).run(); }
+
+FuseStats fuse_module(Module& m) {
+  FuseStats s;
+  for (Function& f : m.functions) s.folded += fuse_function(f).folded;
+  return s;
+}
+
+}  // namespace ws::ptx

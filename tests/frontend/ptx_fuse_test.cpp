@@ -1,0 +1,150 @@
+// Instructions ptxas merges into their neighbours (frontend/ptx/fuse.h):
+// which ones are marked folded, and which sources their readers take over.
+#include "frontend/ptx/fuse.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "frontend/ptx/parser.h"
+#include "frontend/ptx_test_util.h"
+
+namespace ws::ptx {
+namespace {
+
+Module fused(const std::string& body) {
+  Module m = parse_module(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
+                          ".reg .b32 %r<32>;\n.reg .b64 %rd<32>;\n.reg .pred %p<8>;\n.reg .f32 %f<32>;\n" +
+                              body + "\n}\n",
+                          "t.ptx");
+  fuse_module(m);
+  return m;
+}
+
+bool folded(const Function& f, const std::string& prefix) { return test::inst(f, prefix).folded; }
+
+bool takes(const Function& f, const std::string& prefix, const std::string& reg) {
+  const Instruction& in = test::inst(f, prefix);
+  return std::find(in.fused_reads.begin(), in.fused_reads.end(), test::reg(f, reg)) != in.fused_reads.end();
+}
+
+// IMAD.WIDE: the scaled index and the add are one instruction, which reads
+// the index (a load's result here) itself; cvta.to.global is no instruction.
+TEST(PtxFuse, WideMultiplyIntoItsAddsAndCvtaAway) {
+  Module m = fused(R"(
+    ld.param.u64 %rd1, [a];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.global.u32 %r1, [%rd2];
+    mul.wide.s32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    add.s64 %rd5, %rd1, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    st.global.u32 [%rd5], %r2;
+    ret;)");
+  const Function& f = m.functions.front();
+  EXPECT_TRUE(folded(f, "cvta"));
+  EXPECT_TRUE(folded(f, "mul.wide"));
+  EXPECT_FALSE(folded(f, "add.s64 %rd4"));
+  EXPECT_TRUE(takes(f, "add.s64 %rd4", "%r1"));   // the multiply's source
+  EXPECT_TRUE(takes(f, "add.s64 %rd4", "%rd1"));  // through the folded cvta
+  EXPECT_TRUE(takes(f, "add.s64 %rd5", "%r1"));
+  EXPECT_TRUE(takes(f, "ld.global.u32 %r1", "%rd1"));
+}
+
+TEST(PtxFuse, AWideMultiplyReadByAnythingButA64BitAddStays) {
+  Module m = fused(R"(
+    ld.param.u64 %rd1, [a];
+    mov.u32 %r1, %tid.x;
+    mul.wide.s32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    st.global.u64 [%rd4], %rd3;
+    ret;)");
+  EXPECT_FALSE(folded(m.functions.front(), "mul.wide"));
+}
+
+// ISETP takes one combining predicate; not.pred becomes a negated operand.
+TEST(PtxFuse, PredicateLogicIntoTheComparison) {
+  Module m = fused(R"(
+    mov.u32 %r1, %tid.x;
+    setp.gt.s32 %p1, %r1, 3;
+    setp.lt.s32 %p2, %r1, 9;
+    and.pred %p3, %p1, %p2;
+    setp.ne.s32 %p4, %r1, 5;
+    and.pred %p5, %p3, %p4;
+    not.pred %p6, %p5;
+    @%p6 bra DONE;
+    setp.eq.s32 %p7, %r1, 7;
+    or.pred %p1, %p7, %p5;
+  DONE:
+    ret;)");
+  const Function& f = m.functions.front();
+  EXPECT_TRUE(folded(f, "and.pred %p3"));  // into one of the two setps
+  EXPECT_TRUE(folded(f, "and.pred %p5"));  // into setp %p4
+  EXPECT_TRUE(folded(f, "not.pred"));
+  EXPECT_FALSE(folded(f, "or.pred"));       // writes %p1, which has two definitions
+  EXPECT_FALSE(folded(f, "setp.gt"));       // comparisons always issue
+}
+
+TEST(PtxFuse, AComparisonReadTwiceTakesNoCombination) {
+  Module m = fused(R"(
+    mov.u32 %r1, %tid.x;
+    setp.gt.s32 %p1, %r1, 3;
+    setp.lt.s32 %p2, %r1, 9;
+    and.pred %p3, %p1, %p2;
+    @%p1 add.s32 %r2, %r1, 1;
+    @%p2 add.s32 %r3, %r1, 1;
+    ret;)");
+  EXPECT_FALSE(folded(m.functions.front(), "and.pred"));
+}
+
+// An immediate moved into a register folds into readers that have no
+// immediate of their own; LEA merges a shift into a 32-bit add.
+TEST(PtxFuse, ImmediatesAndShiftsFoldWhereTheReadersCanTakeThem) {
+  Module m = fused(R"(
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, 15;
+    sub.s32 %r3, %r2, %r1;
+    mov.u32 %r4, 16;
+    add.s32 %r5, %r4, 3;
+    shl.b32 %r6, %r1, 2;
+    add.s32 %r7, %r5, %r6;
+    shl.b32 %r8, %r1, 3;
+    st.global.u32 [%rd1], %r8;
+    @%p1 mov.u32 %r9, 1;
+    add.s32 %r10, %r9, %r1;
+    ret;)");
+  const Function& f = m.functions.front();
+  EXPECT_TRUE(folded(f, "mov.u32 %r2"));
+  EXPECT_FALSE(folded(f, "mov.u32 %r4"));  // its reader adds an immediate already
+  EXPECT_TRUE(folded(f, "shl.b32 %r6"));
+  EXPECT_TRUE(takes(f, "add.s32 %r7", "%r1"));
+  EXPECT_FALSE(folded(f, "shl.b32 %r8"));  // stored, not added
+  EXPECT_FALSE(folded(f, "@%p1 mov"));     // guarded: only some threads write it
+}
+
+// nw's unrolled waves recompute `add.s32 %r117, %r139, -140` before each
+// shared access; the SASS reads [R+imm] instead.
+TEST(PtxFuse, AnImmediateAddReadOnlyAsAnAddressIsItsOffset) {
+  Module m = fused(R"(
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    add.s32 %r3, %r2, -140;
+    ld.shared.u32 %r4, [%r3+4];
+    add.s32 %r5, %r2, -128;
+    st.shared.u32 [%r5+64], %r4;
+    add.s32 %r6, %r2, 8;
+    st.shared.u32 [%r6], %r6;
+    ret;)");
+  const Function& f = m.functions.front();
+  EXPECT_TRUE(folded(f, "add.s32 %r3"));
+  EXPECT_TRUE(takes(f, "ld.shared", "%r2"));
+  EXPECT_TRUE(folded(f, "add.s32 %r5"));
+  EXPECT_FALSE(folded(f, "add.s32 %r6"));  // also stored as a value
+  // The shift's readers are adds, but two of them became offsets: it is
+  // an instruction of its own (IMAD.SHL), not a LEA.
+  EXPECT_FALSE(folded(f, "shl.b32"));
+}
+
+}  // namespace
+}  // namespace ws::ptx
