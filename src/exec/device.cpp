@@ -49,6 +49,11 @@ const config::Param<bool> kPtxFuse{
     "exec.ptx_fuse", true, "",
     "PTX steps ptxas merges into their neighbours (mul.wide + add.s64 as IMAD.WIDE, setp + and.pred, not.pred, "
     "cvta.to.global, shl + add as LEA, a mov of an immediate) run without issuing (docs/exec.md)"};
+const config::Param<int64_t> kPtxIfConvert{
+    "exec.ptx_if_convert", 8, "instructions",
+    "a forward conditional branch over at most this many straight-line instructions is predicated, as ptxas does: "
+    "the region issues in every warp that reaches it, the branch does not (docs/exec.md); 0 branches as written",
+    {0, 64}};
 
 // Watchdogs: a kernel that loops forever must not run forever. Far above
 // any kernel a simulation can afford (see docs/exec.md for the figures).
@@ -181,6 +186,7 @@ Device::Device(const DeviceOptions& opts)
   program_.set_schedule(schedule == "list");
   program_.set_unroll(static_cast<unsigned>(kPtxUnroll.get(t.cfg)));
   program_.set_fuse(kPtxFuse.get(t.cfg));
+  program_.set_if_convert(static_cast<unsigned>(kPtxIfConvert.get(t.cfg)));
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);

@@ -111,6 +111,33 @@ uint64_t function_index(const LoadedModule& m, const ptx::Function* f) {
   return 0;
 }
 
+// The state space a memory instruction names (generic: global); None for
+// the others.
+ptx::StateSpace skipped_space(const ptx::Instruction& in) {
+  static const char* const kMemory[] = {"ld", "ldu", "st", "prefetch", "cp"};
+  if (std::none_of(std::begin(kMemory), std::end(kMemory), [&](const char* op) { return in.opcode == op; }))
+    return ptx::StateSpace::None;
+  for (const std::string& m : in.mods) {
+    if (m.rfind("shared", 0) == 0) return ptx::StateSpace::Shared;
+    if (m == "local") return ptx::StateSpace::Local;
+    if (m == "param") return ptx::StateSpace::Param;
+    if (m == "const") return ptx::StateSpace::Const;
+  }
+  return ptx::StateSpace::Global;
+}
+
+// Bytes per lane of a memory instruction from its type and vector width.
+uint32_t skipped_bytes(const ptx::Instruction& in) {
+  uint32_t bytes = 4, vec = 1;
+  for (const std::string& m : in.mods) {
+    if (ptx::Type t = ptx::type_from_name(m); t != ptx::Type::None) bytes = ptx::type_size(t);
+    if (m == "v2") vec = 2;
+    if (m == "v4") vec = 4;
+    if (m == "v8") vec = 8;
+  }
+  return bytes * vec;
+}
+
 // Whether some label names instruction `pc` of `fn` (a branch may come back
 // to it).
 bool branched_to(const ptx::Function& fn, uint32_t pc) {
@@ -385,6 +412,12 @@ CtaRecording::~CtaRecording() {
 }
 
 void CtaRecording::on_step(const WarpStep& step) {
+  if (step.inst->if_converted_end >= 0) {
+    // Predicated in the SASS: the branch does not issue, and a warp whose
+    // lanes all jumped issues the region with no lane on.
+    if (step.warp_mask != 0 && step.active_mask == step.warp_mask) issue_skipped(step);
+    return;
+  }
   if (step.inst->folded) return;  // executed, never issued (ptx/unroll.h, ptx/fuse.h)
   StepTranslator& tr = kernel_.translator();
   const StepTranslator::Entry& e = tr.entry(step);
@@ -405,6 +438,24 @@ void CtaRecording::on_step(const WarpStep& step) {
   for (size_t k = 0; k < e.after.size(); ++k) {
     w.insts.emplace_back(e.after[k]).active_mask = step.active_mask;
     if (kernel_.keeps_trace()) w.sass.push_back(&e.after_sass[k]);
+  }
+}
+
+// The region an if-converted branch jumped over, as predicated-off
+// instructions: each with its explicit state space (generic as global, as
+// for an access no lane made) and the width its type gives.
+void CtaRecording::issue_skipped(const WarpStep& branch) {
+  const ptx::Function& fn = *branch.function;
+  for (auto k = static_cast<size_t>(branch.pc) + 1; k < static_cast<size_t>(branch.inst->if_converted_end); ++k) {
+    const ptx::Instruction& in = fn.body[k];
+    WarpStep s;
+    s.warp = branch.warp;
+    s.inst = &in;
+    s.pc = static_cast<uint32_t>(k);
+    s.function = branch.function;
+    s.space = skipped_space(in);
+    s.access_bytes = s.space == ptx::StateSpace::None ? 0 : skipped_bytes(in);
+    on_step(s);
   }
 }
 

@@ -91,6 +91,8 @@ class CtaRecording : public ir::CtaSource, public WarpObserver {
   void set_run(std::unique_ptr<CtaRun> run) { run_ = std::move(run); }
   ~CtaRecording() override;  // hands the recording to the kernel's trace writer
   void on_step(const WarpStep& step) override;
+  // The instructions an if-converted branch skipped, issued with no lane on.
+  void issue_skipped(const WarpStep& branch);
 
   Dim3 cta_id() const override { return cta_; }
   uint32_t num_warps() const override { return static_cast<uint32_t>(warps_.size()); }

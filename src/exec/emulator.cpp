@@ -83,13 +83,15 @@ void pop_entry(Warp& w) {
   while (w.frames.size() > 1 && w.stack.size() < w.frames.back().stack_depth) w.frames.pop_back();
 }
 
-void report(Ctx& c, const Warp& w, const DecodedFunction& fn, uint32_t pc, uint32_t m, WarpObserver& obs) {
+void report(Ctx& c, const Warp& w, const DecodedFunction& fn, uint32_t pc, uint32_t m, uint32_t reached,
+            WarpObserver& obs) {
   WarpStep s;
   s.warp = w.index;
   s.inst = fn.code[pc].src;
   s.pc = pc;
   s.function = fn.fn;
   s.active_mask = m;
+  s.warp_mask = reached;
   s.space = c.step_space;
   s.access_bytes = c.step_bytes;
   s.cache_op = fn.code[pc].cache;
@@ -130,6 +132,7 @@ bool exec_one(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res, bool defer_
   top.pc = pc + 1;
   c.R = frame_registers(w);
   uint32_t m = top.mask;
+  const uint32_t reached = m;
   if (in.guard != kNoGuard) m = guard_mask(c.R + in.guard, m, in.guard_neg);
   if (defer_clock && c.clock && (in.flags & kClockRead)) {
     w.deferred = &in;  // a mov: no control flow or memory effect to wait for
@@ -140,7 +143,7 @@ bool exec_one(Ctx& c, Warp& w, WarpObserver* obs, LaunchResult& res, bool defer_
   w.clock++;
   res.warp_insts++;
   res.thread_insts += static_cast<uint64_t>(std::popcount(m));
-  if (obs) report(c, w, fn, pc, m, *obs);
+  if (obs) report(c, w, fn, pc, m, reached, *obs);
   return true;
 }
 

@@ -62,6 +62,7 @@ struct WarpStep {
   uint32_t pc = 0;                      // index of `inst` in its function's body
   const ptx::Function* function = nullptr;
   uint32_t active_mask = 0;             // lanes that executed (guard applied)
+  uint32_t warp_mask = 0;               // the warp's lanes that reached it (before the guard)
   // Memory instructions: the state space actually accessed (generic resolved
   // to global/shared/local), bytes per lane, and 32 lane addresses (only active
   // lanes meaningful; shared addresses are offsets in the CTA's window).

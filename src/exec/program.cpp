@@ -37,6 +37,7 @@ LoadedModule& Program::load(ptx::Module module) {
   if (unroll_ >= 2) ptx::unroll_module(lm->ast, {.factor = unroll_});
   if (schedule_) ptx::schedule_module(lm->ast);
   if (fuse_) ptx::fuse_module(lm->ast);
+  if (if_convert_ > 0) ptx::if_convert_module(lm->ast, if_convert_);
   const std::string& file = lm->ast.filename;
   for (const ptx::Variable& v : lm->ast.globals) {
     if (!is_device_variable(v)) continue;

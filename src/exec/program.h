@@ -32,6 +32,9 @@ class Program {
   // Whether steps ptxas merges into their neighbours run without issuing
   // (frontend/ptx/fuse.h).
   void set_fuse(bool on) { fuse_ = on; }
+  // Forward branches over at most this many instructions run predicated
+  // (frontend/ptx/fuse.h, if_convert_module); 0: as written.
+  void set_if_convert(unsigned max_region) { if_convert_ = max_region; }
   // Allocates and initialises the module's variables. Throws InputError
   // (naming the module and variable) when that is impossible.
   LoadedModule& load(ptx::Module module);
@@ -46,6 +49,7 @@ class Program {
   bool schedule_ = true;
   unsigned unroll_ = 4;
   bool fuse_ = true;
+  unsigned if_convert_ = 8;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
 };
 

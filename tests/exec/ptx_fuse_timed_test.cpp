@@ -55,5 +55,44 @@ TEST(PtxFuseTimed, AFoldedIndexStillWaitsForTheLoadThatProducedIt) {
   EXPECT_GT(double(fused.cycles), kHops * 150.0);
 }
 
+// A short region every lane branches over still issues when ptxas
+// predicates it: the warp issues its three instructions with no lane on
+// and not the branch; the stored values are the same either way. (The
+// branch goes to a barrier: one to the `ret` would be an `@P EXIT`.)
+std::string skip_ptx(unsigned bound) {
+  return test::kernel_ptx("skip", ".param .u64 p", R"(
+    ld.param.u64 %rd1, [p];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r1;
+    setp.lt.u32 %p1, %r1, )" + std::to_string(bound) + R"(;
+    @%p1 bra DONE;
+    ld.global.u32 %r2, [%rd3];
+    add.s32 %r3, %r2, 100;
+    st.global.u32 [%rd3], %r3;
+  DONE:
+    bar.sync 0;
+    ret;
+  )");
+}
+
+TEST(PtxFuseTimed, ABranchedOverShortRegionIssuesPredicatedOff) {
+  auto run = [](unsigned bound, unsigned region) {
+    return test::run_timed(skip_ptx(bound), "skip", std::vector<uint32_t>(32), "qv100",
+                           {"l1i.perfect=true", "exec.ptx_if_convert=" + std::to_string(region)});
+  };
+  for (unsigned bound : {0u, 1u, 16u}) {  // lanes below `bound` skip: none, lane 0, lanes 0-15
+    test::TimedRun predicated = run(bound, 8), branched = run(bound, 0);
+    EXPECT_EQ(predicated.words, branched.words) << bound;
+    EXPECT_EQ(predicated.words[16], 116u);
+    EXPECT_EQ(predicated.warp_insts + 1, branched.warp_insts) << bound;  // no branch issued
+  }
+  test::TimedRun predicated = run(32, 8), branched = run(32, 0);  // every lane skips
+  EXPECT_EQ(predicated.words, branched.words);
+  EXPECT_EQ(predicated.words[16], 16u);
+  EXPECT_EQ(predicated.warp_insts, branched.warp_insts - 1 + 3);
+}
+
 }  // namespace
 }  // namespace ws::exec

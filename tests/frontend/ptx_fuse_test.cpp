@@ -146,5 +146,47 @@ TEST(PtxFuse, AnImmediateAddReadOnlyAsAnAddressIsItsOffset) {
   EXPECT_FALSE(folded(f, "shl.b32"));
 }
 
+// dot_partial's tree levels: `if (tid < k) s[tid] += s[tid + k]`, four
+// instructions under a forward branch, predicated in the SASS.
+TEST(PtxIfConvert, ShortStraightRegionsUnderAForwardBranchArePredicated) {
+  Module m = fused(R"(
+    mov.u32 %r1, %tid.x;
+    setp.gt.u32 %p1, %r1, 127;
+    @%p1 bra L1;
+    ld.shared.f32 %f1, [%r1];
+    ld.shared.f32 %f2, [%r1+512];
+    add.f32 %f3, %f2, %f1;
+    st.shared.f32 [%r1], %f3;
+  L1:
+    bar.sync 0;
+    setp.gt.u32 %p2, %r1, 63;
+    @%p2 bra L2;
+    ld.shared.f32 %f4, [%r1];
+    bar.sync 0;
+    st.shared.f32 [%r1], %f4;
+  L2:
+    setp.gt.u32 %p3, %r1, 31;
+    @%p3 bra L3;
+    add.f32 %f5, %f1, %f1;
+    add.f32 %f6, %f5, %f1;
+    add.f32 %f7, %f6, %f1;
+    add.f32 %f8, %f7, %f1;
+    add.f32 %f9, %f8, %f1;
+    st.shared.f32 [%r1], %f9;
+  L3:
+    bar.sync 0;
+    @%p1 bra L4;
+    add.f32 %f10, %f1, %f1;
+  L4:
+    ret;)");
+  Function& f = m.functions.front();
+  EXPECT_EQ(if_convert_function(f, 4), 1u);
+  EXPECT_EQ(test::inst(f, "@%p1 bra").if_converted_end, f.labels.at("L1"));
+  EXPECT_EQ(test::inst(f, "@%p2 bra").if_converted_end, -1);  // a barrier inside
+  EXPECT_EQ(test::inst(f, "@%p3 bra").if_converted_end, -1);  // six instructions, over the limit of 4
+  EXPECT_EQ(test::inst(f, "@%p1 bra L4").if_converted_end, -1);  // to a `ret`: an `@P EXIT`, which issues
+  EXPECT_EQ(if_convert_function(f, 8), 2u);                       // the first again, and the third now fits
+}
+
 }  // namespace
 }  // namespace ws::ptx

@@ -87,6 +87,10 @@ struct Instruction {
   // Registers read by folded instructions (fuse.h) whose results this one
   // reads: its dependences in the timing model, in their stead.
   std::vector<int32_t> fused_reads;
+  // A forward `@p bra` that ptxas turns into predication (fuse.h): the
+  // instructions [this + 1, if_converted_end) issue predicated in every warp
+  // that reaches the branch, and the branch itself does not issue. -1: none.
+  int32_t if_converted_end = -1;
 };
 
 // A variable: module scope (global/const/shared/extern shared) or function

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <unordered_set>
 
 #include "frontend/ptx/reg_access.h"
 
@@ -192,9 +193,50 @@ class Fuser {
   std::vector<bool> combined_;  // setps that already took a combination
 };
 
+bool reads_clock_any(const Instruction& in) {
+  return std::any_of(in.ops.begin(), in.ops.end(), [](const Operand& o) { return reads_clock(o); });
+}
+
 }  // namespace
 
 FuseStats fuse_function(Function& f) { return Fuser(f).run(); }
+
+size_t if_convert_function(Function& f, unsigned max_region) {
+  static const std::unordered_set<std::string_view> kStops = {
+      "bra", "brx", "call", "ret", "exit", "trap", "bar", "barrier", "membar", "fence", "atom", "red",
+      "nanosleep", "mbarrier", "cp", "wmma", "mma", "vote", "shfl", "match", "redux", "activemask", "elect",
+      "tex", "tld4", "txq", "suld", "sust", "sured", "suq", "ldmatrix", "stmatrix", "isspacep"};
+  std::vector<bool> labelled(f.body.size() + 1, false);
+  for (const auto& [name, at] : f.labels)
+    if (at >= 0 && static_cast<size_t>(at) < labelled.size()) labelled[static_cast<size_t>(at)] = true;
+  size_t marked = 0;
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    Instruction& br = f.body[i];
+    if (br.opcode != "bra" || br.guard < 0 || has_mod(br, "uni") || br.ops.size() != 1 ||
+        br.ops[0].kind != Operand::Kind::Symbol || br.ops[0].label <= static_cast<int32_t>(i) + 1)
+      continue;
+    auto end = static_cast<size_t>(br.ops[0].label);
+    // A branch to the end is `@P EXIT` in the SASS: it issues, as here.
+    if (end >= f.body.size() || f.body[end].opcode == "ret" || f.body[end].opcode == "exit") continue;
+    unsigned issued = 0;
+    bool ok = true;
+    for (size_t k = i + 1; k < end && ok; ++k) {
+      const Instruction& in = f.body[k];
+      ok = !labelled[k] && in.guard < 0 && kStops.count(in.opcode) == 0 && !reads_clock_any(in);
+      issued += in.folded ? 0 : 1;
+    }
+    if (!ok || issued == 0 || issued > max_region) continue;
+    br.if_converted_end = static_cast<int32_t>(end);
+    ++marked;
+  }
+  return marked;
+}
+
+size_t if_convert_module(Module& m, unsigned max_region) {
+  size_t n = 0;
+  for (Function& f : m.functions) n += if_convert_function(f, max_region);
+  return n;
+}
 
 FuseStats fuse_module(Module& m) {
   FuseStats s;

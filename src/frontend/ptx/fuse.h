@@ -32,4 +32,16 @@ struct FuseStats {
 FuseStats fuse_function(Function& f);
 FuseStats fuse_module(Module& m);
 
+// If-conversion: ptxas predicates a short region that a forward `@p bra`
+// skips instead of branching around it (dot_partial's tree levels, four
+// instructions each, are `@!P1 LDS ...` in the H100 SASS; hotspot's
+// 17-instruction region and bfs's 14 with atomics keep BSSY/BRA/BSYNC).
+// Marks such branches (Instruction::if_converted_end) when the region has at
+// most `max_region` issued instructions, no label inside, no guarded
+// instruction, and nothing that orders or leaves (branch, call, return,
+// barrier, fence, atomic), and the branch does not go to a `ret` or `exit`
+// (that is an `@P EXIT`, which issues). Returns the branches marked.
+size_t if_convert_function(Function& f, unsigned max_region);
+size_t if_convert_module(Module& m, unsigned max_region);
+
 }  // namespace ws::ptx
