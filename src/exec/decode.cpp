@@ -93,6 +93,8 @@ bool classify_space(Mods& m, std::string_view w) {
   return false;
 }
 
+}  // namespace
+
 Mods parse_mods(const std::vector<std::string>& words) {
   Mods m;
   bool nc = false;
@@ -110,6 +112,8 @@ Mods parse_mods(const std::vector<std::string>& words) {
   m.used.assign(m.words.size(), false);
   return m;
 }
+
+namespace {
 
 const ptx::Instruction& end_of_function() {
   static const ptx::Instruction kRet = [] {

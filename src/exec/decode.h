@@ -35,6 +35,8 @@ struct Mods {
   int take_one(std::initializer_list<const char*> options);
 };
 
+// An instruction's modifier words sorted as the decoder sorts them.
+Mods parse_mods(const std::vector<std::string>& words);
 ptx::Type parse_type(std::string_view s);
 unsigned type_bytes(ptx::Type t);
 bool is_float(ptx::Type t);

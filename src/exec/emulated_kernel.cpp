@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/error.h"
+#include "exec/decode.h"
 #include "exec/warp_aggregation.h"
 #include "frontend/trace/tensor_work.h"
 #include "frontend/trace/trace_parse.h"
@@ -109,33 +110,6 @@ uint64_t function_index(const LoadedModule& m, const ptx::Function* f) {
   for (size_t i = 0; i < fs.size(); ++i)
     if (&fs[i] == f) return i;
   return 0;
-}
-
-// The state space a memory instruction names (generic: global); None for
-// the others.
-ptx::StateSpace skipped_space(const ptx::Instruction& in) {
-  static const char* const kMemory[] = {"ld", "ldu", "st", "prefetch", "cp"};
-  if (std::none_of(std::begin(kMemory), std::end(kMemory), [&](const char* op) { return in.opcode == op; }))
-    return ptx::StateSpace::None;
-  for (const std::string& m : in.mods) {
-    if (m.rfind("shared", 0) == 0) return ptx::StateSpace::Shared;
-    if (m == "local") return ptx::StateSpace::Local;
-    if (m == "param") return ptx::StateSpace::Param;
-    if (m == "const") return ptx::StateSpace::Const;
-  }
-  return ptx::StateSpace::Global;
-}
-
-// Bytes per lane of a memory instruction from its type and vector width.
-uint32_t skipped_bytes(const ptx::Instruction& in) {
-  uint32_t bytes = 4, vec = 1;
-  for (const std::string& m : in.mods) {
-    if (ptx::Type t = ptx::type_from_name(m); t != ptx::Type::None) bytes = ptx::type_size(t);
-    if (m == "v2") vec = 2;
-    if (m == "v4") vec = 4;
-    if (m == "v8") vec = 8;
-  }
-  return bytes * vec;
 }
 
 // Whether some label names instruction `pc` of `fn` (a branch may come back
@@ -442,9 +416,12 @@ void CtaRecording::on_step(const WarpStep& step) {
 }
 
 // The region an if-converted branch jumped over, as predicated-off
-// instructions: each with its explicit state space (generic as global, as
-// for an access no lane made) and the width its type gives.
+// instructions. A memory instruction takes its space, width and cache
+// operator from its modifiers as the decoder reads them (a generic access
+// named as global, as for an access no lane made), so that its SASS entry
+// is the one a run of it would make.
 void CtaRecording::issue_skipped(const WarpStep& branch) {
+  static const char* const kAccesses[] = {"ld", "ldu", "st"};
   const ptx::Function& fn = *branch.function;
   for (auto k = static_cast<size_t>(branch.pc) + 1; k < static_cast<size_t>(branch.inst->if_converted_end); ++k) {
     const ptx::Instruction& in = fn.body[k];
@@ -453,8 +430,12 @@ void CtaRecording::issue_skipped(const WarpStep& branch) {
     s.inst = &in;
     s.pc = static_cast<uint32_t>(k);
     s.function = branch.function;
-    s.space = skipped_space(in);
-    s.access_bytes = s.space == ptx::StateSpace::None ? 0 : skipped_bytes(in);
+    if (std::any_of(std::begin(kAccesses), std::end(kAccesses), [&](const char* op) { return in.opcode == op; })) {
+      emu::Mods m = emu::parse_mods(in.mods);
+      s.space = m.space == ptx::StateSpace::None ? ptx::StateSpace::Global : m.space;
+      s.access_bytes = m.types.empty() ? 4 : emu::type_bytes(m.types.back()) * m.vec;
+      s.cache_op = m.cache;
+    }
     on_step(s);
   }
 }

@@ -10,28 +10,6 @@ namespace ws::ptx {
 
 namespace {
 
-// Who defines and who reads each register of a function.
-struct Uses {
-  std::vector<int32_t> def;                  // the one defining instruction; -1 none, -2 several
-  std::vector<std::vector<size_t>> readers;  // instructions reading it (sources, addresses, guards)
-};
-
-Uses uses_of(const Function& f) {
-  const auto cc = static_cast<int32_t>(f.regs.size());
-  Uses u;
-  u.def.assign(f.regs.size(), -1);
-  u.readers.resize(f.regs.size());
-  for (size_t i = 0; i < f.body.size(); ++i) {
-    RegAccess a = reg_access(f.body[i], f, cc);
-    for (int32_t r : a.writes)
-      if (r >= 0 && r < cc) u.def[static_cast<size_t>(r)] = u.def[static_cast<size_t>(r)] == -1 ? static_cast<int32_t>(i) : -2;
-    for (int32_t r : a.reads)
-      if (r >= 0 && r < cc && (u.readers[static_cast<size_t>(r)].empty() || u.readers[static_cast<size_t>(r)].back() != i))
-        u.readers[static_cast<size_t>(r)].push_back(i);
-  }
-  return u;
-}
-
 Type type_of(const Instruction& in) {
   for (auto it = in.mods.rbegin(); it != in.mods.rend(); ++it)
     if (Type t = type_from_name(*it); t != Type::None) return t;
@@ -58,15 +36,13 @@ bool word_add(const Instruction& in) {
 // register it reads (it has none of its own).
 bool takes_immediate(const Instruction& in) {
   std::string_view op = in.opcode;
-  if (op == "shfl" || op == "vote" || op == "match" || op == "redux" || op == "activemask" || op == "mma" ||
-      op == "cvt" || op == "prmt")
-    return false;
+  if (warp_collective(op) || op == "mma" || op == "cvt" || op == "prmt") return false;
   return pure_opcode(op) && !has_imm(in);
 }
 
 class Fuser {
  public:
-  explicit Fuser(Function& f) : f_(f), u_(uses_of(f)), combined_(f.body.size(), false) {}
+  explicit Fuser(Function& f) : f_(f), u_(reg_uses(f)), combined_(f.body.size(), false) {}
 
   FuseStats run() {
     FuseStats s;
@@ -189,7 +165,7 @@ class Fuser {
   }
 
   Function& f_;
-  Uses u_;
+  RegUses u_;
   std::vector<bool> combined_;  // setps that already took a combination
 };
 
@@ -204,7 +180,7 @@ FuseStats fuse_function(Function& f) { return Fuser(f).run(); }
 size_t if_convert_function(Function& f, unsigned max_region) {
   static const std::unordered_set<std::string_view> kStops = {
       "bra", "brx", "call", "ret", "exit", "trap", "bar", "barrier", "membar", "fence", "atom", "red",
-      "nanosleep", "mbarrier", "cp", "wmma", "mma", "vote", "shfl", "match", "redux", "activemask", "elect",
+      "nanosleep", "mbarrier", "cp", "wmma", "mma",
       "tex", "tld4", "txq", "suld", "sust", "sured", "suq", "ldmatrix", "stmatrix", "isspacep"};
   std::vector<bool> labelled(f.body.size() + 1, false);
   for (const auto& [name, at] : f.labels)
@@ -222,7 +198,8 @@ size_t if_convert_function(Function& f, unsigned max_region) {
     bool ok = true;
     for (size_t k = i + 1; k < end && ok; ++k) {
       const Instruction& in = f.body[k];
-      ok = !labelled[k] && in.guard < 0 && kStops.count(in.opcode) == 0 && !reads_clock_any(in);
+      ok = !labelled[k] && in.guard < 0 && kStops.count(in.opcode) == 0 && !warp_collective(in.opcode) &&
+           !reads_clock_any(in);
       issued += in.folded ? 0 : 1;
     }
     if (!ok || issued == 0 || issued > max_region) continue;

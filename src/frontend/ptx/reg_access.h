@@ -25,6 +25,11 @@ inline bool reads_clock(const Operand& o) {
   return std::any_of(o.elems.begin(), o.elems.end(), reads_clock);
 }
 
+// Warp collectives: a lane's result depends on other lanes' registers.
+inline bool warp_collective(std::string_view op) {
+  return op == "shfl" || op == "vote" || op == "match" || op == "redux" || op == "activemask" || op == "elect";
+}
+
 // Opcodes that only compute on registers (PTX ISA, "Instruction Set":
 // integer, floating-point, half, comparison, logic, conversion, movement).
 inline bool pure_opcode(std::string_view op) {
@@ -70,6 +75,34 @@ inline RegAccess reg_access(const Instruction& in, const Function& f, int32_t cc
   if (in.opcode == "addc" || in.opcode == "subc" || in.opcode == "madc") a.reads.push_back(cc);
   if (has_mod(in, "cc")) a.writes.push_back(cc);
   return a;
+}
+
+// Who defines and who reads each register of a function (uniform.h,
+// fuse.h).
+struct RegUses {
+  std::vector<int32_t> def;                  // the one defining instruction; -1 none, -2 several
+  std::vector<std::vector<size_t>> readers;  // instructions reading it (sources, addresses, guards)
+};
+
+inline RegUses reg_uses(const Function& f) {
+  const auto cc = static_cast<int32_t>(f.regs.size());
+  RegUses u;
+  u.def.assign(f.regs.size(), -1);
+  u.readers.resize(f.regs.size());
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    RegAccess a = reg_access(f.body[i], f, cc);
+    for (int32_t r : a.writes)
+      if (r >= 0 && r < cc) {
+        int32_t& d = u.def[static_cast<size_t>(r)];
+        d = d == -1 ? static_cast<int32_t>(i) : -2;
+      }
+    for (int32_t r : a.reads) {
+      if (r < 0 || r >= cc) continue;
+      auto& rs = u.readers[static_cast<size_t>(r)];
+      if (rs.empty() || rs.back() != i) rs.push_back(i);
+    }
+  }
+  return u;
 }
 
 }  // namespace ws::ptx

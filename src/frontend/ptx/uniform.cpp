@@ -24,22 +24,12 @@ bool uniform_special(SpecialReg s) {
 
 // Opcodes whose result is a function of their operands alone: the pure ones
 // except the warp collectives, whose lanes see other lanes' values.
-bool computes(std::string_view op) {
-  if (op == "shfl" || op == "vote" || op == "match" || op == "redux" || op == "activemask") return false;
-  return pure_opcode(op);
-}
+bool computes(std::string_view op) { return !warp_collective(op) && pure_opcode(op); }
 
 }  // namespace
 
 UniformRegs::UniformRegs(const Function& fn) : fn_(fn), uniform_(fn.regs.size(), false) {
-  const auto cc = static_cast<int32_t>(fn.regs.size());  // the carry flag (reg_access)
-  std::vector<int32_t> def(fn.regs.size(), -1);          // the one defining instruction; -2 for several
-  for (size_t i = 0; i < fn.body.size(); ++i)
-    for (int32_t r : reg_access(fn.body[i], fn, cc).writes) {
-      if (r < 0 || r >= cc) continue;
-      int32_t& d = def[static_cast<size_t>(r)];
-      d = d == -1 ? static_cast<int32_t>(i) : -2;
-    }
+  const std::vector<int32_t> def = reg_uses(fn).def;
   for (size_t r = 0; r < def.size(); ++r) uniform_[r] = def[r] >= 0;
   // Start from every singly defined register and take away those whose
   // definition reads something not uniform, until nothing changes (each
