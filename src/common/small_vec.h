@@ -27,6 +27,11 @@ class SmallVec {
     if (size_ > N) spill_.pop_back();
     --size_;
   }
+  // Removes element i; the others keep their order.
+  void erase(uint32_t i) {
+    for (uint32_t j = i; j + 1 < size_; ++j) (*this)[j] = (*this)[j + 1];
+    pop_back();
+  }
   // Keeps the spill capacity, so a reused entry does not allocate again.
   void clear() {
     size_ = 0;

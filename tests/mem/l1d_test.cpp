@@ -50,16 +50,72 @@ TEST(L1D, SectorMissSendsExactlyOneSectorRequest) {
   EXPECT_EQ(b.mem.seen.size(), 2u);
 }
 
-TEST(L1D, TwoWarpsMissingOneSectorMerge) {
+// A load that misses several sectors of a line sends one request naming
+// them (a header, no data), as the L1 sends the L2 one request per line.
+TEST(L1D, LineMissSendsOneRequestForItsSectors) {
   L1Bench b;
   b.to_cycle(1);
-  b.access(AccessType::Read, 0x3000, 0x1, 1);
-  b.to_cycle(2);
-  b.access(AccessType::Read, 0x3000, 0x1, 2);
-  EXPECT_NE(b.wait_done(1), ~Cycle{0});
-  EXPECT_NE(b.wait_done(2), ~Cycle{0});
-  EXPECT_EQ(b.mem.seen.size(), 1u);
-  EXPECT_EQ(b.stat("mshr_merges"), 1u);
+  b.access(AccessType::Read, 0x2000, 0xB, 7);  // sectors 0, 1, 3
+  b.to_cycle(3);
+  EXPECT_EQ(b.l1->mshrs_in_use(), 3u);  // one per sector in flight
+  EXPECT_NE(b.wait_done(7), ~Cycle{0});
+  ASSERT_EQ(b.mem.seen.size(), 1u);
+  EXPECT_EQ(b.mem.seen[0].addr, 0x2000u);
+  EXPECT_EQ(b.mem.seen[0].sector_bits(), 0xBu);
+  EXPECT_EQ(b.mem.seen[0].payload_bytes(), 0u);
+  EXPECT_EQ(b.l1->mshrs_in_use(), 0u);
+  EXPECT_EQ(b.stat("read_misses"), 3u);  // still counted per sector
+}
+
+// Sectors of one request may come back in several replies (the L2 answers
+// hits at once and misses as DRAM returns them): the load completes with the
+// last, each reply frees its sectors' MSHRs, and the next loads hit.
+TEST(L1D, SectorsReturnedSeparatelyCompleteTheLoadWithTheLast) {
+  L1Bench whole({}, 50);
+  whole.to_cycle(1);
+  whole.access(AccessType::Read, 0x4000, 0xF, 1);
+  Cycle whole_done = whole.wait_done(1);
+  L1Bench b({}, 50);
+  b.mem.per_sector = true;
+  b.mem.sector_gap = 7 * kPs;
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x4000, 0xF, 1);
+  // The last of four replies comes 3 x 7 cycles after the first.
+  EXPECT_EQ(b.wait_done(1), whole_done + 21);
+  EXPECT_EQ(b.l1->mshrs_in_use(), 0u);
+  for (uint32_t i = 0; i < 40; ++i) {  // the request slots are reused
+    b.to_cycle(b.core.now() + 1);
+    b.access(AccessType::Read, 0x10000 + Addr{i} * kLineBytes, 0xF, 10 + i);
+    ASSERT_NE(b.wait_done(10 + i), ~Cycle{0});
+  }
+  b.to_cycle(b.core.now() + 1);
+  b.access(AccessType::Read, 0x4000, 0xF, 99);
+  b.wait_done(99);
+  EXPECT_EQ(b.stat("read_hits"), 4u);
+}
+
+// A later load of sectors in flight merges into their fetches: a second warp
+// missing the same sector, or a load whose line is partly in flight, which
+// fetches only the other sectors.
+TEST(L1D, LoadsMergeIntoSectorsInFlight) {
+  struct Case {
+    uint8_t first, second;  // sector masks of the two loads of one line
+    size_t requests;        // requests sent in all
+    uint8_t second_fetch;   // sectors the second load's own request names
+    uint64_t merges;
+  };
+  for (Case c : {Case{0x1, 0x1, 1, 0, 1}, Case{0x3, 0xF, 2, 0xC, 2}}) {
+    L1Bench b;
+    b.to_cycle(1);
+    b.access(AccessType::Read, 0x3000, c.first, 1);
+    b.to_cycle(2);
+    b.access(AccessType::Read, 0x3000, c.second, 2);
+    EXPECT_NE(b.wait_done(1), ~Cycle{0});
+    EXPECT_NE(b.wait_done(2), ~Cycle{0});
+    ASSERT_EQ(b.mem.seen.size(), c.requests);
+    if (c.second_fetch) EXPECT_EQ(b.mem.seen[1].sector_bits(), c.second_fetch);
+    EXPECT_EQ(b.stat("mshr_merges"), c.merges);
+  }
 }
 
 TEST(L1D, MshrExhaustionStalls) {
@@ -173,12 +229,14 @@ TEST(L1D, NonSectoredMissFetchesTheWholeLine) {
     b.to_cycle(1);
     b.access(AccessType::Read, 0x8000, 0x2, 1);  // sector 1 only
     b.wait_done(1);
-    EXPECT_EQ(b.mem.seen.size(), sectored ? 1u : 4u);
-    b.to_cycle(b.core.now() + 10);  // the other fills (one reply per cycle) are in too
+    EXPECT_EQ(b.mem.seen.size(), 1u);  // one request for the line
+    EXPECT_EQ(b.mem.sectors_seen(), sectored ? 1u : 4u);
+    b.to_cycle(b.core.now() + 10);
     b.access(AccessType::Read, 0x8000, 0xD, 2);  // sectors 0, 2, 3
     b.wait_done(2);
     EXPECT_EQ(b.stat("read_hits"), sectored ? 0u : 3u);
-    EXPECT_EQ(b.mem.seen.size(), 4u);  // either way the line was fetched once in all
+    EXPECT_EQ(b.mem.sectors_seen(), 4u);  // either way the line was fetched once in all
+    EXPECT_EQ(b.mem.seen.size(), sectored ? 2u : 1u);
   }
 }
 

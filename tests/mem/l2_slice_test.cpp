@@ -67,6 +67,73 @@ TEST(L2Slice, HitLatencyAndIdleNever) {
   EXPECT_EQ(b.l2->next_event(), kNever);
 }
 
+// A read of several sectors of a line is looked up once: the valid sectors
+// go back in one reply when the pipeline is through, the missing ones in one
+// reply once DRAM has returned the last of them.
+TEST(L2Slice, LineReadRepliesHitsTogetherAndMissesTogether) {
+  L2Bench b;
+  b.dram.per_sector = true;  // the fake DRAM answers sector by sector, 9 cycles apart
+  b.dram.sector_gap = 9 * kPs;
+  b.l2->warm(0x2000, 64);  // sectors 0 and 1
+  b.run(3);
+  Cycle arrive = b.clk.now() + 1;
+  MemRequest m;
+  m.addr = 0x2000;
+  m.sectors = 0xF;
+  m.tag = 5;
+  b.l2->from_icnt().push(m, b.clk.tick_of(arrive));
+  b.run(200);
+  ASSERT_EQ(b.replies.size(), 2u);
+  EXPECT_EQ(b.replies.front().sector_bits(), 0x3u);
+  EXPECT_EQ(b.replies.front().addr, 0x2000u);
+  EXPECT_EQ(b.replies.next_ready(), b.clk.tick_of(arrive + 20));
+  EXPECT_EQ(b.replies.front().payload_bytes(), 2 * kSectorBytes);
+  b.replies.pop();
+  EXPECT_EQ(b.replies.front().sector_bits(), 0xCu);
+  EXPECT_EQ(b.replies.front().addr, 0x2040u);
+  EXPECT_EQ(b.replies.front().tag, 5u);
+  EXPECT_EQ(b.dram_reads(), 2u);
+  EXPECT_EQ(b.stat("reads"), 4u);
+  EXPECT_EQ(b.stat("read_hits"), 2u);
+  EXPECT_EQ(b.stat("read_misses"), 2u);
+  // A second reader of the line, while its fetch is in flight, joins it.
+  L2Bench c;
+  m.sectors = 0x3;
+  c.l2->from_icnt().push(m, c.clk.tick_of(1));
+  m.sectors = 0x6;
+  m.addr = 0x2020;
+  c.l2->from_icnt().push(m, c.clk.tick_of(2));
+  c.run(300);
+  EXPECT_EQ(c.dram_reads(), 3u);  // sectors 0, 1, 2 once each
+  EXPECT_EQ(c.stat("mshr_merges"), 1u);
+  ASSERT_EQ(c.replies.size(), 2u);
+  EXPECT_EQ(c.replies.front().sector_bits(), 0x3u);
+  c.replies.pop();
+  EXPECT_EQ(c.replies.front().sector_bits(), 0x6u);
+}
+
+// A line read that runs out of MSHRs part-way keeps its remaining sectors
+// and takes them up when a fill frees one: nothing is asked twice or lost.
+TEST(L2Slice, LineReadStalledPartWayResumesWithTheRest) {
+  std::vector<std::string> sets = kTiny;
+  sets.push_back("l2.mshr_entries=1");
+  L2Bench b(sets);
+  MemRequest m;
+  m.addr = 0x3000;
+  m.sectors = 0x7;
+  b.l2->from_icnt().push(m, b.clk.tick_of(1));
+  b.run(1000);
+  EXPECT_EQ(b.dram_reads(), 3u);
+  uint8_t back = 0;
+  for (; !b.replies.empty(); b.replies.pop()) {
+    EXPECT_EQ(back & b.replies.front().sector_bits(), 0) << "a sector replied twice";
+    back |= b.replies.front().sector_bits();
+  }
+  EXPECT_EQ(back, 0x7);
+  EXPECT_GT(b.stat("stall_cycles"), 0u);
+  EXPECT_EQ(b.stat("read_misses"), 3u);
+}
+
 // l2.code_loaded: a code line's first read finds it (the module load wrote
 // it); once evicted it comes from DRAM like any line. Data lines are not
 // affected. The tiny L2 holds 8 lines in one set: 9 more lines evict it.

@@ -59,22 +59,39 @@ class TestDriver {
 };
 
 // A fake lower level: takes requests from `in` and answers the ones that need
-// a reply after `latency` ps into `out` (when set).
+// a reply after `latency` ps into `out` (when set): the whole request in one
+// reply, or with `per_sector` a reply per sector, `sector_gap` ps apart.
 struct FakeMemory {
   Port<MemRequest> in{64};
   Port<MemRequest>* out = nullptr;
   Tick latency = 0;
+  bool per_sector = false;
+  Tick sector_gap = 0;
   std::vector<MemRequest> seen;
   void step(Tick now) {
     while (in.ready(now)) {
       MemRequest r = in.front();
       in.pop();
       seen.push_back(r);
-      if (out && r.needs_reply()) {
-        r.is_reply = true;
+      if (!out || !r.needs_reply()) continue;
+      r.is_reply = true;
+      if (!per_sector) {
         out->push(r, now + latency);
+        continue;
+      }
+      Tick at = now + latency;
+      for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1), at += sector_gap) {
+        MemRequest one = r;
+        one.keep_sectors(static_cast<uint8_t>(bits & -bits));
+        out->push(one, at);
       }
     }
+  }
+  // Sectors requested in all (a read request names several).
+  uint32_t sectors_seen() const {
+    uint32_t n = 0;
+    for (const MemRequest& r : seen) n += r.sector_count();
+    return n;
   }
 };
 

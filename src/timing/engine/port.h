@@ -64,7 +64,7 @@ class Port {
     // else about the consumer changed.
     if (consumer_) consumer_->wake_at(ready);
     if (size_ == ring_.size()) grow();
-    ring_[(head_ + size_) & mask_] = Slot{std::move(msg), ready};
+    ring_[(head_ + size_) & mask_] = Slot{std::move(msg), ready, kNoNote};
     ++size_;
   }
   bool ready(Tick now) const { return size_ > 0 && ring_[head_].ready <= now; }
@@ -77,6 +77,11 @@ class Port {
   // time it becomes visible, and its removal (the others keep their order).
   const T& peek(size_t i) const { return at(i).msg; }
   Tick ready_of(size_t i) const { return at(i).ready; }
+  // A word the consumer may attach to the i-th oldest waiting message (what
+  // it worked out about it once, such as its route); kNoNote until set.
+  static constexpr uint32_t kNoNote = ~0u;
+  uint32_t note_of(size_t i) const { return at(i).note; }
+  void set_note(size_t i, uint32_t v) { ring_[(head_ + i) & mask_].note = v; }
   void erase(size_t i) {
     for (size_t k = i; k > 0; --k) ring_[(head_ + k) & mask_] = std::move(ring_[(head_ + k - 1) & mask_]);
     pop();
@@ -98,6 +103,7 @@ class Port {
   struct Slot {
     T msg;
     Tick ready;
+    uint32_t note;
   };
   // A ring buffer (power-of-two size) rather than a deque: every component
   // polls its ports each cycle, and this keeps those reads to one index.

@@ -1,5 +1,7 @@
 #include "timing/mem/l1_miss_path.h"
 
+#include <bit>
+
 #include "common/error.h"
 
 namespace ws::timing {
@@ -7,7 +9,7 @@ namespace {
 
 using config::Param;
 const Param<int64_t> kMissQueue{"l1d.miss_queue", 8, "requests",
-                                "read misses and atomics waiting to enter the interconnect (with "
+                                "read requests (one per line access) and atomics waiting to enter the interconnect (with "
                                 "l1d.miss_path_arbiter = fifo: store sectors too)",
                                 {1, 4096}};
 const Param<int64_t> kWriteBuffer{"l1d.write_buffer", 8, "sectors",
@@ -47,9 +49,14 @@ void L1MissPath::push(const MemRequest& r) {
   ++writes_of_sector_[r.addr];
 }
 
-bool L1MissPath::write_pending(Addr sector) const {
-  const uint32_t* n = writes_of_sector_.find(sector);
-  return n && *n > 0;
+// Whether a store to one of the message's sectors is still queued.
+bool L1MissPath::write_pending(const MemRequest& r) const {
+  if (writes_of_sector_.empty()) return false;
+  for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1)) {
+    const uint32_t* n = writes_of_sector_.find(r.line_addr() + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes);
+    if (n && *n > 0) return true;
+  }
+  return false;
 }
 
 // Round robin between the queues; a read whose sector still has a store
@@ -57,7 +64,7 @@ bool L1MissPath::write_pending(Addr sector) const {
 bool L1MissPath::take_write() const {
   if (writes_.empty()) return false;
   if (reads_.empty()) return true;
-  return last_was_write_ ? write_pending(reads_.front().addr) : true;
+  return last_was_write_ ? write_pending(reads_.front()) : true;
 }
 
 void L1MissPath::pop() {

@@ -40,7 +40,7 @@ class L1MissPath {
 
  private:
   bool take_write() const;
-  bool write_pending(Addr sector) const;
+  bool write_pending(const MemRequest& r) const;
 
   bool fifo_;
   uint32_t read_limit_, write_limit_;

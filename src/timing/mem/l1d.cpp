@@ -206,17 +206,13 @@ void L1D::accept(const L1Access& access) {
 // have changed (see next_event).
 void L1D::issue_stalled() {
   L1Access& a = *stalled_;
-  while (a.sector_mask != 0) {
-    uint32_t s = static_cast<uint32_t>(std::countr_zero(a.sector_mask));
-    charge_wait(clk_.now());  // to what it waited for until now
-    if (!issue_sector(a, s)) {
-      if (!waiting_since_) {
-        waiting_since_ = clk_.now();
-        mshr_stalls_.inc();
-      }
-      return;
+  charge_wait(clk_.now());  // to what it waited for until now
+  if (!(a.type == AccessType::Read ? issue_reads(a) : issue_sectors(a))) {
+    if (!waiting_since_) {
+      waiting_since_ = clk_.now();
+      mshr_stalls_.inc();
     }
-    a.sector_mask &= static_cast<uint8_t>(~(1u << s));
+    return;
   }
   waiting_since_.reset();
   uint32_t token = a.token;
@@ -228,14 +224,19 @@ void L1D::issue_stalled() {
   }
 }
 
-bool L1D::issue_sector(const L1Access& a, uint32_t s) {
-  Addr sector = a.line_addr + Addr{s} * kSectorBytes;
-  switch (a.type) {
-    case AccessType::Read: return issue_read(a, sector);
-    case AccessType::Write: return issue_write(a, sector, s);
-    case AccessType::Atomic: return issue_atomic(a, sector, s);
+// Stores and atomics: a message per sector, in order.
+bool L1D::issue_sectors(L1Access& a) {
+  while (a.sector_mask != 0) {
+    uint32_t s = static_cast<uint32_t>(std::countr_zero(a.sector_mask));
+    if (!issue_sector(a, s)) return false;
+    a.sector_mask &= static_cast<uint8_t>(~(1u << s));
   }
   return true;
+}
+
+bool L1D::issue_sector(const L1Access& a, uint32_t s) {
+  Addr sector = a.line_addr + Addr{s} * kSectorBytes;
+  return a.type == AccessType::Write ? issue_write(a, sector, s) : issue_atomic(a, sector, s);
 }
 
 // Cache operators on local accesses: only last use matters (the thread's
@@ -268,10 +269,35 @@ bool L1D::bypasses_on_write(const L1Access& a) const {
          a.cache_op == CacheOp::WriteThrough;
 }
 
-bool L1D::issue_read(const L1Access& a, Addr sector) {
+// A read's sectors in order: hits, merges into fetches in flight, and new
+// fetches, which leave as one request for the line (sectors it misses that
+// nobody fetches yet). Stops at the first sector that must wait; the
+// sectors handled so far are done (and the fetch started for them is sent).
+bool L1D::issue_reads(L1Access& a) {
   L1ReadPlan plan = read_plan(a);
   CacheLine* line = tags_.find(a.line_addr);
-  if (line && read_hit(plan, line, sector)) return true;
+  uint8_t fetch = 0;
+  std::array<uint32_t, kSectorsPerLine> slots{};
+  bool done = true;
+  while (a.sector_mask != 0) {
+    uint32_t s = static_cast<uint32_t>(std::countr_zero(a.sector_mask));
+    if (!(line && read_hit(plan, line, a.line_addr + Addr{s} * kSectorBytes)) &&
+        !read_miss(a, plan, line, s, fetch, slots)) {
+      done = false;
+      break;
+    }
+    a.sector_mask &= static_cast<uint8_t>(~(1u << s));
+  }
+  if (fetch) send_request(a.line_addr, fetch, slots, AccessType::Read, a.cache_op);
+  return done;
+}
+
+// A sector the L1 cannot serve: merged into its fetch in flight, or added to
+// this access's fetch (with, non-sectored, the line's other sectors that
+// nobody waits for). False: it must wait.
+bool L1D::read_miss(const L1Access& a, const L1ReadPlan& plan, const CacheLine* line, uint32_t s, uint8_t& fetch,
+                    std::array<uint32_t, kSectorsPerLine>& slots) {
+  Addr sector = a.line_addr + Addr{s} * kSectorBytes;
   if (uint32_t* merged = mshr_of_sector_.find(sector)) {
     Mshr& m = mshrs_[*merged];
     if (m.tokens.size() >= max_merge_) return blocked(Wait::MergeLimit);
@@ -281,16 +307,32 @@ bool L1D::issue_read(const L1Access& a, Addr sector) {
     mshr_merges_.inc();
   } else {
     uint8_t extra = sectored_ ? 0 : line_fill_sectors(a.line_addr, line, sector);
-    uint32_t needed = 1 + static_cast<uint32_t>(std::popcount(extra));
-    if (!out_.read_room(needed)) return blocked(Wait::MissQueue);
-    if (free_mshrs_.size() < needed) return blocked(Wait::MshrFull);
-    read_miss(a.line_addr, extra, sector, a, plan);
+    if (fetch == 0 && !out_.read_room()) return blocked(Wait::MissQueue);
+    if (free_mshrs_.size() < 1 + static_cast<uint32_t>(std::popcount(extra))) return blocked(Wait::MshrFull);
+    slots[s] = start_fetch(sector, plan, a.token);
+    fetch |= static_cast<uint8_t>(1u << s);
+    for (uint32_t o = 0; o < kSectorsPerLine; ++o) {
+      if (!(extra >> o & 1)) continue;
+      slots[o] = start_fetch(a.line_addr + Addr{o} * kSectorBytes, plan, 0);
+      mshrs_[slots[o]].tokens.clear();  // fetched for the line, waited for by nobody
+      fetch |= static_cast<uint8_t>(1u << o);
+    }
   }
   reads_.inc();
   read_misses_.inc();
   if (!plan.use_l1) bypass_reads_.inc();
   pending(a.token).misses_left++;
   return true;
+}
+
+// An MSHR for a sector the L1 fetches (kept until its fill).
+uint32_t L1D::start_fetch(Addr sector, const L1ReadPlan& plan, uint32_t token) {
+  uint32_t slot = *alloc_mshr(sector, AccessType::Read, token);
+  Mshr& m = mshrs_[slot];
+  m.allocate = plan.allocate;
+  m.retention = plan.retention;
+  mshr_of_sector_[sector] = slot;
+  return slot;
 }
 
 // A present line serves the sector if the plan allows; false: it misses.
@@ -308,25 +350,6 @@ bool L1D::read_hit(const L1ReadPlan& plan, CacheLine* line, Addr sector) {
     tags_.touch(*line);  // a streaming hit does not renew the line
   }
   return true;
-}
-
-// Sends the missed sector (and, non-sectored, the rest of the line: `extra`,
-// waited for by nobody) with MSHRs that remember how to fill.
-void L1D::read_miss(Addr line_addr, uint8_t extra, Addr sector, const L1Access& a, const L1ReadPlan& plan) {
-  auto start = [&](Addr s, uint32_t token) {
-    uint32_t slot = *alloc_mshr(s, AccessType::Read, token);
-    Mshr& m = mshrs_[slot];
-    m.allocate = plan.allocate;
-    m.retention = plan.retention;
-    mshr_of_sector_[s] = slot;
-    send(s, 0, AccessType::Read, slot, a.cache_op);
-    return slot;
-  };
-  start(sector, a.token);
-  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
-    if (!(extra >> s & 1)) continue;
-    mshrs_[start(line_addr + Addr{s} * kSectorBytes, 0)].tokens.clear();
-  }
 }
 
 // Non-sectored mode: the other sectors of the line that are neither valid
@@ -405,7 +428,10 @@ bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
   // The L2 owns the result; a stale local copy must not serve later loads.
   if (CacheLine* line = tags_.find(a.line_addr)) line->valid &= static_cast<uint8_t>(~(1u << s));
   atomics_.inc();
-  send(sector, a.byte_masks[s], AccessType::Atomic, *slot, ir::CacheOp::Default, a.thread_ops[s]);
+  std::array<uint32_t, kSectorsPerLine> slots{};
+  slots[s] = *slot;
+  send_request(a.line_addr, static_cast<uint8_t>(1u << s), slots, AccessType::Atomic, ir::CacheOp::Default,
+               a.byte_masks[s], a.thread_ops[s]);
   pending(a.token).misses_left++;
   return true;
 }
@@ -424,9 +450,24 @@ std::optional<uint32_t> L1D::alloc_mshr(Addr sector, AccessType type, uint32_t t
   return slot;
 }
 
+// A request that waits for a reply: its sectors' MSHRs are found from its tag.
+void L1D::send_request(Addr line_addr, uint8_t sectors, const std::array<uint32_t, kSectorsPerLine>& slots,
+                       AccessType type, ir::CacheOp op, uint32_t byte_mask, uint32_t thread_ops) {
+  if (free_requests_.empty()) {
+    free_requests_.push_back(static_cast<uint32_t>(requests_.size()));
+    requests_.emplace_back();
+  }
+  uint32_t tag = free_requests_.back();
+  free_requests_.pop_back();
+  requests_[tag] = LineRequest{slots, static_cast<uint32_t>(std::popcount(sectors))};
+  Addr first = line_addr + Addr{static_cast<uint32_t>(std::countr_zero(sectors))} * kSectorBytes;
+  send(first, byte_mask, type, tag, op, thread_ops, sectors);
+}
+
 void L1D::send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op,
-               uint32_t thread_ops) {
+               uint32_t thread_ops, uint8_t sectors) {
   MemRequest r;
+  r.sectors = sectors & 0xF;
   r.thread_ops = static_cast<uint16_t>(thread_ops);
   r.addr = sector;
   r.cache_op = op;
@@ -476,13 +517,23 @@ void L1D::charge_wait(Cycle now) {
   waiting_since_ = now;
 }
 
-// A reply from L2: installs a read sector (allocate on fill) and wakes waiters.
+// A reply from L2: the sectors it brings back, each to its MSHR.
 
 void L1D::handle_fill() {
   blocked_on_fill_ = false;
   MemRequest r = from_icnt_.front();
   from_icnt_.pop();
-  Mshr& m = mshrs_[r.tag];
+  LineRequest& q = requests_[r.tag];
+  for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1))
+    fill_sector(q.slot[static_cast<uint32_t>(std::countr_zero(bits))]);
+  q.left -= r.sector_count();
+  if (q.left == 0) free_requests_.push_back(r.tag);
+}
+
+// One sector back from L2: a read installs it (allocate on fill); its
+// waiters may complete.
+void L1D::fill_sector(uint32_t slot) {
+  Mshr& m = mshrs_[slot];
   if (m.type == AccessType::Read) {
     mshr_of_sector_.erase(m.sector);
     if (tags_.enabled() && m.allocate) {
@@ -499,15 +550,15 @@ void L1D::handle_fill() {
     finish_if_ready(token);
   }
   m.tokens.clear();
-  free_mshrs_.push_back(r.tag);
+  free_mshrs_.push_back(slot);
 }
 
 // The engine asks for the next event as soon as a reply is pushed, cycles
 // before it arrives: start bringing what handle_fill() will read into the
 // host's caches (changes no state).
 void L1D::prefetch_fill(const MemRequest& r) const {
-  if (r.tag >= mshrs_.size()) return;
-  __builtin_prefetch(&mshrs_[r.tag]);
+  if (r.tag >= requests_.size()) return;
+  __builtin_prefetch(&requests_[r.tag]);
   mshr_of_sector_.prefetch(r.addr);  // a reply carries its request's sector
   tags_.prefetch(line_of(r.addr));
 }

@@ -97,6 +97,13 @@ class L1D : public Clocked {
     Retention retention = Retention::Normal;  // evict-first only if every waiter streams
     SmallVec<uint32_t, 3> tokens;  // accesses waiting for this sector
   };
+  // One read (or atomic) request on its way to L2: the MSHR of each sector
+  // it carries. Its index is the request's tag; replies may bring its
+  // sectors back in several groups.
+  struct LineRequest {
+    std::array<uint32_t, kSectorsPerLine> slot{};
+    uint32_t left = 0;  // sectors not yet back
+  };
   struct Pending {
     uint32_t misses_left = 0;  // sectors still to arrive from L2
     bool open = true;          // the access still has sectors to issue
@@ -111,20 +118,26 @@ class L1D : public Clocked {
   };
 
   void issue_stalled();
+  bool issue_sectors(L1Access& a);
   bool issue_sector(const L1Access& a, uint32_t s);
+  bool issue_reads(L1Access& a);
   L1ReadPlan read_plan(const L1Access& a) const;
   bool bypasses_on_write(const L1Access& a) const;
-  bool issue_read(const L1Access& a, Addr sector);
   bool read_hit(const L1ReadPlan& plan, CacheLine* line, Addr sector);
-  void read_miss(Addr line_addr, uint8_t extra, Addr sector, const L1Access& a, const L1ReadPlan& plan);
+  bool read_miss(const L1Access& a, const L1ReadPlan& plan, const CacheLine* line, uint32_t s, uint8_t& fetch,
+                 std::array<uint32_t, kSectorsPerLine>& slots);
+  uint32_t start_fetch(Addr sector, const L1ReadPlan& plan, uint32_t token);
+  void send_request(Addr line_addr, uint8_t sectors, const std::array<uint32_t, kSectorsPerLine>& slots,
+                    AccessType type, ir::CacheOp op, uint32_t byte_mask = 0, uint32_t thread_ops = 0);
   bool issue_write(const L1Access& a, Addr sector, uint32_t s);
   void write_back_local(const L1Access& a, uint32_t s);
   CacheLine& install(Addr line_addr, Retention r = Retention::Normal);
   bool issue_atomic(const L1Access& a, Addr sector, uint32_t s);
   std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
   void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op = ir::CacheOp::Default,
-            uint32_t thread_ops = 0);
+            uint32_t thread_ops = 0, uint8_t sectors = 0);
   void handle_fill();
+  void fill_sector(uint32_t slot);
   void prefetch_fill(const MemRequest& r) const;
   uint8_t line_fill_sectors(Addr line_addr, const CacheLine* line, Addr missed) const;
   // Why the current access waits (stall counters by cause).
@@ -155,6 +168,8 @@ class L1D : public Clocked {
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;
   FlatMap<uint32_t> mshr_of_sector_;  // in-flight reads, for merging
+  std::vector<LineRequest> requests_;  // by tag; never more than MSHRs in use
+  std::vector<uint32_t> free_requests_;
   // By token. Tokens are small integers the LD/ST unit reuses, so a plain
   // array keeps the live ones in a few host cache lines.
   std::vector<Pending> pending_;

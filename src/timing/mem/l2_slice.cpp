@@ -1,6 +1,7 @@
 #include "timing/mem/l2_slice.h"
 
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -20,7 +21,8 @@ const Param<int64_t> kPerChannel{"l2.slices_per_channel", 2, "slices", "L2 slice
 const Param<int64_t> kLatency{"l2.latency", 160, "cycles", "L2 pipeline (ROP) latency from arrival to hit reply",
                               {1, 100000}};
 const Param<int64_t> kDramLatency{"l2.dram_latency", 100, "cycles", "L2-to-DRAM-channel path latency", {0, 100000}};
-const Param<int64_t> kMshrs{"l2.mshr_entries", 256, "entries", "L2 MSHRs per slice (distinct sectors in flight)",
+const Param<int64_t> kMshrs{"l2.mshr_entries", 256, "entries",
+                            "L2 MSHRs per slice: sectors in flight from DRAM (a line's fetch holds one per sector)",
                             {1, 65536}};
 // Kernel code reaches device memory as a copy when its module is loaded, and
 // a copy leaves its lines in the L2 (as cudaMemcpy does here): with this set,
@@ -40,7 +42,7 @@ const Param<bool> kCodeLoaded{"l2.code_loaded", true, "",
 // would (docs/validation-h100.md).
 const Param<int64_t> kAtomicOps{"l2.atomic_ops_per_clk", 32, "ops/cycle",
                                 "lane operations a slice's atomic unit performs per cycle", {1, 32}};
-const Param<int64_t> kMaxMerge{"l2.mshr_max_merge", 8, "requests", "requests merged into one L2 MSHR", {1, 1024}};
+const Param<int64_t> kMaxMerge{"l2.mshr_max_merge", 8, "requests", "requests waiting on one line's fetch from DRAM", {1, 1024}};
 const Param<int64_t> kInputQueue{"l2.input_queue", 16, "requests", "requests buffered from the crossbar", {1, 65536}};
 const Param<int64_t> kDramQueue{"l2.dram_queue", 16, "requests", "requests waiting to enter the DRAM channel",
                                 {4, 65536}};
@@ -161,7 +163,7 @@ void L2Slice::drain() {
   }
 }
 
-bool L2Slice::process(const MemRequest& r) {
+bool L2Slice::process(MemRequest& r) {
   switch (r.type) {
     case AccessType::Read: return process_read(r);
     case AccessType::Write: return process_write(r);
@@ -178,7 +180,7 @@ bool L2Slice::process(const MemRequest& r) {
     tags_.touch(*line);
     line->dirty |= static_cast<uint8_t>(1u << s);
     reply(r);
-  } else if (!miss(r)) {
+  } else if (!miss(r, r.sector_bits())) {
     return false;
   }
   atomics_.inc();
@@ -186,22 +188,36 @@ bool L2Slice::process(const MemRequest& r) {
   return true;
 }
 
-bool L2Slice::process_read(const MemRequest& r) {
-  CacheLine* line = tags_.find(line_of(r.addr));
-  uint32_t s = sector_in_line(r.addr);
-  if (line && (line->valid >> s & 1)) {
-    reads_.inc();
-    read_hits_.inc();
+// A read of one or more sectors of a line, looked up once: the valid ones
+// go back in one reply, the others in one reply when DRAM has returned them
+// all (absent, or only partly written: DRAM's bytes merge under the written
+// ones on fill). A stall keeps the sectors not yet handled in the request
+// for the retry.
+bool L2Slice::process_read(MemRequest& r) {
+  Addr line_addr = r.line_addr();
+  CacheLine* line = tags_.find(line_addr);
+  uint8_t want = r.sector_bits();
+  if (code_loaded_ && is_code_addr(line_addr) && (!line || (line->valid & want) != want) && load_code(line_addr))
+    line = tags_.find(line_addr);
+  uint8_t hits = line ? want & line->valid : 0;
+  if (hits) {
     if (!streams(r)) tags_.touch(*line);
-    reply(r);
-    return true;
+    uint32_t n = static_cast<uint32_t>(std::popcount(hits));
+    reads_.inc(n);
+    read_hits_.inc(n);
+    MemRequest h = r;
+    h.keep_sectors(hits);
+    reply(h);
   }
-  if (code_loaded_ && is_code_addr(r.addr) && load_code(r.addr)) return process_read(r);
-  // Absent, or only partly written: fetch from DRAM and merge on fill.
-  if (!miss(r)) return false;
-  reads_.inc();
-  read_misses_.inc();
-  return true;
+  uint8_t missing = static_cast<uint8_t>(want & ~hits);
+  if (missing == 0) return true;
+  uint8_t taken = miss(r, missing);
+  uint32_t n = static_cast<uint32_t>(std::popcount(taken));
+  reads_.inc(n);
+  read_misses_.inc(n);
+  if (taken == missing) return true;
+  r.keep_sectors(static_cast<uint8_t>(missing & ~taken));
+  return false;
 }
 
 // Write-validate: the written bytes become valid and dirty without a fetch.
@@ -231,47 +247,80 @@ bool L2Slice::process_write(const MemRequest& r) {
   return true;
 }
 
-// Joins an in-flight fetch of the sector or starts one; false = stall.
-bool L2Slice::miss(const MemRequest& r) {
-  if (const uint32_t* slot = mshrs_.find(r.addr)) {
-    Mshr& m = mshr_pool_[*slot];
-    if (m.waiters.size() >= max_merge_) return false;
-    m.waiters.push_back(r);
-    mshr_merges_.inc();
-    return true;
+// The sectors `want` of r's line wait for DRAM: each joins its line's fetch
+// in flight or starts one, as far as MSHRs and the DRAM queue allow (lowest
+// sectors first). Returns the sectors taken (0 = stall); r waits for them
+// as one waiter.
+uint8_t L2Slice::miss(const MemRequest& r, uint8_t want) {
+  Addr line_addr = r.line_addr();
+  const uint32_t* found = mshrs_.find(line_addr);
+  Mshr* m = found ? &mshr_pool_[*found] : nullptr;
+  if (m && m->waiters.size() >= max_merge_) return 0;
+  uint8_t merged = m ? want & m->fetching : 0;
+  uint8_t fresh = 0;
+  uint32_t n_fresh = 0;
+  for (uint8_t bits = static_cast<uint8_t>(want & ~merged); bits != 0; bits &= static_cast<uint8_t>(bits - 1)) {
+    if (sectors_in_flight_ + n_fresh >= mshr_cap_ || !dram_room(n_fresh + 1)) break;
+    fresh |= static_cast<uint8_t>(bits & -bits);
+    ++n_fresh;
   }
-  if (mshrs_.size() >= mshr_cap_ || !dram_room(1)) return false;
-  if (free_mshrs_.empty()) {
-    free_mshrs_.push_back(static_cast<uint32_t>(mshr_pool_.size()));
-    mshr_pool_.emplace_back();
+  auto taken = static_cast<uint8_t>(merged | fresh);
+  if (taken == 0) return 0;
+  if (!m) {
+    if (free_mshrs_.empty()) {
+      free_mshrs_.push_back(static_cast<uint32_t>(mshr_pool_.size()));
+      mshr_pool_.emplace_back();
+    }
+    uint32_t slot = free_mshrs_.back();
+    free_mshrs_.pop_back();
+    mshrs_[line_addr] = slot;
+    m = &mshr_pool_[slot];
   }
-  uint32_t slot = free_mshrs_.back();
-  free_mshrs_.pop_back();
-  mshrs_[r.addr] = slot;
-  mshr_pool_[slot].waiters.push_back(r);
-  send_dram(r.addr, 0, AccessType::Read);
-  dram_reads_.inc();
-  return true;
+  m->fetching |= fresh;
+  sectors_in_flight_ += n_fresh;
+  for (uint8_t bits = fresh; bits != 0; bits &= static_cast<uint8_t>(bits - 1)) {
+    send_dram(line_addr + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes, 0, AccessType::Read);
+    dram_reads_.inc();
+  }
+  mshr_merges_.inc(static_cast<uint32_t>(std::popcount(merged)));
+  MemRequest w = r;
+  w.keep_sectors(taken);
+  m->waiters.push_back(Waiter{w, taken});
+  return taken;
 }
 
+// A sector back from DRAM: valid in its line; each waiter that needed it
+// last is answered.
 void L2Slice::fill(const MemRequest& dram_reply) {
   ++fills_;
-  const uint32_t* found_slot = mshrs_.find(dram_reply.addr);
-  if (!found_slot) return;  // not ours to wait for (e.g. a stray reply)
+  Addr line_addr = line_of(dram_reply.addr);
+  const uint32_t* found_slot = mshrs_.find(line_addr);
+  auto bit = static_cast<uint8_t>(1u << sector_in_line(dram_reply.addr));
+  if (!found_slot || !(mshr_pool_[*found_slot].fetching & bit)) return;  // not ours to wait for (a stray reply)
   uint32_t slot = *found_slot;
-  mshrs_.erase(dram_reply.addr);
-  SmallVec<MemRequest, 1>& waiters = mshr_pool_[slot].waiters;
-  CacheLine* found = tags_.find(line_of(dram_reply.addr));
+  Mshr& m = mshr_pool_[slot];
+  m.fetching &= static_cast<uint8_t>(~bit);
+  --sectors_in_flight_;
   bool all_stream = true;
-  for (uint32_t i = 0; i < waiters.size(); ++i) all_stream &= streams(waiters[i]);
-  CacheLine& line = found ? *found : line_for(dram_reply.addr, all_stream ? Retention::EvictFirst : Retention::Normal);
-  uint32_t s = sector_in_line(dram_reply.addr);
-  line.valid |= static_cast<uint8_t>(1u << s);  // DRAM bytes merged under the written ones
-  for (uint32_t i = 0; i < waiters.size(); ++i) {
-    if (waiters[i].type == AccessType::Atomic) line.dirty |= static_cast<uint8_t>(1u << s);
-    reply(waiters[i]);
+  for (uint32_t i = 0; i < m.waiters.size(); ++i) all_stream &= streams(m.waiters[i].req);
+  CacheLine* found = tags_.find(line_addr);
+  CacheLine& line = found ? *found : line_for(line_addr, all_stream ? Retention::EvictFirst : Retention::Normal);
+  line.valid |= bit;  // DRAM bytes merged under the written ones
+  for (uint32_t i = 0; i < m.waiters.size();) {
+    Waiter& w = m.waiters[i];
+    bool last = w.pending == bit;
+    w.pending &= static_cast<uint8_t>(~bit);
+    if (!last) {
+      ++i;
+      continue;
+    }
+    if (w.req.type == AccessType::Atomic) line.dirty |= w.req.sector_bits();
+    reply(w.req);
+    m.waiters.erase(i);
   }
-  waiters.clear();
+  if (m.fetching != 0) return;
+  mshrs_.erase(line_addr);
+  m.waiters.clear();
   free_mshrs_.push_back(slot);
 }
 
@@ -364,7 +413,7 @@ Tick L2Slice::next_event() const {
   // A DRAM reply was pushed (that woke us): fill() will look up its MSHR and
   // line; start loading them into the host's caches (changes no state).
   if (!from_dram_.empty()) {
-    mshrs_.prefetch(from_dram_.front().addr);
+    mshrs_.prefetch(line_of(from_dram_.front().addr));
     tags_.prefetch(line_of(from_dram_.front().addr));
   }
   return t;

@@ -1,6 +1,6 @@
 // One L2 slice (L2 clock), one per memory sub-partition: sectored, write-back,
-// write-allocate with per-sector write-validate, MSHRs with merging, atomics
-// performed here.
+// write-allocate with per-sector write-validate, line requests looked up once,
+// one MSHR per line in flight with merging, atomics performed here.
 //
 // Latency with QV100 defaults (core = interconnect = L2 clock, 1132 MHz), as
 // measured by the MemSystem test: L2 hit round trip = L1 miss hand-off (1) +
@@ -73,20 +73,27 @@ class L2Slice : public Clocked {
 
  private:
   bool load_code(Addr addr);
+  // A request waiting for sectors of a line in flight from DRAM: it is
+  // answered, with all its sectors, when the last of them (`pending`) is in.
+  struct Waiter {
+    MemRequest req;
+    uint8_t pending = 0;
+  };
+  // One line's fetches in flight. Reads and atomics waiting for them; a
+  // second one (a merge) is rare and spills, so an entry stays small.
   struct Mshr {
-    // Reads and atomics waiting for the sector; a second one (a merge) is rare
-    // and spills, so an entry stays one host cache line.
-    SmallVec<MemRequest, 1> waiters;
+    uint8_t fetching = 0;  // sectors asked of DRAM, not yet back
+    SmallVec<Waiter, 1> waiters;
   };
   struct Staged {
     Tick ready;
     MemRequest req;
   };
 
-  bool process(const MemRequest& r);
-  bool process_read(const MemRequest& r);
+  bool process(MemRequest& r);
+  bool process_read(MemRequest& r);
   bool process_write(const MemRequest& r);
-  bool miss(const MemRequest& r);
+  uint8_t miss(const MemRequest& r, uint8_t want);
   void fill(const MemRequest& reply);
   CacheLine& line_for(Addr sector, Retention r = Retention::Normal);
   void write_back(const EvictedLine& victim);
@@ -121,9 +128,11 @@ class L2Slice : public Clocked {
   Port<MemRequest>* to_reply_ = nullptr;
   Port<MemRequest>* to_dram_ = nullptr;
   std::deque<Staged> pipeline_;  // requests in the fixed-latency ROP pipeline
-  // In-flight sector fetches: sector address -> slot in mshr_pool_ (slots
+  // Lines with fetches in flight: line address -> slot in mshr_pool_ (slots
   // are reused, so waiting lists allocate nothing in steady state).
+  // l2.mshr_entries bounds the sectors in flight.
   FlatMap<uint32_t> mshrs_;
+  uint32_t sectors_in_flight_ = 0;
   std::vector<Mshr> mshr_pool_;
   std::vector<uint32_t> free_mshrs_;
   std::deque<MemRequest> reply_q_, dram_q_;

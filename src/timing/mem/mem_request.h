@@ -1,5 +1,6 @@
 // What travels between the L1s, the interconnect, the L2 slices and DRAM.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <string>
 
@@ -35,11 +36,17 @@ enum class AccessType : uint8_t { Read, Write, Atomic };
 enum class MemClient : uint8_t { Data, Inst, Const };
 inline constexpr uint32_t kMemClients = 3;  // reply outputs per SM (one per client)
 
+// One message between the L1s, the interconnect, the L2 slices and DRAM. A
+// read travels at the granularity the hardware moves it: one request per
+// line access, naming the sectors it wants (`sectors`), and one reply per
+// group of those sectors that are ready together. Writes, atomics and
+// everything towards DRAM are one sector each (`sectors` = 0).
 struct MemRequest {
-  Addr addr = 0;            // 32 B-sector-aligned address
-  uint32_t byte_mask = 0;   // bytes of the sector touched (bit i = byte i)
+  Addr addr = 0;            // 32 B-sector-aligned address: the lowest sector the message carries
+  uint32_t byte_mask = 0;   // a write's or atomic's bytes of that sector (bit i = byte i)
   AccessType type = AccessType::Read;
-  bool is_reply = false;    // set on the way back
+  bool is_reply : 1 = false;  // set on the way back
+  uint8_t sectors : 4 = 0;    // bit s: sector s of addr's line (0: the sector at addr alone)
   uint16_t src_sm = 0;      // requesting SM (reply routing)
   union {
     uint16_t src_slice = 0;  // towards DRAM: the L2 slice that sent it (DRAM reply routing)
@@ -51,11 +58,22 @@ struct MemRequest {
   Tick issued = 0;          // when the L1 sent it (latency stats)
 
   bool needs_reply() const { return type != AccessType::Write; }
+  // The sectors of addr's line the message carries (bit s = sector s).
+  uint8_t sector_bits() const {
+    return sectors != 0 ? sectors : static_cast<uint8_t>(1u << ((addr / kSectorBytes) % (kLineBytes / kSectorBytes)));
+  }
+  uint32_t sector_count() const { return sectors != 0 ? static_cast<uint32_t>(std::popcount(sectors)) : 1; }
+  Addr line_addr() const { return addr & ~Addr{kLineBytes - 1}; }
+  // Narrows the message to the sectors in `bits` (a non-empty subset of sector_bits()).
+  void keep_sectors(uint8_t bits) {
+    sectors = bits;
+    addr = line_addr() + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes;
+  }
   // Bytes this message carries on a link: data for write requests and read
-  // replies, a header otherwise.
+  // replies (32 B a sector), a header otherwise.
   uint32_t payload_bytes() const {
     bool data = is_reply ? type != AccessType::Write : type != AccessType::Read;
-    return data ? kSectorBytes : 0;
+    return data ? kSectorBytes * sector_count() : 0;
   }
 };
 static_assert(sizeof(MemRequest) == 32, "MemRequest travels through every queue: keep it at 32 bytes");

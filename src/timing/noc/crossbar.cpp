@@ -42,7 +42,6 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
       out_free_(outputs, 0),
       rr_(outputs, 0),
       taken_(outputs, ~Cycle{0}),
-      head_out_(inputs, kNoRoute),
       requests_(outputs),
       flits_(scope.counter("flits", "flits moved through the crossbar")),
       packets_(scope.counter("packets", "messages moved through the crossbar")),
@@ -70,7 +69,7 @@ void Crossbar::tick() {
   Tick now_tick = clk_.now_tick();
   for_each_nonempty([&](uint32_t i) {
     if (in_free_[i] > now || !inputs_[i]->ready(now_tick)) return;
-    uint32_t out = head_route(i);
+    uint32_t out = route_at(i, 0);
     if (out_free_[out] > now) return;
     if (requests_[out].empty()) asked_.push_back(out);
     requests_[out].push_back(i);  // inputs in ascending order
@@ -94,11 +93,15 @@ void Crossbar::tick() {
   if (stalled_) stall_cycles_.inc();
 }
 
-// The head of an input only changes when it is granted, so its route is
-// computed once per message.
-uint32_t Crossbar::head_route(uint32_t in) {
-  if (head_out_[in] == kNoRoute) head_out_[in] = route_of(inputs_[in]->front());
-  return head_out_[in];
+// A message's route is computed once and kept with it in the input buffer.
+uint32_t Crossbar::route_at(uint32_t in, size_t k) {
+  Port<MemRequest>& src = *inputs_[in];
+  uint32_t out = src.note_of(k);
+  if (out == Port<MemRequest>::kNoNote) {
+    out = route_of(src.peek(k));
+    src.set_note(k, out);
+  }
+  return out;
 }
 
 // Virtual output queues: an input's buffer holds one queue per output, so
@@ -116,7 +119,7 @@ void Crossbar::tick_voq() {
     if (in_free_[i] > now) return;
     Port<MemRequest>& src = *inputs_[i];
     for (size_t k = 0; k < src.size() && src.ready_of(k) <= now_tick; ++k) {
-      uint32_t out = route_of(src.peek(k));
+      uint32_t out = route_at(i, k);
       if (out_free_[out] > now || taken_[out] == now) continue;
       if (!outputs_[out]->can_push(now_tick)) {
         stalled_ = true;
@@ -162,7 +165,6 @@ void Crossbar::send(uint32_t in, size_t k, uint32_t out) {
   outputs_[out]->push(src.peek(k), clk_.tick_of(now + latency_ + flits - 1));
   src.erase(k);
   if (src.empty()) nonempty_[in / 64] &= ~(uint64_t{1} << (in % 64));
-  head_out_[in] = kNoRoute;
   taken_[out] = now;
   in_free_[in] = out_free_[out] = now + flits;
   flits_.inc(flits);

@@ -47,7 +47,7 @@ class Crossbar : public Clocked {
   void send(uint32_t in, size_t k, uint32_t out);
   void tick_voq();
   uint32_t route_of(const MemRequest& m) const;
-  uint32_t head_route(uint32_t in);
+  uint32_t route_at(uint32_t in, size_t k);
   // Calls f(i) for each non-empty input, in ascending order.
   template <class F>
   void for_each_nonempty(F&& f) const {
@@ -65,8 +65,6 @@ class Crossbar : public Clocked {
   std::vector<Cycle> in_free_, out_free_;  // first cycle a new message may start
   std::vector<uint32_t> rr_;               // per output: input favoured next
   std::vector<Cycle> taken_;               // per output: last cycle it was granted or found full
-  static constexpr uint32_t kNoRoute = ~0u;
-  std::vector<uint32_t> head_out_;  // per input: output of its head message, kNoRoute if not known yet
   std::vector<std::vector<uint32_t>> requests_;  // per output, inputs asking this cycle (scratch)
   std::vector<uint32_t> asked_;                  // outputs with requests this cycle (scratch)
   bool stalled_ = false;
