@@ -251,7 +251,7 @@ TEST(StallSm, AFullLdstQueueIsLgThrottle) {
   l1.connect(&to_l2);
   auto memory = [&](Cycle c) {
     Tick t = b.clk.tick_of(c);
-    if (c % 8 == 0 && to_l2.ready(t)) to_l2.pop();
+    if (c % 32 == 0 && to_l2.ready(t)) to_l2.pop();  // a line's store (one message) per 32 cycles
     if (l1.next_event() <= t) l1.tick();
   };
   std::vector<std::vector<ir::WarpInst>> warps(13);
@@ -271,8 +271,8 @@ TEST(StallSm, AFullLdstQueueIsLgThrottle) {
     if (r != at(Stall::Selected) && r != at(Stall::Drain)) waited += n[r];
   EXPECT_GT(n[at(Stall::LgThrottle)], waited * 8 / 10)
       << n[at(Stall::LgThrottle)] << " of " << waited << ", not selected " << n[at(Stall::NotSelected)];
-  // 32 lines x 4 sectors leave at one per 8 cycles (1024 cycles): the queue
-  // is full for most of them.
+  // 32 line stores leave at one per 32 cycles (1024 cycles): the queue is
+  // full for most of them.
   EXPECT_GT(b.reg.sum("sm.0.ldst.queue_full_cycles"), 32u * 4 * 8 * 6 / 10);
   expect_all_cycles_attributed(b);
 }

@@ -33,8 +33,10 @@ struct L2Bench {
   }
   uint64_t stat(const std::string& leaf) const { return reg.sum("l2.0." + leaf); }
   // Delivers a request at the next edge.
-  void send(AccessType type, Addr addr, uint32_t mask = 0, uint32_t tag = 0, ir::CacheOp op = ir::CacheOp::Default) {
+  void send(AccessType type, Addr addr, uint32_t mask = 0, uint32_t tag = 0, ir::CacheOp op = ir::CacheOp::Default,
+            uint8_t sectors = 0) {
     MemRequest m;
+    m.sectors = sectors;
     m.addr = addr;
     m.type = type;
     m.byte_mask = mask;
@@ -112,6 +114,22 @@ TEST(L2Slice, LineReadRepliesHitsTogetherAndMissesTogether) {
   EXPECT_EQ(c.replies.front().sector_bits(), 0x6u);
 }
 
+// A reply of k sectors holds the slice's wire into the reply crossbar k
+// flits (40 B flits: header and 32 B a flit), so two four-sector hit replies
+// leave four cycles apart, and the slice wakes for the second by itself.
+TEST(L2Slice, ReplyOfSeveralSectorsHoldsTheWireAFlitPerSector) {
+  L2Bench b;
+  b.l2->warm(0x2000, 256);
+  b.run(3);
+  Cycle arrive = b.clk.now() + 1;
+  b.send(AccessType::Read, 0x2000, 0, 1, ir::CacheOp::Default, 0xF);
+  b.send(AccessType::Read, 0x2080, 0, 2, ir::CacheOp::Default, 0xF);
+  b.run(100);
+  ASSERT_EQ(b.replies.size(), 2u);
+  EXPECT_EQ(b.replies.ready_of(0), b.clk.tick_of(arrive + 20));
+  EXPECT_EQ(b.replies.ready_of(1), b.clk.tick_of(arrive + 20 + 4));
+}
+
 // A line read that runs out of MSHRs part-way keeps its remaining sectors
 // and takes them up when a fill frees one: nothing is asked twice or lost.
 TEST(L2Slice, LineReadStalledPartWayResumesWithTheRest) {
@@ -187,6 +205,32 @@ TEST(L2Slice, FullSectorWriteThenReadNeedsNoDram) {
   EXPECT_EQ(b.replies.size(), 1u);
   EXPECT_EQ(b.stat("read_hits"), 1u);
   EXPECT_EQ(b.stat("write_misses"), 1u);
+}
+
+// A store message carries several sectors written alike: each is validated
+// (whole) or merged with DRAM's bytes on a later read (partly written);
+// st.wt sends each on to DRAM.
+TEST(L2Slice, LineWriteTreatsEachSectorAsWritten) {
+  L2Bench b;
+  b.send(AccessType::Write, 0x2000, kFullSectorMask, 0, ir::CacheOp::Default, 0xF);
+  b.send(AccessType::Write, 0x2080, 0x0000FFFF, 0, ir::CacheOp::Default, 0x6);
+  b.run(30);
+  EXPECT_EQ(b.stat("writes"), 6u);
+  EXPECT_EQ(b.stat("write_misses"), 6u);
+  b.send(AccessType::Read, 0x2000, 0, 1, ir::CacheOp::Default, 0xF);
+  b.send(AccessType::Read, 0x20A0, 0, 2, ir::CacheOp::Default, 0x6);
+  b.run(300);
+  EXPECT_EQ(b.dram_reads(), 2u);  // the two half-written sectors
+  ASSERT_EQ(b.replies.size(), 2u);
+  EXPECT_EQ(b.replies.front().sector_bits(), 0xFu);
+  b.replies.pop();
+  EXPECT_EQ(b.replies.front().sector_bits(), 0x6u);
+  L2Bench wt;
+  wt.send(AccessType::Write, 0x1040, kFullSectorMask, 0, ir::CacheOp::WriteThrough, 0xC);
+  wt.run(100);
+  ASSERT_EQ(wt.dram.seen.size(), 2u);
+  EXPECT_EQ(wt.dram.seen[0].addr, 0x1040u);
+  EXPECT_EQ(wt.dram.seen[1].addr, 0x1060u);
 }
 
 TEST(L2Slice, PartialWriteThenReadFetchesOnce) {

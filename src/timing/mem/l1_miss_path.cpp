@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "common/error.h"
+#include "timing/mem/sector_cache.h"
 
 namespace ws::timing {
 namespace {
@@ -36,8 +37,17 @@ L1MissPath::L1MissPath(const config::Config& cfg)
 
 bool L1MissPath::read_room(uint32_t n) const { return reads_.size() + n <= read_limit_; }
 
-bool L1MissPath::write_room() const {
-  return fifo_ ? reads_.size() < read_limit_ : writes_.size() < write_limit_;
+// The one fifo queue counts messages (a store of any sectors takes a slot);
+// the write buffer counts sectors.
+uint32_t L1MissPath::write_room() const {
+  if (fifo_) return reads_.size() < read_limit_ ? kSectorsPerLine : 0;
+  return write_limit_ > write_sectors_ ? write_limit_ - write_sectors_ : 0;
+}
+
+template <class F>
+void L1MissPath::for_each_sector(const MemRequest& r, F&& f) {
+  for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1))
+    f(r.line_addr() + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes);
 }
 
 void L1MissPath::push(const MemRequest& r) {
@@ -46,17 +56,19 @@ void L1MissPath::push(const MemRequest& r) {
     return;
   }
   writes_.push_back(r);
-  ++writes_of_sector_[r.addr];
+  write_sectors_ += r.sector_count();
+  for_each_sector(r, [&](Addr sector) { ++writes_of_sector_[sector]; });
 }
 
 // Whether a store to one of the message's sectors is still queued.
 bool L1MissPath::write_pending(const MemRequest& r) const {
   if (writes_of_sector_.empty()) return false;
-  for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1)) {
-    const uint32_t* n = writes_of_sector_.find(r.line_addr() + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes);
-    if (n && *n > 0) return true;
-  }
-  return false;
+  bool pending = false;
+  for_each_sector(r, [&](Addr sector) {
+    const uint32_t* n = writes_of_sector_.find(sector);
+    pending |= n && *n > 0;
+  });
+  return pending;
 }
 
 // Round robin between the queues; a read whose sector still has a store
@@ -73,8 +85,12 @@ void L1MissPath::pop() {
     last_was_write_ = false;
     return;
   }
-  uint32_t& n = writes_of_sector_[writes_.front().addr];
-  if (--n == 0) writes_of_sector_.erase(writes_.front().addr);
+  const MemRequest& w = writes_.front();
+  write_sectors_ -= w.sector_count();
+  for_each_sector(w, [&](Addr sector) {
+    uint32_t& n = writes_of_sector_[sector];
+    if (--n == 0) writes_of_sector_.erase(sector);
+  });
   writes_.pop_front();
   last_was_write_ = true;
 }

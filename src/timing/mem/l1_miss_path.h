@@ -26,8 +26,8 @@ class L1MissPath {
 
   // Room for `n` more read requests (or atomics).
   bool read_room(uint32_t n = 1) const;
-  // Room for one more store sector.
-  bool write_room() const;
+  // Store sectors that may be queued now (a message may carry several).
+  uint32_t write_room() const;
   // Queues a message; writes go to the write buffer (fifo: the one queue).
   // Room is the caller's to check: evicted dirty lines are pushed past it.
   void push(const MemRequest& r);
@@ -41,11 +41,14 @@ class L1MissPath {
  private:
   bool take_write() const;
   bool write_pending(const MemRequest& r) const;
+  template <class F>
+  static void for_each_sector(const MemRequest& r, F&& f);
 
   bool fifo_;
   uint32_t read_limit_, write_limit_;
   std::deque<MemRequest> reads_;   // fifo: every message
-  std::deque<MemRequest> writes_;  // round-robin: store sectors
+  std::deque<MemRequest> writes_;  // round-robin: stores
+  uint32_t write_sectors_ = 0;     // their sectors
   FlatMap<uint32_t> writes_of_sector_;  // queued store sectors per sector address (order check)
   bool last_was_write_ = true;     // round-robin: reads go first on a tie
 };

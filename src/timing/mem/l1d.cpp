@@ -116,6 +116,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       done_(size_t{mshr_count_} + 4096),
       from_icnt_(static_cast<size_t>(kFillQueue.get(cfg))),
       out_(cfg),
+      link_(cfg),
       mshrs_(mshr_count_),
       reads_(scope.counter("reads", "read sectors looked up")),
       read_hits_(scope.counter("read_hits", "read sectors found valid")),
@@ -207,7 +208,8 @@ void L1D::accept(const L1Access& access) {
 void L1D::issue_stalled() {
   L1Access& a = *stalled_;
   charge_wait(clk_.now());  // to what it waited for until now
-  if (!(a.type == AccessType::Read ? issue_reads(a) : issue_sectors(a))) {
+  bool done = a.type == AccessType::Read ? issue_reads(a) : a.type == AccessType::Write ? issue_writes(a) : issue_atomics(a);
+  if (!done) {
     if (!waiting_since_) {
       waiting_since_ = clk_.now();
       mshr_stalls_.inc();
@@ -224,19 +226,14 @@ void L1D::issue_stalled() {
   }
 }
 
-// Stores and atomics: a message per sector, in order.
-bool L1D::issue_sectors(L1Access& a) {
+// Atomics: a message per sector, in order.
+bool L1D::issue_atomics(L1Access& a) {
   while (a.sector_mask != 0) {
     uint32_t s = static_cast<uint32_t>(std::countr_zero(a.sector_mask));
-    if (!issue_sector(a, s)) return false;
+    if (!issue_atomic(a, a.line_addr + Addr{s} * kSectorBytes, s)) return false;
     a.sector_mask &= static_cast<uint8_t>(~(1u << s));
   }
   return true;
-}
-
-bool L1D::issue_sector(const L1Access& a, uint32_t s) {
-  Addr sector = a.line_addr + Addr{s} * kSectorBytes;
-  return a.type == AccessType::Write ? issue_write(a, sector, s) : issue_atomic(a, sector, s);
 }
 
 // Cache operators on local accesses: only last use matters (the thread's
@@ -364,12 +361,36 @@ uint8_t L1D::line_fill_sectors(Addr line_addr, const CacheLine* line, Addr misse
   return mask;
 }
 
-bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
+// Stores, written through: the sectors of the line whose bytes are written
+// alike (all of each, as a coalesced store writes them) leave as one
+// message with their data, as many as the write buffer has room for.
+bool L1D::issue_writes(L1Access& a) {
   if (a.local && local_write_back_ && tags_.enabled()) {
-    write_back_local(a, s);
+    for (; a.sector_mask != 0; a.sector_mask &= static_cast<uint8_t>(a.sector_mask - 1))
+      write_back_local(a, static_cast<uint32_t>(std::countr_zero(a.sector_mask)));
     return true;
   }
-  if (!out_.write_room()) return blocked(Wait::WriteBuffer);
+  while (a.sector_mask != 0) {
+    uint32_t room = out_.write_room();
+    if (room == 0) return blocked(Wait::WriteBuffer);
+    uint32_t bytes = a.byte_masks[static_cast<uint32_t>(std::countr_zero(a.sector_mask))];
+    uint8_t group = 0;
+    for (uint8_t bits = a.sector_mask; bits != 0 && room > 0; bits &= static_cast<uint8_t>(bits - 1)) {
+      uint32_t s = static_cast<uint32_t>(std::countr_zero(bits));
+      if (a.byte_masks[s] != bytes) continue;
+      write_sector(a, s);
+      group |= static_cast<uint8_t>(1u << s);
+      --room;
+    }
+    send(a.line_addr + Addr{static_cast<uint32_t>(std::countr_zero(group))} * kSectorBytes, bytes,
+         AccessType::Write, 0, a.cache_op, 0, group);
+    a.sector_mask &= static_cast<uint8_t>(~group);
+  }
+  return true;
+}
+
+// A written-through sector's effect on the L1's copy (l1d.write_policy).
+void L1D::write_sector(const L1Access& a, uint32_t s) {
   writes_.inc();
   CacheLine* line = tags_.find(a.line_addr);
   bool hit = line && (line->valid >> s & 1);
@@ -386,8 +407,6 @@ bool L1D::issue_write(const L1Access& a, Addr sector, uint32_t s) {
     else if (keep == Retention::Normal) tags_.touch(*line);
     line->valid |= static_cast<uint8_t>(1u << s);
   }
-  send(sector, a.byte_masks[s], AccessType::Write, 0, a.cache_op);
-  return true;
 }
 
 // Write-back for local memory: the written bytes stay in the L1 (valid once
@@ -484,8 +503,9 @@ void L1D::tick() {
   bool was_stalled = stalled();
   if (from_icnt_.ready(now)) handle_fill();
   if (stalled_ && last_accept_ != clk_.now()) issue_stalled();
-  if (!out_.empty() && to_icnt_ && to_icnt_->can_push(now)) {
+  if (!out_.empty() && to_icnt_ && link_.free(clk_.now()) && to_icnt_->can_push(now)) {
     to_icnt_->push(out_.front(), now);
+    link_.sent(out_.front(), clk_.now());
     out_.pop();
   }
   while (!completions_.empty() && completions_.top().at <= now && done_.can_push(now)) {
@@ -505,7 +525,7 @@ bool L1D::blocked(Wait why) {
 
 // Whether the queue an access waits for has room now.
 bool L1D::queue_has_room() const {
-  return waiting_for_ == Wait::WriteBuffer ? out_.write_room() : out_.read_room();
+  return waiting_for_ == Wait::WriteBuffer ? out_.write_room() > 0 : out_.read_room();
 }
 
 // Charges the cycles since the last mark to what the access waited for then.
@@ -578,13 +598,15 @@ void L1D::complete(uint32_t token, Tick at) { completions_.push(Completion{at, c
 // interconnect frees only when the crossbar takes a message.
 Tick L1D::next_event() const {
   Tick now = clk_.now_tick();
+  Tick t = kNever;
   if (!out_.empty() && to_icnt_) {
-    if (to_icnt_->can_push(now)) return now;
-    to_icnt_->wait_for_room(this);  // its pop wakes us
+    if (!link_.free(clk_.now())) t = clk_.tick_of(link_.free_at());
+    else if (to_icnt_->can_push(now)) return now;
+    else to_icnt_->wait_for_room(this);  // its pop wakes us
   }
   if (stalled_ && !blocked_on_fill_ && queue_has_room()) return now;
-  Tick t = from_icnt_.next_ready();
-  if (t != kNever) prefetch_fill(from_icnt_.front());
+  t = std::min(t, from_icnt_.next_ready());
+  if (!from_icnt_.empty()) prefetch_fill(from_icnt_.front());
   if (!completions_.empty()) t = std::min(t, completions_.top().at);
   return t;
 }

@@ -22,6 +22,7 @@
 #include "timing/mem/l1_miss_path.h"
 #include "timing/mem/mem_request.h"
 #include "timing/mem/sector_cache.h"
+#include "timing/noc/link.h"
 
 namespace ws::timing {
 
@@ -118,9 +119,10 @@ class L1D : public Clocked {
   };
 
   void issue_stalled();
-  bool issue_sectors(L1Access& a);
-  bool issue_sector(const L1Access& a, uint32_t s);
+  bool issue_atomics(L1Access& a);
   bool issue_reads(L1Access& a);
+  bool issue_writes(L1Access& a);
+  void write_sector(const L1Access& a, uint32_t s);
   L1ReadPlan read_plan(const L1Access& a) const;
   bool bypasses_on_write(const L1Access& a) const;
   bool read_hit(const L1ReadPlan& plan, CacheLine* line, Addr sector);
@@ -129,7 +131,6 @@ class L1D : public Clocked {
   uint32_t start_fetch(Addr sector, const L1ReadPlan& plan, uint32_t token);
   void send_request(Addr line_addr, uint8_t sectors, const std::array<uint32_t, kSectorsPerLine>& slots,
                     AccessType type, ir::CacheOp op, uint32_t byte_mask = 0, uint32_t thread_ops = 0);
-  bool issue_write(const L1Access& a, Addr sector, uint32_t s);
   void write_back_local(const L1Access& a, uint32_t s);
   CacheLine& install(Addr line_addr, Retention r = Retention::Normal);
   bool issue_atomic(const L1Access& a, Addr sector, uint32_t s);
@@ -165,6 +166,7 @@ class L1D : public Clocked {
   Clocked* client_ = nullptr;
 
   L1MissPath out_;  // read misses, atomics and store data on their way to the interconnect
+  FlitLink link_;   // the wire into the crossbar: a message holds it one cycle per flit
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;
   FlatMap<uint32_t> mshr_of_sector_;  // in-flight reads, for merging

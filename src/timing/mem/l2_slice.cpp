@@ -99,6 +99,7 @@ L2Slice::L2Slice(const config::Config& cfg, stats::Scope scope, const ClockDomai
       tags_(l2_shape(cfg, map_)),
       from_icnt_(static_cast<size_t>(kInputQueue.get(cfg))),
       from_dram_(static_cast<size_t>(kDramReplyQueue.get(cfg))),
+      reply_link_(cfg),
       reads_(scope.counter("reads", "read sectors")),
       read_hits_(scope.counter("read_hits", "read sectors valid in L2")),
       read_misses_(scope.counter("read_misses", "read sectors fetched from or merged towards DRAM")),
@@ -152,8 +153,9 @@ void L2Slice::note_head(bool done) {
 
 void L2Slice::drain() {
   Tick now = clk_.now_tick();
-  if (!reply_q_.empty() && to_reply_ && to_reply_->can_push(now)) {
+  if (!reply_q_.empty() && to_reply_ && reply_link_.free(clk_.now()) && to_reply_->can_push(now)) {
     to_reply_->push(reply_q_.front(), now);
+    reply_link_.sent(reply_q_.front(), clk_.now());
     reply_q_.pop_front();
   }
   if (!dram_q_.empty() && to_dram_ && to_dram_->can_push(now)) {
@@ -220,27 +222,31 @@ bool L2Slice::process_read(MemRequest& r) {
   return false;
 }
 
-// Write-validate: the written bytes become valid and dirty without a fetch.
-// st.wt also sends them on to DRAM; a sector it wrote whole that held no
-// other unwritten-back bytes stays clean.
+// Write-validate: the written bytes (the same bytes of each sector the
+// message carries) become valid and dirty without a fetch. st.wt also sends
+// them on to DRAM; a sector it wrote whole that held no other
+// unwritten-back bytes stays clean.
 bool L2Slice::process_write(const MemRequest& r) {
   bool through = r.cache_op == ir::CacheOp::WriteThrough;
-  // (a write-through with a full victim may pass a 4-entry queue's limit by one)
-  if (!dram_room(std::min(kSectorsPerLine + (through ? 1 : 0), dram_queue_cap_))) return false;
-  writes_.inc();
-  CacheLine* found = tags_.find(line_of(r.addr));
-  uint32_t s = sector_in_line(r.addr);
-  auto bit = static_cast<uint8_t>(1u << s);
-  bool hit = found && ((found->valid >> s & 1) || tags_.written(*found, s) != 0);
-  (hit ? write_hits_ : write_misses_).inc();
-  CacheLine& line = found ? *found : line_for(r.addr, streams(r) ? Retention::EvictFirst : Retention::Normal);
+  uint32_t n = r.sector_count();
+  // (a write-through with a full victim may pass a 4-entry queue's limit)
+  if (!dram_room(std::min(kSectorsPerLine + (through ? n : 0), dram_queue_cap_))) return false;
+  writes_.inc(n);
+  Addr line_addr = r.line_addr();
+  CacheLine* found = tags_.find(line_addr);
+  CacheLine& line = found ? *found : line_for(line_addr, streams(r) ? Retention::EvictFirst : Retention::Normal);
   if (found && !streams(r)) tags_.touch(line);
-  bool was_dirty = line.dirty & bit;
-  uint32_t written = tags_.add_written(line, s, r.byte_mask);  // (reads the old dirty bit)
-  line.dirty |= bit;
-  if (written == kFullSectorMask) line.valid |= bit;
-  if (through) {
-    send_dram(r.addr, r.byte_mask, AccessType::Write);
+  for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1)) {
+    uint32_t s = static_cast<uint32_t>(std::countr_zero(bits));
+    auto bit = static_cast<uint8_t>(1u << s);
+    bool hit = found && ((line.valid & bit) || tags_.written(line, s) != 0);
+    (hit ? write_hits_ : write_misses_).inc();
+    bool was_dirty = line.dirty & bit;
+    uint32_t written = tags_.add_written(line, s, r.byte_mask);  // (reads the old dirty bit)
+    line.dirty |= bit;
+    if (written == kFullSectorMask) line.valid |= bit;
+    if (!through) continue;
+    send_dram(line_addr + Addr{s} * kSectorBytes, r.byte_mask, AccessType::Write);
     dram_writes_.inc();
     if (!was_dirty && written == kFullSectorMask) line.dirty &= static_cast<uint8_t>(~bit);
   }
@@ -397,11 +403,14 @@ std::string L2Slice::waiting_for() const {
 // a send towards DRAM. Neither is polled on every cycle.
 Tick L2Slice::next_event() const {
   Tick now = clk_.now_tick();
-  if (!reply_q_.empty() && to_reply_ && !blocked(to_reply_, reply_wired_, now)) return now;
-  if (!dram_q_.empty() && to_dram_ && !blocked(to_dram_, dram_wired_, now)) return now;
   Tick t = kNever;
+  if (!reply_q_.empty() && to_reply_) {
+    if (!reply_link_.free(clk_.now())) t = clk_.tick_of(reply_link_.free_at());
+    else if (!blocked(to_reply_, reply_wired_, now)) return now;
+  }
+  if (!dram_q_.empty() && to_dram_ && !blocked(to_dram_, dram_wired_, now)) return now;
   Tick fill_at = from_dram_.next_ready();
-  if (fill_at > now || dram_room(kSectorsPerLine)) t = fill_at;
+  if (fill_at > now || dram_room(kSectorsPerLine)) t = std::min(t, fill_at);
   Tick accept_at = from_icnt_.next_ready();
   if (accept_at > now || pipeline_.size() < pipeline_cap_) t = std::min(t, accept_at);
   if (!pipeline_.empty()) {

@@ -25,6 +25,7 @@
 #include "timing/mem/index_hash.h"
 #include "timing/mem/mem_request.h"
 #include "timing/mem/sector_cache.h"
+#include "timing/noc/link.h"
 
 namespace ws::timing {
 
@@ -126,6 +127,7 @@ class L2Slice : public Clocked {
   SectorCache tags_;
   Port<MemRequest> from_icnt_, from_dram_;
   Port<MemRequest>* to_reply_ = nullptr;
+  FlitLink reply_link_;  // the wire into the reply crossbar: a reply holds it one cycle per flit
   Port<MemRequest>* to_dram_ = nullptr;
   std::deque<Staged> pipeline_;  // requests in the fixed-latency ROP pipeline
   // Lines with fetches in flight: line address -> slot in mshr_pool_ (slots

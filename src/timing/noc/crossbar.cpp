@@ -8,9 +8,6 @@ namespace ws::timing {
 namespace {
 
 using config::Param;
-// 40 B flits (QV100 config): a read request is one flit, a 32 B reply one flit.
-const Param<int64_t> kFlitBytes{"icnt.flit_bytes", 40, "bytes", "crossbar flit size", {1, 4096}};
-const Param<int64_t> kHeaderBytes{"icnt.header_bytes", 8, "bytes", "header added to every message", {0, 4096}};
 // 25 each way on top of the 160-cycle L2 pipeline (and two port hand-offs) make
 // the 212-cycle QV100 L2 hit round trip; MemSystem test measures it.
 const Param<int64_t> kLatency{"icnt.latency", 25, "cycles", "crossbar traversal latency of a one-flit message",
@@ -33,8 +30,7 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
                    uint32_t outputs, Router route)
     : clk_(clk),
       route_(std::move(route)),
-      flit_bytes_(static_cast<uint32_t>(kFlitBytes.get(cfg))),
-      header_bytes_(static_cast<uint32_t>(kHeaderBytes.get(cfg))),
+      flits_(cfg),
       latency_(static_cast<uint32_t>(kLatency.get(cfg))),
       arbiter_(arbiter_of(cfg)),
       outputs_(outputs, nullptr),
@@ -43,7 +39,7 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
       rr_(outputs, 0),
       taken_(outputs, ~Cycle{0}),
       requests_(outputs),
-      flits_(scope.counter("flits", "flits moved through the crossbar")),
+      flit_count_(scope.counter("flits", "flits moved through the crossbar")),
       packets_(scope.counter("packets", "messages moved through the crossbar")),
       stall_cycles_(scope.counter("stall_cycles", "cycles some message waited for a full output port")) {
   auto depth = static_cast<size_t>(kInputBuffer.get(cfg));
@@ -54,10 +50,6 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
     inputs_.back()->wire_consumer(this);
   }
   track_events();
-}
-
-uint32_t Crossbar::flits_of(const MemRequest& m) const {
-  return (header_bytes_ + m.payload_bytes() + flit_bytes_ - 1) / flit_bytes_;
 }
 
 void Crossbar::tick() {
@@ -160,14 +152,14 @@ bool Crossbar::grant(uint32_t in, uint32_t out) {
 // Moves the k-th message of input `in` to output `out` (which has room).
 void Crossbar::send(uint32_t in, size_t k, uint32_t out) {
   Port<MemRequest>& src = *inputs_[in];
-  uint32_t flits = flits_of(src.peek(k));
+  uint32_t flits = flits_.flits_of(src.peek(k));
   Cycle now = clk_.now();
   outputs_[out]->push(src.peek(k), clk_.tick_of(now + latency_ + flits - 1));
   src.erase(k);
   if (src.empty()) nonempty_[in / 64] &= ~(uint64_t{1} << (in % 64));
   taken_[out] = now;
   in_free_[in] = out_free_[out] = now + flits;
-  flits_.inc(flits);
+  flit_count_.inc(flits);
   packets_.inc();
 }
 

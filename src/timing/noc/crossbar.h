@@ -22,6 +22,7 @@
 #include "timing/engine/clocked.h"
 #include "timing/engine/port.h"
 #include "timing/mem/mem_request.h"
+#include "timing/noc/link.h"
 
 namespace ws::timing {
 
@@ -35,7 +36,7 @@ class Crossbar : public Clocked {
 
   Port<MemRequest>& input(uint32_t i) { return *inputs_[i]; }
   void connect_output(uint32_t j, Port<MemRequest>* out) { outputs_[j] = out; }
-  uint32_t flits_of(const MemRequest& m) const;
+  uint32_t flits_of(const MemRequest& m) const { return flits_.flits_of(m); }
 
   void tick() override;
   Tick next_event() const override;
@@ -57,7 +58,8 @@ class Crossbar : public Clocked {
 
   const ClockDomain& clk_;
   Router route_;
-  uint32_t flit_bytes_, header_bytes_, latency_;
+  FlitLink flits_;  // the flit arithmetic (its own wire timing is unused here)
+  uint32_t latency_;
   Arbiter arbiter_;
   std::vector<std::unique_ptr<Port<MemRequest>>> inputs_;
   std::vector<uint64_t> nonempty_;  // bit i: input i holds a message (set by its port on push)
@@ -69,7 +71,7 @@ class Crossbar : public Clocked {
   std::vector<uint32_t> asked_;                  // outputs with requests this cycle (scratch)
   bool stalled_ = false;
 
-  stats::Counter &flits_, &packets_, &stall_cycles_;
+  stats::Counter &flit_count_, &packets_, &stall_cycles_;
 };
 
 }  // namespace ws::timing
