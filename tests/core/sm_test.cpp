@@ -90,7 +90,7 @@ TEST(CoreSm, WarpsOnDifferentSubcoresIssueInParallel) {
 
 TEST(CoreSm, WarpWaitsForItsInstructionLinesFromTheL2) {
   SmBench perfect, real({"l1i.perfect=false", "l1i.prefetch_lines=0", "l1i.latency=0"});
-  // A fake L2 answering every instruction sector 100 cycles after it is sent.
+  // A fake L2 answering every instruction request 100 cycles after it is sent.
   fake::FakeFetchL2 l2(real, 100);
   std::vector<ir::WarpInst> code;
   for (int k = 0; k < 32; ++k) {  // 32 x 8 B = two 128 B lines
@@ -99,9 +99,9 @@ TEST(CoreSm, WarpWaitsForItsInstructionLinesFromTheL2) {
   }
   Cycle base = perfect.run({code});
   Cycle cold = real.run({code}, [&](Cycle c) { l2(c); });
-  // Two line misses one after the other, each four sectors sent a cycle apart
-  // and answered 100 cycles later.
-  EXPECT_NEAR(double(cold - base), 2 * 104, 6);
+  // Two line misses one after the other, each one request for four sectors
+  // answered 100 cycles later.
+  EXPECT_NEAR(double(cold - base), 2 * 101, 6);
   EXPECT_EQ(real.reg.sum("sm.0.l1i.misses"), 2u);
   EXPECT_EQ(real.reg.sum("sm.0.l1i.accesses"), 32u);
 }
@@ -114,7 +114,7 @@ TEST(CoreSm, ConstantMissWaitsForTheL2AndReleasesItsRegisterOnArrival) {
   real.sm->const_cache().connect(&to_l2, real.sm.get());
   std::deque<std::pair<Cycle, MemRequest>> in_l2;
   uint64_t reads = 0;
-  auto l2 = [&](Cycle c) {  // answers every sector 100 cycles after it is sent
+  auto l2 = [&](Cycle c) {  // answers every request 100 cycles after it is sent
     Tick t = real.clk.tick_of(c);
     while (to_l2.ready(t)) {
       EXPECT_EQ(to_l2.front().client, MemClient::Const);
@@ -140,10 +140,10 @@ TEST(CoreSm, ConstantMissWaitsForTheL2AndReleasesItsRegisterOnArrival) {
   std::vector<ir::WarpInst> code = {ld, alu(0, 2, 1), ld, alu(0, 3, 1)};
   Cycle base = perfect.run({code});
   Cycle cold = real.run({code}, l2);
-  // One 64 B line: two sectors sent a cycle apart, answered 100 cycles later;
-  // the second load hits.
-  EXPECT_NEAR(double(cold - base), 101, 3);
-  EXPECT_EQ(reads, 2u);
+  // One 64 B line: one request for its two sectors, answered 100 cycles
+  // later; the second load hits.
+  EXPECT_NEAR(double(cold - base), 100, 3);
+  EXPECT_EQ(reads, 1u);
   EXPECT_EQ(real.reg.sum("sm.0.ldst.l1c.fills"), 1u);
   EXPECT_EQ(real.reg.sum("sm.0.ldst.l1c.hits"), 1u);
   EXPECT_EQ(real.reg.sum("sm.0.ldst.const_accesses"), 2u);

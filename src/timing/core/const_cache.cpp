@@ -112,7 +112,7 @@ uint32_t ConstCache::new_waiter(uint32_t token) {
   return i;
 }
 
-// One read per 32 B sector of the line, as the L2 serves them.
+// A read of the line's 32 B sectors (one request per 128 B line it covers).
 void ConstCache::request_line(Addr key, Addr first_byte) {
   fills_.inc();
   uint32_t sectors = line_bytes_ / kSectorBytes;

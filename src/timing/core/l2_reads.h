@@ -1,9 +1,11 @@
 // The L2 side of an SM cache whose misses are read from the L2 as real
-// traffic (the instruction fetch unit, the constant cache): 32 B sector reads
-// queued for the SM's request-crossbar input, which the cache shares with the
+// traffic (the instruction fetch unit, the constant cache): reads of 32 B
+// sectors, one request per 128 B line they touch, queued for the SM's
+// request-crossbar input, which the cache shares with the
 // L1D, and the reply port its own reply-crossbar output feeds (replies are
 // routed there by MemRequest::client).
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <deque>
 
@@ -28,12 +30,17 @@ class L2Reads {
   }
   Port<MemRequest>& replies() { return from_l2_; }
 
-  // Queues reads of `sectors` whole sectors from `first` (sector-aligned).
+  // Queues reads of `sectors` whole sectors from `first` (sector-aligned):
+  // a request per line, naming its sectors.
   void read(Addr first, uint32_t sectors) {
-    for (uint32_t s = 0; s < sectors; ++s) {
+    constexpr uint32_t kPerLine = kLineBytes / kSectorBytes;
+    for (uint32_t s = 0; s < sectors;) {
       MemRequest r;
       r.addr = first + Addr{s} * kSectorBytes;
-      r.byte_mask = 0xFFFFFFFFu;
+      uint8_t mask = 0;
+      for (Addr a = r.addr; s < sectors && (a & ~Addr{kLineBytes - 1}) == r.line_addr(); ++s, a += kSectorBytes)
+        mask |= static_cast<uint8_t>(1u << ((a / kSectorBytes) % kPerLine));
+      r.sectors = mask;
       r.type = AccessType::Read;
       r.src_sm = sm_id_;
       r.client = client_;
@@ -43,14 +50,15 @@ class L2Reads {
     if (owner_) owner_->wake();
   }
 
-  // Passes each reply visible at `t` to `arrived(sector address)`, then sends
-  // one queued read if the crossbar input has room.
+  // Passes each sector of the replies visible at `t` to `arrived(sector
+  // address)`, then sends one queued read if the crossbar input has room.
   template <class F>
   void tick(Tick t, F&& arrived) {
     while (from_l2_.ready(t)) {
-      Addr a = from_l2_.front().addr;
+      MemRequest r = from_l2_.front();
       from_l2_.pop();
-      arrived(a);
+      for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1))
+        arrived(r.line_addr() + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes);
     }
     if (!out_.empty() && to_l2_ && to_l2_->can_push(t)) {
       to_l2_->push(out_.front(), t);

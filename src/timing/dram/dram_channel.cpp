@@ -103,6 +103,19 @@ void DramChannel::account(Cycle now) {
   col_issued_ = ref_blocked_ = no_hit_ = false;
 }
 
+// Brings the occupancy and stall counters up to time `at`, as a channel
+// ticked on every edge would have them (its last edge at or before `at`): a
+// channel asleep with requests queued (they wait for a timing constraint or
+// a refresh) has counted only up to its last tick. Called before the GPU
+// reads the counters at a kernel's end; the next tick goes on from here.
+void DramChannel::settle_counters(Tick at) {
+  Cycle now = clk_.cycle_at_or_after(at);
+  if (clk_.tick_of(now) > at) --now;
+  if (now <= accounted_) return;
+  count_span(now);
+  col_issued_ = false;  // the cycle it applied to is counted
+}
+
 void DramChannel::count_span(Cycle now) {
   Cycle span = now - accounted_;
   uint32_t writes = queued_writes_;

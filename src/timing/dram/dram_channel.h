@@ -52,6 +52,9 @@ class DramChannel : public Clocked {
   void record_commands(bool on) { record_ = on; }
   const std::vector<DramCommandRecord>& command_log() const { return log_; }
 
+  // Counters up to time `at` (see dram_channel.cpp), for a reader.
+  void settle_counters(Tick at);
+
   void tick() override;
   Tick next_event() const override;
   std::string waiting_for() const override;

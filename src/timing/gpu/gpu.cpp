@@ -211,6 +211,7 @@ void Gpu::finish_result(Running& k) const {
   KernelResult& r = k.result;
   Cycle end = core_now();
   r.cycles = end > r.start_cycle ? end - r.start_cycle : 0;  // (a kernel without CTAs ends at once)
+  for (const auto& c : channels_) c->settle_counters(engine_.now());
   r.after = stats_.snapshot();
   r.own = KernelResult::Own{k.ctx.warp_insts, k.ctx.thread_insts, k.ctx.ctas_done, k.ctx.stalls};
 }
