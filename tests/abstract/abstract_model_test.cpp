@@ -384,7 +384,7 @@ TEST(AbstractModel, SixteenByteSharedLoadsTakeFourWavefronts) {
 }
 
 // Back-pressure from a busy slice: with one slice at a quarter of the core
-// clock, 128 line loads (512 sector requests) take over 2,000 cycles there.
+// clock, 512 line loads (a request each) take over 2,000 cycles there.
 // Past the SM's places upstream of the crossbar (l1d.miss_queue +
 // icnt.input_buffer = 16 requests) the L1 stalls its lookups, as the detailed
 // L1 does, so a second load of the first line is looked up after that line's
@@ -394,8 +394,8 @@ TEST(AbstractModel, ABusySliceHoldsBackTheL1Lookups) {
   auto hits = [](const char* queue) {
     AbstractGpu gpu(one_sm({"l2.channels=1", "l2.slices_per_channel=1", "clock.l2_mhz=283", queue}));
     std::vector<ir::WarpInst> insts;
-    for (uint16_t i = 0; i < 128; ++i) insts.push_back(load(static_cast<uint16_t>(1 + i), 0x100000 + Addr{i} * 128));
-    insts.push_back(load(200, 0x100000));
+    for (uint16_t i = 0; i < 512; ++i) insts.push_back(load(static_cast<uint16_t>(1 + i), 0x100000 + Addr{i} * 128));
+    insts.push_back(load(600, 0x100000));
     FakeKernel k({insts}, 1);
     KernelResult r = gpu.run_kernel(k);
     return gpu.stats().sum("sm.*.l1d.read_hits", r.before, r.after);

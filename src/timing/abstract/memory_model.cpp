@@ -229,7 +229,7 @@ Cycle MemoryModel::miss_room(uint32_t sm, uint32_t n, Cycle at) {
 // A read of one line looked up at `at` (moved on while the miss queue is full).
 Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle& at, bool use_l1) {
   if (!use_l1) {
-    at = miss_room(sm, static_cast<uint32_t>(std::popcount(a.sector_mask)), at);
+    at = miss_room(sm, 1, at);  // one request for the line's sectors
     return l2_read(sm, a.line_addr, a.sector_mask, at);
   }
   TimedTags& l1 = *l1_[sm];
@@ -239,7 +239,7 @@ Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle& at, bool
   else line = &l1.tags().insert(a.line_addr, nullptr);
   // Sectors with no fill on the way miss whenever they are looked up.
   auto missing = static_cast<uint8_t>(a.sector_mask & ~line->valid);
-  if (missing) at = miss_room(sm, static_cast<uint32_t>(std::popcount(missing)), at);
+  if (missing) at = miss_room(sm, 1, at);
   Cycle done = at + up(l1_latency_);
   for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
     if (!(a.sector_mask >> s & 1)) continue;
@@ -258,19 +258,19 @@ Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle& at, bool
   return done;
 }
 
-// When the request enters the slice's pipeline, which takes one sector a
-// cycle (an L1 or instruction miss asks for each sector separately). A
-// request that waits for a busy slice waits in its input queue
-// (l2.input_queue) and beyond that upstream, at the SM: with `sm_waits`
-// (the L1's reads and atomics) its `sectors` requests hold the SM's places
-// (miss_room) until they leave.
-Cycle MemoryModel::to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now, bool sm_waits) {
+// When the request enters the slice's pipeline, which takes one message a
+// cycle (a read or a store is one message for its line's sectors, an atomic
+// one per sector: `messages`). A request that waits for a busy slice waits
+// in its input queue (l2.input_queue) and beyond that upstream, at the SM:
+// with `sm_waits` (the L1's reads and atomics) its messages hold the SM's
+// places (miss_room) until they leave.
+Cycle MemoryModel::to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t messages, Cycle now, bool sm_waits) {
   double sent = occupy(req_port_[sm].free, static_cast<double>(now) + 1, flits);
   double at_slice = sent + icnt_latency_;
-  double start = slice_port_[slice].book(at_slice, sectors * slice_request_);
+  double start = slice_port_[slice].book(at_slice, messages * slice_request_);
   if (sm_waits) {
     double leaves = std::max(sent, start - slice_queue_ * slice_request_ - icnt_latency_);
-    if (leaves > static_cast<double>(now)) upstream_[sm].insert(upstream_[sm].end(), std::min(sectors, upstream_cap_), leaves);
+    if (leaves > static_cast<double>(now)) upstream_[sm].insert(upstream_[sm].end(), std::min(messages, upstream_cap_), leaves);
   }
   return up(start);
 }
@@ -304,8 +304,9 @@ CacheLine& MemoryModel::l2_allocate(uint32_t slice, Addr line, Cycle now) {
 Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now, uint32_t atomic_ops, bool l1_request) {
   bool is_atomic = atomic_ops > 0;
   uint32_t slice = map_.slice_of(line_addr), n = static_cast<uint32_t>(std::popcount(mask));
-  uint32_t req_flits = is_atomic ? (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_ : 1;
-  Cycle at = to_slice(sm, slice, std::max(req_flits, n), n, now, l1_request);
+  // A read asks for the line's sectors in one header flit; atomics go a sector a message.
+  uint32_t req_flits = is_atomic ? std::max(n, (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_) : 1;
+  Cycle at = to_slice(sm, slice, req_flits, is_atomic ? n : 1, now, l1_request);
   TimedTags& l2 = *l2_[slice];
   SliceCounters& c = slice_counters_[slice];
   CacheLine* line = l2.tags().find(line_addr);
@@ -376,7 +377,7 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
   }
   uint32_t slice = map_.slice_of(a.line_addr);
   uint32_t flits = (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_;
-  Cycle at = to_slice(sm, slice, flits, n, now, false);
+  Cycle at = to_slice(sm, slice, flits, 1, now, false);  // one message for the line
   SliceCounters& c = slice_counters_[slice];
   c.writes->inc(n);
   SectorCache& tags = l2_[slice]->tags();

@@ -89,7 +89,7 @@ class MemoryModel {
   // (`atomic_ops` > 0) also waits for the slice's atomic unit.
   // `l1_request`: from the L1 (its places upstream of the crossbar count), not the instruction cache.
   Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, uint32_t atomic_ops = 0, bool l1_request = true);
-  Cycle to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t sectors, Cycle now, bool sm_waits);
+  Cycle to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t messages, Cycle now, bool sm_waits);
   Cycle from_slice(uint32_t slice, uint32_t sm, uint32_t sectors, Cycle data_ready);
   Cycle dram_read(uint32_t slice, Addr line, uint32_t sectors, Cycle now);
   void dram_write(uint32_t slice, Addr line, uint32_t sectors, Cycle now);
