@@ -53,7 +53,8 @@ const LineMemo::Entry* LineMemo::lookup(std::string_view head, std::string_view 
   const Entry& e = entries_[*at];
   if (e.rebased != rebased || e.head_len != head.size() || e.tail_len != tail.size()) return nullptr;
   const char* t = text_.data() + e.text_at;
-  if (std::memcmp(t, head.data(), head.size()) != 0 || std::memcmp(t + head.size(), tail.data(), tail.size()) != 0)
+  // (string_view comparison: an empty tail may have a null data(), which memcmp must not see)
+  if (std::string_view(t, head.size()) != head || std::string_view(t + head.size(), tail.size()) != tail)
     return nullptr;  // another text, same hash
   return &e;
 }
