@@ -5,7 +5,6 @@
 // L1D, and the reply port its own reply-crossbar output feeds (replies are
 // routed there by MemRequest::client).
 #pragma once
-#include <bit>
 #include <cstdint>
 #include <deque>
 
@@ -57,8 +56,7 @@ class L2Reads {
     while (from_l2_.ready(t)) {
       MemRequest r = from_l2_.front();
       from_l2_.pop();
-      for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1))
-        arrived(r.line_addr() + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes);
+      r.for_each_sector(arrived);
     }
     if (!out_.empty() && to_l2_ && to_l2_->can_push(t)) {
       to_l2_->push(out_.front(), t);

@@ -1,7 +1,5 @@
 #include "timing/mem/l1_miss_path.h"
 
-#include <bit>
-
 #include "common/error.h"
 #include "timing/mem/sector_cache.h"
 
@@ -44,12 +42,6 @@ uint32_t L1MissPath::write_room() const {
   return write_limit_ > write_sectors_ ? write_limit_ - write_sectors_ : 0;
 }
 
-template <class F>
-void L1MissPath::for_each_sector(const MemRequest& r, F&& f) {
-  for (uint8_t bits = r.sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1))
-    f(r.line_addr() + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes);
-}
-
 void L1MissPath::push(const MemRequest& r) {
   if (fifo_ || r.type != AccessType::Write) {
     reads_.push_back(r);
@@ -57,14 +49,14 @@ void L1MissPath::push(const MemRequest& r) {
   }
   writes_.push_back(r);
   write_sectors_ += r.sector_count();
-  for_each_sector(r, [&](Addr sector) { ++writes_of_sector_[sector]; });
+  r.for_each_sector([&](Addr sector) { ++writes_of_sector_[sector]; });
 }
 
 // Whether a store to one of the message's sectors is still queued.
 bool L1MissPath::write_pending(const MemRequest& r) const {
   if (writes_of_sector_.empty()) return false;
   bool pending = false;
-  for_each_sector(r, [&](Addr sector) {
+  r.for_each_sector([&](Addr sector) {
     const uint32_t* n = writes_of_sector_.find(sector);
     pending |= n && *n > 0;
   });
@@ -87,7 +79,7 @@ void L1MissPath::pop() {
   }
   const MemRequest& w = writes_.front();
   write_sectors_ -= w.sector_count();
-  for_each_sector(w, [&](Addr sector) {
+  w.for_each_sector([&](Addr sector) {
     uint32_t& n = writes_of_sector_[sector];
     if (--n == 0) writes_of_sector_.erase(sector);
   });

@@ -41,8 +41,6 @@ class L1MissPath {
  private:
   bool take_write() const;
   bool write_pending(const MemRequest& r) const;
-  template <class F>
-  static void for_each_sector(const MemRequest& r, F&& f);
 
   bool fifo_;
   uint32_t read_limit_, write_limit_;

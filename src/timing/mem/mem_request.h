@@ -36,11 +36,12 @@ enum class AccessType : uint8_t { Read, Write, Atomic };
 enum class MemClient : uint8_t { Data, Inst, Const };
 inline constexpr uint32_t kMemClients = 3;  // reply outputs per SM (one per client)
 
-// One message between the L1s, the interconnect, the L2 slices and DRAM. A
-// read travels at the granularity the hardware moves it: one request per
-// line access, naming the sectors it wants (`sectors`), and one reply per
-// group of those sectors that are ready together. Writes, atomics and
-// everything towards DRAM are one sector each (`sectors` = 0).
+// One message between the L1s, the interconnect, the L2 slices and DRAM, at
+// the granularity the hardware moves it: a read is one request per line
+// access naming the sectors it wants (`sectors`), answered by one reply per
+// group of them that is ready together; a store is one message per group of
+// a line's sectors written alike. Atomics and everything between the L2 and
+// DRAM are one sector each (`sectors` = 0).
 struct MemRequest {
   Addr addr = 0;            // 32 B-sector-aligned address: the lowest sector the message carries
   uint32_t byte_mask = 0;   // a write's or atomic's bytes of that sector (bit i = byte i)
@@ -64,6 +65,12 @@ struct MemRequest {
   }
   uint32_t sector_count() const { return sectors != 0 ? static_cast<uint32_t>(std::popcount(sectors)) : 1; }
   Addr line_addr() const { return addr & ~Addr{kLineBytes - 1}; }
+  // Calls f(sector address) for each sector the message carries, lowest first.
+  template <class F>
+  void for_each_sector(F&& f) const {
+    for (uint8_t bits = sector_bits(); bits != 0; bits &= static_cast<uint8_t>(bits - 1))
+      f(line_addr() + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes);
+  }
   // Narrows the message to the sectors in `bits` (a non-empty subset of sector_bits()).
   void keep_sectors(uint8_t bits) {
     sectors = bits;

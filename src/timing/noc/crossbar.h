@@ -58,7 +58,7 @@ class Crossbar : public Clocked {
 
   const ClockDomain& clk_;
   Router route_;
-  FlitLink flits_;  // the flit arithmetic (its own wire timing is unused here)
+  FlitSize flits_;
   uint32_t latency_;
   Arbiter arbiter_;
   std::vector<std::unique_ptr<Port<MemRequest>>> inputs_;

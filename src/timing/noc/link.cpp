@@ -10,7 +10,7 @@ const Param<int64_t> kHeaderBytes{"icnt.header_bytes", 8, "bytes", "header added
 
 }  // namespace
 
-FlitLink::FlitLink(const config::Config& cfg)
+FlitSize::FlitSize(const config::Config& cfg)
     : flit_bytes_(static_cast<uint32_t>(kFlitBytes.get(cfg))), header_bytes_(static_cast<uint32_t>(kHeaderBytes.get(cfg))) {}
 
 }  // namespace ws::timing

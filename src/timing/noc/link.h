@@ -13,17 +13,26 @@
 
 namespace ws::timing {
 
-class FlitLink {
+// How many flits a message is (icnt.flit_bytes, icnt.header_bytes).
+class FlitSize {
  public:
-  explicit FlitLink(const config::Config& cfg);
+  explicit FlitSize(const config::Config& cfg);
   uint32_t flits_of(const MemRequest& m) const { return (header_bytes_ + m.payload_bytes() + flit_bytes_ - 1) / flit_bytes_; }
-  // Whether a message may start at `now`, and the cycle the wire frees.
-  bool free(Cycle now) const { return free_at_ <= now; }
-  Cycle free_at() const { return free_at_; }
-  void sent(const MemRequest& m, Cycle now) { free_at_ = now + flits_of(m); }
 
  private:
   uint32_t flit_bytes_, header_bytes_;
+};
+
+class FlitLink {
+ public:
+  explicit FlitLink(const config::Config& cfg) : size_(cfg) {}
+  // Whether a message may start at `now`, and the cycle the wire frees.
+  bool free(Cycle now) const { return free_at_ <= now; }
+  Cycle free_at() const { return free_at_; }
+  void sent(const MemRequest& m, Cycle now) { free_at_ = now + size_.flits_of(m); }
+
+ private:
+  FlitSize size_;
   Cycle free_at_ = 0;
 };
 
