@@ -42,9 +42,10 @@ struct DramBench {
   static Addr addr_of(uint32_t bank, uint64_t row, uint32_t col = 0) {
     return (((row * 16 + bank) << 4) + col) * 128;
   }
-  void add(AccessType type, Addr a) {
+  void add(AccessType type, Addr a, uint8_t sectors = 0) {
     MemRequest m;
     m.addr = a;
+    m.sectors = sectors;
     m.type = type;
     backlog.push_back(m);
   }
@@ -375,6 +376,57 @@ TEST(DramChannel, SeparateWriteQueueLetsReadsPass) {
   EXPECT_LE(read_done[1], (2 + 12 + 12 + 1) * kPs);
   // Shared queue: the read enters only when the first write issues (after its tRCD).
   EXPECT_GE(read_done[0], read_done[1] + 12 * kPs);
+}
+
+// A request for several sectors of a line is one queue entry: its column
+// commands are those the same sectors sent one by one would get (ACT, then
+// a read per sector tCCDL apart in one bank group), and one reply naming
+// them all leaves CL + a burst after the last read.
+TEST(DramChannel, LineRequestReadsEachSectorAndRepliesOnce) {
+  DramBench line, sectors;
+  line.add(AccessType::Read, DramBench::addr_of(3, 7, 2), 0xF);
+  line.finish(1);
+  for (uint32_t s = 0; s < 4; ++s) sectors.add(AccessType::Read, DramBench::addr_of(3, 7, 2) + s * kSectorBytes);
+  sectors.finish(4);
+  const auto& log = line.ch->command_log();
+  ASSERT_EQ(log.size(), 5u);
+  ASSERT_EQ(log.size(), sectors.ch->command_log().size());
+  for (size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].cmd, sectors.ch->command_log()[i].cmd) << i;
+    EXPECT_EQ(log[i].at, sectors.ch->command_log()[i].at) << i;
+  }
+  EXPECT_EQ(log[1].at - log[0].at, 12u);  // tRCD
+  EXPECT_EQ(log[4].at - log[1].at, 3u * 2u);  // tCCDL
+  ASSERT_EQ(line.replies.size(), 1u);
+  EXPECT_EQ(line.replies.front().sector_bits(), 0xFu);
+  EXPECT_TRUE(line.replies.front().is_reply);
+  EXPECT_EQ(line.replies.next_ready(), line.clk.tick_of(log[4].at + 12 + 1));
+  EXPECT_EQ(line.stat("reads"), 4u);
+  EXPECT_EQ(line.stat("row_hits"), 3u);
+  EXPECT_EQ(line.stat("busy_cycles"), 4u);
+  EXPECT_EQ(sectors.replies.size(), 4u);
+}
+
+// The queue counts sectors: with room for four, a second line waits outside
+// until the first line's last read has issued; with room for eight it is
+// activated while the first is still reading.
+TEST(DramChannel, QueueCapacityCountsSectors) {
+  // (bank 2's activate, bank 1's last read) with room for `cap` sectors
+  auto run = [](const char* cap) {
+    DramBench b({cap, "dram.tREFI=0"});
+    b.add(AccessType::Read, DramBench::addr_of(1, 0), 0xF);
+    b.add(AccessType::Read, DramBench::addr_of(2, 0), 0xF);
+    b.finish(2);
+    std::pair<Cycle, Cycle> at{0, 0};
+    for (const auto& c : b.ch->command_log()) {
+      if (c.bank == 2 && c.cmd == DramCmd::Act) at.first = c.at;
+      if (c.bank == 1 && c.cmd == DramCmd::Rd) at.second = c.at;
+    }
+    return at;
+  };
+  auto four = run("dram.queue_size=4"), eight = run("dram.queue_size=8");
+  EXPECT_GT(four.first, four.second);
+  EXPECT_LT(eight.first, eight.second);
 }
 
 TEST(DramChannel, TimingTableHasHbm2Rows) {

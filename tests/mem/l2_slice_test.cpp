@@ -45,7 +45,13 @@ struct L2Bench {
     l2->from_icnt().push(m, clk.tick_of(clk.now() + 1));
   }
   void run(Cycle cycles) { drv.run_until(clk.tick_of(clk.now() + cycles)); }
+  // Sectors asked of DRAM, and the messages that asked for them.
   size_t dram_reads() const {
+    size_t n = 0;
+    for (auto& r : dram.seen) n += r.type == AccessType::Read ? r.sector_count() : 0;
+    return n;
+  }
+  size_t dram_read_messages() const {
     size_t n = 0;
     for (auto& r : dram.seen) n += r.type == AccessType::Read;
     return n;
@@ -95,6 +101,8 @@ TEST(L2Slice, LineReadRepliesHitsTogetherAndMissesTogether) {
   EXPECT_EQ(b.replies.front().addr, 0x2040u);
   EXPECT_EQ(b.replies.front().tag, 5u);
   EXPECT_EQ(b.dram_reads(), 2u);
+  EXPECT_EQ(b.dram_read_messages(), 1u);  // one fetch of the line's missing sectors
+  EXPECT_EQ(b.dram.seen[0].sector_bits(), 0xCu);
   EXPECT_EQ(b.stat("reads"), 4u);
   EXPECT_EQ(b.stat("read_hits"), 2u);
   EXPECT_EQ(b.stat("read_misses"), 2u);
@@ -107,6 +115,7 @@ TEST(L2Slice, LineReadRepliesHitsTogetherAndMissesTogether) {
   c.l2->from_icnt().push(m, c.clk.tick_of(2));
   c.run(300);
   EXPECT_EQ(c.dram_reads(), 3u);  // sectors 0, 1, 2 once each
+  EXPECT_EQ(c.dram_read_messages(), 2u);
   EXPECT_EQ(c.stat("mshr_merges"), 1u);
   ASSERT_EQ(c.replies.size(), 2u);
   EXPECT_EQ(c.replies.front().sector_bits(), 0x3u);
@@ -209,7 +218,7 @@ TEST(L2Slice, FullSectorWriteThenReadNeedsNoDram) {
 
 // A store message carries several sectors written alike: each is validated
 // (whole) or merged with DRAM's bytes on a later read (partly written);
-// st.wt sends each on to DRAM.
+// st.wt sends them on to DRAM in one write.
 TEST(L2Slice, LineWriteTreatsEachSectorAsWritten) {
   L2Bench b;
   b.send(AccessType::Write, 0x2000, kFullSectorMask, 0, ir::CacheOp::Default, 0xF);
@@ -228,9 +237,35 @@ TEST(L2Slice, LineWriteTreatsEachSectorAsWritten) {
   L2Bench wt;
   wt.send(AccessType::Write, 0x1040, kFullSectorMask, 0, ir::CacheOp::WriteThrough, 0xC);
   wt.run(100);
-  ASSERT_EQ(wt.dram.seen.size(), 2u);
+  ASSERT_EQ(wt.dram.seen.size(), 1u);
   EXPECT_EQ(wt.dram.seen[0].addr, 0x1040u);
-  EXPECT_EQ(wt.dram.seen[1].addr, 0x1060u);
+  EXPECT_EQ(wt.dram.seen[0].sector_bits(), 0xCu);
+  EXPECT_EQ(wt.dram.seen[0].type, AccessType::Write);
+}
+
+// An evicted line's dirty sectors go to DRAM as one write per group written
+// alike, and the wire towards DRAM carries a sector of data a cycle: a
+// whole line's write-back holds it four cycles.
+TEST(L2Slice, WriteBackGroupsSectorsWrittenAlike) {
+  L2Bench b;
+  b.send(AccessType::Write, 0x1000, kFullSectorMask, 0, ir::CacheOp::Default, 0xF);
+  b.send(AccessType::Write, 0x1080, kFullSectorMask, 0, ir::CacheOp::Default, 0x3);
+  b.send(AccessType::Write, 0x10C0, 0xFF);
+  b.run(30);
+  for (Addr line = 2; line <= 9; ++line) b.send(AccessType::Write, 0x1000 + line * kLineBytes, kFullSectorMask);
+  b.run(100);
+  ASSERT_EQ(b.dram.seen.size(), 3u);
+  EXPECT_EQ(b.dram.seen[0].addr, 0x1000u);
+  EXPECT_EQ(b.dram.seen[0].sector_bits(), 0xFu);
+  EXPECT_EQ(b.dram.seen[1].addr, 0x1080u);
+  EXPECT_EQ(b.dram.seen[1].sector_bits(), 0x3u);
+  EXPECT_EQ(b.dram.seen[1].byte_mask, kFullSectorMask);
+  EXPECT_EQ(b.dram.seen[2].addr, 0x10C0u);
+  EXPECT_EQ(b.dram.seen[2].sector_bits(), 0x4u);
+  EXPECT_EQ(b.dram.seen[2].byte_mask, 0xFFu);
+  EXPECT_EQ(b.stat("dram_writes"), 7u);
+  EXPECT_EQ(b.dram.seen_at[1] - b.dram.seen_at[0], 4 * kPs);
+  EXPECT_EQ(b.dram.seen_at[2] - b.dram.seen_at[1], 2 * kPs);
 }
 
 TEST(L2Slice, PartialWriteThenReadFetchesOnce) {

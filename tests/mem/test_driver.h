@@ -68,11 +68,13 @@ struct FakeMemory {
   bool per_sector = false;
   Tick sector_gap = 0;
   std::vector<MemRequest> seen;
+  std::vector<Tick> seen_at;  // when each arrived
   void step(Tick now) {
     while (in.ready(now)) {
       MemRequest r = in.front();
       in.pop();
       seen.push_back(r);
+      seen_at.push_back(now);
       if (!out || !r.needs_reply()) continue;
       r.is_reply = true;
       if (!per_sector) {

@@ -12,16 +12,17 @@ namespace ws::timing {
 namespace {
 
 using config::Param;
-const Param<int64_t> kQueue{"dram.queue_size", 64, "requests",
-                            "read queue entries (reads and writes together when dram.write_queue_size is 0)", {1, 65536}};
-const Param<int64_t> kWriteQueue{"dram.write_queue_size", 0, "requests",
-                                 "separate write queue entries, as HBM controllers have (0: one shared queue)",
+const Param<int64_t> kQueue{"dram.queue_size", 64, "sectors",
+                            "read queue capacity (reads and writes together when dram.write_queue_size is 0)",
+                            {1, 65536}};
+const Param<int64_t> kWriteQueue{"dram.write_queue_size", 0, "sectors",
+                                 "separate write queue capacity, as HBM controllers have (0: one shared queue)",
                                  {0, 65536}};
 const Param<int64_t> kInput{"dram.input_queue", 8, "requests", "requests buffered from the L2 slices", {1, 65536}};
 const Param<std::string> kScheduler{"dram.scheduler", "frfcfs", "", "request scheduler (fcfs, frfcfs)"};
-const Param<int64_t> kWriteHigh{"dram.write_high", 32, "requests", "queued writes that start a write drain",
+const Param<int64_t> kWriteHigh{"dram.write_high", 32, "sectors", "queued writes that start a write drain",
                                 {1, 65536}};
-const Param<int64_t> kWriteLow{"dram.write_low", 8, "requests", "queued writes that end a write drain", {0, 65536}};
+const Param<int64_t> kWriteLow{"dram.write_low", 8, "sectors", "queued writes that end a write drain", {0, 65536}};
 const Param<int64_t> kRowBytes{"dram.row_bytes", 2048, "bytes", "row (page) size per bank", {128, 1 << 20}};
 const Param<bool> kDualBus{"dram.dual_command_bus", true, "",
                            "separate row and column command buses (HBM): an ACT/PRE and a RD/WR may issue in one cycle"};
@@ -313,11 +314,14 @@ void DramChannel::record(DramCmd cmd, uint32_t bank, uint64_t row, Cycle at) {
   if (record_) log_.push_back(DramCommandRecord{at, cmd, bank, row});
 }
 
-// Arrivals wait in the input port (in order) while their queue is full.
+// Arrivals wait in the input port (in order) until their queue has room for
+// all their sectors (an empty queue takes any request).
 bool DramChannel::has_room(const MemRequest& r) const {
-  if (write_queue_cap_ == 0) return queued_ < queue_cap_;
-  if (r.type == AccessType::Write) return queued_writes_ < write_queue_cap_;
-  return queued_ - queued_writes_ < queue_cap_;
+  uint32_t n = r.sector_count();
+  auto fits = [n](uint32_t used, uint32_t cap) { return used == 0 || used + n <= cap; };
+  if (write_queue_cap_ == 0) return fits(queued_, queue_cap_);
+  if (r.type == AccessType::Write) return fits(queued_writes_, write_queue_cap_);
+  return fits(queued_ - queued_writes_, queue_cap_);
 }
 
 void DramChannel::enqueue_arrivals() {
@@ -334,10 +338,12 @@ void DramChannel::enqueue_arrivals() {
     }
     if (r.type != AccessType::Write) pool_[slot] = r;  // only a read's reply needs the request again
     DramLocation loc = locate(r);
-    banks_[loc.bank].queue.push_back(Queued{loc.row, next_age_++, slot, r.type == AccessType::Write, false});
+    bool write = r.type == AccessType::Write;
+    banks_[loc.bank].queue.push_back(Queued{loc.row, next_age_++, slot, write, false, r.sector_bits()});
     dirty_.set(loc.bank);
-    ++queued_;
-    queued_writes_ += r.type == AccessType::Write;
+    uint32_t n = r.sector_count();
+    queued_ += n;
+    queued_writes_ += write ? n : 0;
     from_l2_.pop();
   }
 }
@@ -433,13 +439,14 @@ void DramChannel::issue(uint32_t b, bool hit) {
       bank.open = false;
       precharges_.inc();
       return;
-    case DramCmd::Rd: {
+    case DramCmd::Rd:
       reads_.inc();
-      MemRequest& r = pool_[slot];  // its slot is freed below
-      r.is_reply = true;
-      replies_.push(std::move(r), clk_.tick_of(now + timing_.CL + timing_.burst_cycles));
+      if ((q->sectors & (q->sectors - 1)) == 0) {  // its last sector: the reply carries them all
+        MemRequest& r = pool_[slot];               // its slot is freed below
+        r.is_reply = true;
+        replies_.push(std::move(r), clk_.tick_of(now + timing_.CL + timing_.burst_cycles));
+      }
       break;
-    }
     case DramCmd::Wr:
       writes_.inc();
       queued_writes_--;
@@ -448,14 +455,17 @@ void DramChannel::issue(uint32_t b, bool hit) {
       throw Error("dram: a request cannot need a refresh");
   }
   if (!q->activated) row_hits_.inc();
+  q->activated = false;  // the line's further sectors find its row open
   bool is_write = cmd == DramCmd::Wr;
   if (is_write != last_col_write_ && reads_.value() + writes_.value() > 1) turnarounds_.inc();
   last_col_write_ = is_write;
   col_issued_ = true;
   busy_cycles_.inc(timing_.burst_cycles);
+  --queued_;
+  q->sectors &= static_cast<uint8_t>(q->sectors - 1);  // lowest first
+  if (q->sectors != 0) return;
   bank.queue.erase(q);
   free_slots_.push_back(slot);
-  --queued_;
 }
 
 Tick DramChannel::next_event() const {

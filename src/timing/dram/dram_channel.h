@@ -11,8 +11,13 @@
 // src_slice % slices_per_channel) as its lowest bit; from there, low to high:
 // lines within a row | bank | row. Optional XOR bank hashing folds low row bits
 // into the bank so that row-strided streams spread over banks.
-// Read replies go back to the slice named by MemRequest::src_slice CL + burst
-// cycles after the read command; writes need no reply.
+// A request names one or more sectors of a line (a line fetch or a group of
+// written-back sectors): it is one queue entry, with one arrival number,
+// that issues one column command per sector (one burst each) and leaves the
+// queue after its last; queue capacities and the write-drain watermarks
+// count sectors. A read's reply, naming all its sectors, goes back to the
+// slice named by MemRequest::src_slice CL + burst cycles after its last read
+// command; writes need no reply.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -66,9 +71,10 @@ class DramChannel : public Clocked {
   struct Queued {
     uint64_t row;
     uint64_t age;    // arrival number
-    uint32_t slot;   // in pool_
+    uint32_t slot;    // in pool_
     bool write;
-    bool activated;  // this request needed its own activate (not a row hit)
+    bool activated;   // its next column command follows its own activate (not a row hit)
+    uint8_t sectors;  // sectors of its line still to read or write (bit s: sector s)
   };
   struct Bank {
     bool open = false;
@@ -141,7 +147,7 @@ class DramChannel : public Clocked {
   // Read data on its way back, ready CL + burst after the read command: a
   // port used as an unbounded delay line (its ring buffer beats a deque).
   Port<MemRequest> replies_{SIZE_MAX};
-  uint32_t queued_ = 0, queued_writes_ = 0;
+  uint32_t queued_ = 0, queued_writes_ = 0;  // sectors
   uint64_t next_age_ = 0;
   bool draining_ = false, reads_waiting_ = false;
   bool record_ = false;

@@ -44,7 +44,7 @@ const Param<int64_t> kAtomicOps{"l2.atomic_ops_per_clk", 32, "ops/cycle",
                                 "lane operations a slice's atomic unit performs per cycle", {1, 32}};
 const Param<int64_t> kMaxMerge{"l2.mshr_max_merge", 8, "requests", "requests waiting on one line's fetch from DRAM", {1, 1024}};
 const Param<int64_t> kInputQueue{"l2.input_queue", 16, "requests", "requests buffered from the crossbar", {1, 65536}};
-const Param<int64_t> kDramQueue{"l2.dram_queue", 16, "requests", "requests waiting to enter the DRAM channel",
+const Param<int64_t> kDramQueue{"l2.dram_queue", 16, "sectors", "sectors of requests waiting to enter the DRAM channel",
                                 {4, 65536}};
 const Param<int64_t> kDramReplyQueue{"l2.dram_reply_queue", 16, "replies", "DRAM replies buffered", {1, 65536}};
 const Param<std::string> kReplacement{"l2.replacement", "lru", "", "L2 replacement policy (lru, fifo)"};
@@ -158,8 +158,14 @@ void L2Slice::drain() {
     reply_link_.sent(reply_q_.front(), clk_.now());
     reply_q_.pop_front();
   }
-  if (!dram_q_.empty() && to_dram_ && to_dram_->can_push(now)) {
-    to_dram_->push(dram_q_.front(), clk_.tick_of(clk_.now() + dram_latency_));
+  // The wire towards DRAM carries a sector of write data a cycle (a read
+  // request is one cycle).
+  if (!dram_q_.empty() && to_dram_ && dram_wire_free_ <= clk_.now() && to_dram_->can_push(now)) {
+    const MemRequest& m = dram_q_.front();
+    uint32_t n = m.sector_count();
+    dram_wire_free_ = clk_.now() + (m.type == AccessType::Write ? n : 1);
+    to_dram_->push(m, clk_.tick_of(clk_.now() + dram_latency_));
+    dram_q_sectors_ -= n;
     dram_q_.pop_front();
     ++dram_sends_;
   }
@@ -245,10 +251,11 @@ bool L2Slice::process_write(const MemRequest& r) {
     uint32_t written = tags_.add_written(line, s, r.byte_mask);  // (reads the old dirty bit)
     line.dirty |= bit;
     if (written == kFullSectorMask) line.valid |= bit;
-    if (!through) continue;
-    send_dram(line_addr + Addr{s} * kSectorBytes, r.byte_mask, AccessType::Write);
-    dram_writes_.inc();
-    if (!was_dirty && written == kFullSectorMask) line.dirty &= static_cast<uint8_t>(~bit);
+    if (through && !was_dirty && written == kFullSectorMask) line.dirty &= static_cast<uint8_t>(~bit);
+  }
+  if (through) {
+    send_dram(line_addr, r.sector_bits(), r.byte_mask, AccessType::Write);
+    dram_writes_.inc(n);
   }
   return true;
 }
@@ -284,9 +291,9 @@ uint8_t L2Slice::miss(const MemRequest& r, uint8_t want) {
   }
   m->fetching |= fresh;
   sectors_in_flight_ += n_fresh;
-  for (uint8_t bits = fresh; bits != 0; bits &= static_cast<uint8_t>(bits - 1)) {
-    send_dram(line_addr + Addr{static_cast<uint32_t>(std::countr_zero(bits))} * kSectorBytes, 0, AccessType::Read);
-    dram_reads_.inc();
+  if (fresh) {
+    send_dram(line_addr, fresh, 0, AccessType::Read);
+    dram_reads_.inc(n_fresh);
   }
   mshr_merges_.inc(static_cast<uint32_t>(std::popcount(merged)));
   MemRequest w = r;
@@ -295,28 +302,28 @@ uint8_t L2Slice::miss(const MemRequest& r, uint8_t want) {
   return taken;
 }
 
-// A sector back from DRAM: valid in its line; each waiter that needed it
-// last is answered.
+// Sectors back from DRAM (one fetch's): valid in their line; each waiter
+// whose last sectors they were is answered.
 void L2Slice::fill(const MemRequest& dram_reply) {
   ++fills_;
-  Addr line_addr = line_of(dram_reply.addr);
+  Addr line_addr = dram_reply.line_addr();
   const uint32_t* found_slot = mshrs_.find(line_addr);
-  auto bit = static_cast<uint8_t>(1u << sector_in_line(dram_reply.addr));
-  if (!found_slot || !(mshr_pool_[*found_slot].fetching & bit)) return;  // not ours to wait for (a stray reply)
+  if (!found_slot) return;  // not ours to wait for (a stray reply)
   uint32_t slot = *found_slot;
   Mshr& m = mshr_pool_[slot];
-  m.fetching &= static_cast<uint8_t>(~bit);
-  --sectors_in_flight_;
+  auto bits = static_cast<uint8_t>(dram_reply.sector_bits() & m.fetching);
+  if (!bits) return;
+  m.fetching &= static_cast<uint8_t>(~bits);
+  sectors_in_flight_ -= static_cast<uint32_t>(std::popcount(bits));
   bool all_stream = true;
   for (uint32_t i = 0; i < m.waiters.size(); ++i) all_stream &= streams(m.waiters[i].req);
   CacheLine* found = tags_.find(line_addr);
   CacheLine& line = found ? *found : line_for(line_addr, all_stream ? Retention::EvictFirst : Retention::Normal);
-  line.valid |= bit;  // DRAM bytes merged under the written ones
+  line.valid |= bits;  // DRAM bytes merged under the written ones
   for (uint32_t i = 0; i < m.waiters.size();) {
     Waiter& w = m.waiters[i];
-    bool last = w.pending == bit;
-    w.pending &= static_cast<uint8_t>(~bit);
-    if (!last) {
+    w.pending &= static_cast<uint8_t>(~bits);
+    if (w.pending != 0) {
       ++i;
       continue;
     }
@@ -337,23 +344,31 @@ CacheLine& L2Slice::line_for(Addr sector, Retention r) {
   return line;
 }
 
+// The dirty sectors go to DRAM as one write per group written alike (whole
+// sectors together: one message for a fully written line).
 void L2Slice::write_back(const EvictedLine& victim) {
-  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
-    if (!(victim.dirty >> s & 1)) continue;
-    uint32_t mask = (victim.valid >> s & 1) ? kFullSectorMask : victim.written[s];
-    send_dram(victim.line_addr + Addr{s} * kSectorBytes, mask, AccessType::Write);
-    dram_writes_.inc();
+  auto mask_of = [&](uint32_t s) { return (victim.valid >> s & 1) ? kFullSectorMask : victim.written[s]; };
+  for (uint8_t left = victim.dirty; left != 0;) {
+    uint32_t mask = mask_of(static_cast<uint32_t>(std::countr_zero(left)));
+    uint8_t group = 0;
+    for (uint8_t bits = left; bits != 0; bits &= static_cast<uint8_t>(bits - 1))
+      if (mask_of(static_cast<uint32_t>(std::countr_zero(bits))) == mask) group |= static_cast<uint8_t>(bits & -bits);
+    send_dram(victim.line_addr, group, mask, AccessType::Write);
+    dram_writes_.inc(static_cast<uint32_t>(std::popcount(group)));
+    left &= static_cast<uint8_t>(~group);
   }
 }
 
-void L2Slice::send_dram(Addr sector, uint32_t byte_mask, AccessType type) {
+void L2Slice::send_dram(Addr line_addr, uint8_t sectors, uint32_t byte_mask, AccessType type) {
   MemRequest m;
-  m.addr = sector;
+  m.addr = line_addr;
+  m.keep_sectors(sectors);
   m.byte_mask = byte_mask;
   m.type = type;
   m.src_slice = id_;
   m.issued = clk_.now_tick();
   dram_q_.push_back(m);
+  dram_q_sectors_ += static_cast<uint32_t>(std::popcount(sectors));
 }
 
 void L2Slice::reply(MemRequest r) {
@@ -392,10 +407,10 @@ bool L2Slice::busy() const {
 std::string L2Slice::waiting_for() const {
   size_t mshrs = mshr_pool_.size() - free_mshrs_.size();
   if (!busy() && mshrs == 0) return {};
-  return fmt::format("{} requests arriving, {} in the pipeline{}, {} MSHRs wait for DRAM, {} queued for DRAM, "
+  return fmt::format("{} requests arriving, {} in the pipeline{}, {} MSHRs wait for DRAM, {} sectors queued for DRAM, "
                      "{} replies queued",
                      from_icnt_.size(), pipeline_.size(), stalled_ ? " (its head waits for an MSHR or DRAM queue room)" : "",
-                     mshrs, dram_q_.size(), reply_q_.size());
+                     mshrs, dram_q_sectors_, reply_q_.size());
 }
 
 // Work blocked on a full output port waits for the consumer's pop, which
@@ -408,7 +423,10 @@ Tick L2Slice::next_event() const {
     if (!reply_link_.free(clk_.now())) t = clk_.tick_of(reply_link_.free_at());
     else if (!blocked(to_reply_, reply_wired_, now)) return now;
   }
-  if (!dram_q_.empty() && to_dram_ && !blocked(to_dram_, dram_wired_, now)) return now;
+  if (!dram_q_.empty() && to_dram_) {
+    if (dram_wire_free_ > clk_.now()) t = std::min(t, clk_.tick_of(dram_wire_free_));
+    else if (!blocked(to_dram_, dram_wired_, now)) return now;
+  }
   Tick fill_at = from_dram_.next_ready();
   if (fill_at > now || dram_room(kSectorsPerLine)) t = std::min(t, fill_at);
   Tick accept_at = from_icnt_.next_ready();

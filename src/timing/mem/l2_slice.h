@@ -98,9 +98,10 @@ class L2Slice : public Clocked {
   void fill(const MemRequest& reply);
   CacheLine& line_for(Addr sector, Retention r = Retention::Normal);
   void write_back(const EvictedLine& victim);
-  void send_dram(Addr sector, uint32_t byte_mask, AccessType type);
+  // Queues a request to DRAM for `sectors` of the line at line_addr.
+  void send_dram(Addr line_addr, uint8_t sectors, uint32_t byte_mask, AccessType type);
   void reply(MemRequest r);
-  bool dram_room(size_t n) const { return dram_q_.size() + n <= dram_queue_cap_; }
+  bool dram_room(size_t n) const { return dram_q_sectors_ + n <= dram_queue_cap_; }
   void drain();
   void note_head(bool done);
   // Whether waiting for a pop of `out` to make room is safe (it wakes us,
@@ -138,6 +139,8 @@ class L2Slice : public Clocked {
   std::vector<Mshr> mshr_pool_;
   std::vector<uint32_t> free_mshrs_;
   std::deque<MemRequest> reply_q_, dram_q_;
+  uint32_t dram_q_sectors_ = 0;  // the sectors dram_q_'s requests name (l2.dram_queue counts these)
+  Cycle dram_wire_free_ = 0;     // the wire towards DRAM is busy until this cycle
   // The pipeline head failed to find MSHR or DRAM-queue room. Only a fill or
   // a send towards DRAM can change that, so it is retried once either has
   // happened since (counted by fills_ and dram_sends_), not polled.

@@ -40,8 +40,9 @@ inline constexpr uint32_t kMemClients = 3;  // reply outputs per SM (one per cli
 // the granularity the hardware moves it: a read is one request per line
 // access naming the sectors it wants (`sectors`), answered by one reply per
 // group of them that is ready together; a store is one message per group of
-// a line's sectors written alike. Atomics and everything between the L2 and
-// DRAM are one sector each (`sectors` = 0).
+// a line's sectors written alike; the L2 asks DRAM for a line's missing
+// sectors in one read and writes back a group of sectors written alike in
+// one write. Atomics are one sector each (`sectors` = 0).
 struct MemRequest {
   Addr addr = 0;            // 32 B-sector-aligned address: the lowest sector the message carries
   uint32_t byte_mask = 0;   // a write's or atomic's bytes of that sector (bit i = byte i)
