@@ -94,6 +94,22 @@ Cycle Engine::first_free(const Domain& d) const {
 // now) and not what later ones do (that waits for its next edge). A visited
 // domain is not visited again at the same time.
 bool Engine::step() {
+  Tick best = next_time();
+  if (best == kNever) return false;
+  run_step(best);
+  return true;
+}
+
+bool Engine::step_before(Tick end) {
+  Tick best = next_time();
+  if (best >= end) return false;
+  run_step(best);
+  return true;
+}
+
+// The time of the next step (kNever: no member has work). Placing the
+// changed members changes nothing a later step would not do the same way.
+Tick Engine::next_time() {
   Tick best = kNever;
   bool any = false;
   for (Domain& d : domains_) {
@@ -102,9 +118,13 @@ bool Engine::step() {
     any = true;
     best = std::min(best, d.clock->tick_of(edge));
   }
-  if (!any) return false;
+  if (!any) return kNever;
   if (!gating_)
     for (Domain& d : domains_) best = std::min(best, d.clock->tick_of(first_free(d)));
+  return best;
+}
+
+void Engine::run_step(Tick best) {
   now_ = best;
   ++steps_;
   for (Domain& d : domains_) {
@@ -114,7 +134,6 @@ bool Engine::step() {
     d.started = true;
     visit(d, best);
   }
-  return true;
 }
 
 // Visits, in registration order, the members due at this edge and those

@@ -7,6 +7,7 @@
 // so a step costs what the due and the changed members cost, not a look at
 // every member.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -26,6 +27,10 @@ class Engine {
   // Advances to the next time at which any component has work and ticks it.
   // Returns false when no component has any work left (all idle).
   bool step();
+  // A step only if it comes before `end`; false (nothing done) otherwise.
+  bool step_before(Tick end);
+  // When the next step would be (kNever: all idle).
+  Tick next_time();
   // Every component's next event is asked again at the next step (after
   // changes made from outside the components' ticks, e.g. a kernel launch).
   void wake_all();
@@ -34,6 +39,10 @@ class Engine {
   // bit-identical either way (tests check it); only speed differs.
   void set_gating(bool on) { gating_ = on; }
   Tick now() const { return now_; }
+  // Moves the current time forward to `t` (partitions: the end of a window,
+  // before which every member's work is done), so that no later step, and
+  // no member woken from outside since, falls before it.
+  void advance_to(Tick t) { now_ = std::max(now_, t); }
   uint64_t steps() const { return steps_; }
 
  private:
@@ -52,6 +61,7 @@ class Engine {
     bool started = false;             // whether cycle now() has been visited
   };
   Tick ask(Domain& d, uint32_t k) { return d.events[k] = d.members[k]->next_event(); }
+  void run_step(Tick at);
   Cycle due_cycle(const Domain& d, Tick e, Cycle base) const;
   Cycle sync(Domain& d);
   Cycle first_free(const Domain& d) const;

@@ -3,6 +3,13 @@
 // bounded (a full buffer is back-pressure the sender must respect: check
 // can_push(now) first); messages still on the wire do not take buffer slots,
 // so a long pipelined link is not throttled by a small receive buffer.
+//
+// A port between two partitions of a parallel run (docs/parallel.md) is
+// made remote: its producer's pushes wait in a staging list and its room is
+// a count of credits, so that neither end reads what the other end's thread
+// writes during a window. At the window's end (one thread) exchange() moves
+// the staged messages into the buffer and returns the credits of the pops
+// since the last exchange.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -24,7 +31,11 @@ class Port {
   // Whether the receiver's buffer has room for what has arrived by `now`.
   // Delivery times are non-decreasing, so the buffer is full exactly when the
   // capacity-th oldest message has arrived.
-  bool can_push(Tick now) const { return size_ < capacity_ || at(capacity_ - 1).ready > now; }
+  bool can_push(Tick now) const {
+    if (remote_) [[unlikely]]
+      return credits_ > 0;
+    return size_ < capacity_ || at(capacity_ - 1).ready > now;
+  }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
@@ -57,6 +68,38 @@ class Port {
   }
 
   void push(T msg, Tick ready) {
+    if (remote_) [[unlikely]] {
+      staged_.push_back(Slot{std::move(msg), ready, kNoNote});
+      --credits_;
+      return;
+    }
+    deliver(std::move(msg), ready);
+  }
+  // Remote mode (see the top of this file) with `credits` messages of room
+  // for the producer: the buffer plus what its link holds in flight.
+  void make_remote(uint32_t credits) {
+    remote_ = true;
+    credits_ = credits;
+  }
+  bool remote() const { return remote_; }
+  // Remote mode, between windows: delivers the staged messages, none of
+  // which may arrive before `window_end` (the receiver has simulated up to
+  // there), and returns the credits of the pops since the last exchange,
+  // waking producers that waited for room.
+  void exchange(Tick window_end) {
+    for (Slot& s : staged_) {
+      if (s.ready < window_end)
+        throw Error("internal error: a message between partitions arrives inside the window it was sent in");
+      deliver(std::move(s.msg), s.ready);
+    }
+    staged_.clear();
+    credits_ += returned_;
+    if (returned_ > 0) wake_waiting();
+    returned_ = 0;
+  }
+
+ private:
+  void deliver(T msg, Tick ready) {
     if (notify_word_) *notify_word_ |= notify_bit_;
     // Keep delivery order FIFO even if a later message has a shorter latency.
     if (size_ > 0 && ready < at(size_ - 1).ready) ready = at(size_ - 1).ready;
@@ -67,6 +110,8 @@ class Port {
     ring_[(head_ + size_) & mask_] = Slot{std::move(msg), ready, kNoNote};
     ++size_;
   }
+
+ public:
   bool ready(Tick now) const { return size_ > 0 && ring_[head_].ready <= now; }
   // Time the front message becomes visible, kNever when empty.
   Tick next_ready() const { return size_ == 0 ? kNever : ring_[head_].ready; }
@@ -93,10 +138,11 @@ class Port {
       throw Error("internal error: a component popped an empty port");
     head_ = (head_ + 1) & mask_;
     --size_;
-    if (waiting_ == 0) return;
-    for (size_t i = 0; i < n_producers_; ++i)
-      if (waiting_ >> i & 1) producers_[i]->wake();
-    waiting_ = 0;
+    if (remote_) [[unlikely]] {
+      ++returned_;  // the producer sees the room at the next exchange
+      return;
+    }
+    wake_waiting();
   }
 
  private:
@@ -108,6 +154,12 @@ class Port {
   // A ring buffer (power-of-two size) rather than a deque: every component
   // polls its ports each cycle, and this keeps those reads to one index.
   const Slot& at(size_t i) const { return ring_[(head_ + i) & mask_]; }
+  void wake_waiting() {
+    if (waiting_ == 0) return;
+    for (size_t i = 0; i < n_producers_; ++i)
+      if (waiting_ >> i & 1) producers_[i]->wake();
+    waiting_ = 0;
+  }
   void grow() {
     std::vector<Slot> bigger(std::max<size_t>(8, ring_.size() * 2));
     for (size_t i = 0; i < size_; ++i) bigger[i] = std::move(ring_[(head_ + i) & mask_]);
@@ -124,6 +176,12 @@ class Port {
   size_t n_producers_ = 0;
   uint8_t waiting_ = 0;  // bit i: producers_[i] waits for room
   Clocked* consumer_ = nullptr;
+  // Remote mode: the producer's side (staged_, credits_) and the
+  // consumer's (the buffer, returned_) are written by different threads
+  // within a window and meet only in exchange().
+  bool remote_ = false;
+  uint32_t credits_ = 0, returned_ = 0;
+  std::vector<Slot> staged_;
 };
 
 }  // namespace ws::timing

@@ -1,0 +1,82 @@
+#include "timing/engine/partitions.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/error.h"
+
+namespace ws::timing {
+
+Partitions::Partitions(Tick window, unsigned threads) : window_(window), threads_(std::max(1u, threads)) {
+  if (window_ == 0) throw Error("internal error: a parallel run needs a window of at least 1 ps");
+  if (threads_ == 1) return;
+  start_ = std::make_unique<std::barrier<>>(threads_);
+  done_ = std::make_unique<std::barrier<>>(threads_);
+  for (unsigned i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker(); });
+}
+
+Partitions::~Partitions() {
+  if (workers_.empty()) return;
+  stop_ = true;
+  start_->arrive_and_wait();
+  for (std::thread& t : workers_) t.join();
+}
+
+Engine& Partitions::add() {
+  engines_.push_back(std::make_unique<Engine>());
+  errors_.resize(engines_.size());
+  return *engines_.back();
+}
+
+void Partitions::worker() {
+  for (;;) {
+    start_->arrive_and_wait();
+    if (stop_) return;
+    run_partitions();
+    done_->arrive_and_wait();
+  }
+}
+
+// Each partition steps through every event before the window's end. The
+// engines share nothing inside a window, so they may run on any thread.
+void Partitions::run_partitions() {
+  for (size_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < engines_.size();) {
+    try {
+      while (engines_[i]->step_before(end_)) {
+      }
+    } catch (...) {
+      errors_[i] = std::current_exception();
+    }
+  }
+}
+
+bool Partitions::run_window() {
+  // Links hold nothing between windows (each window ends with an exchange),
+  // so the partitions' next steps say all there is to do.
+  Tick start = kNever;
+  for (auto& e : engines_) start = std::min(start, e->next_time());
+  if (start == kNever) return false;
+  end_ = std::max(start, end_) + window_;
+  next_.store(0, std::memory_order_relaxed);
+  if (workers_.empty()) {
+    run_partitions();
+  } else {
+    start_->arrive_and_wait();  // the workers see end_ and next_ (the barrier orders memory)
+    run_partitions();
+    done_->arrive_and_wait();
+  }
+  for (std::exception_ptr& e : errors_)
+    if (e) std::rethrow_exception(std::exchange(e, nullptr));
+  exchange();
+  return true;
+}
+
+// Every partition is done with the window: its time moves to the window's
+// end (a member woken by the exchange must not tick before it), then the
+// links deliver.
+void Partitions::exchange() {
+  for (auto& e : engines_) e->advance_to(end_);
+  for (Link& l : links_) l(end_);
+}
+
+}  // namespace ws::timing

@@ -1,0 +1,77 @@
+// Partitions of a parallel run (docs/parallel.md): each partition has its
+// own Engine (and its own clock domains), and they advance together window
+// by window. A window starts at the earliest next step of any partition and
+// lasts `window` ps, which must not exceed the latency of any link between
+// partitions: a message sent inside a window then arrives after it, so each
+// partition can simulate the window without seeing the others. Links
+// between partitions are remote ports (Port::make_remote); at the end of a
+// window they exchange their staged messages and credits, one link after the
+// other in the order they were added, on one thread.
+//
+// The partitions of a window are handed to `threads` threads; which thread
+// runs which changes nothing, so results do not depend on the thread count.
+// An error thrown in a partition is rethrown after the window (the lowest
+// partition's, if several threw).
+#pragma once
+#include <atomic>
+#include <barrier>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "timing/engine/engine.h"
+#include "timing/engine/port.h"
+
+namespace ws::timing {
+
+class Partitions {
+ public:
+  Partitions(Tick window, unsigned threads);
+  ~Partitions();
+  Partitions(const Partitions&) = delete;
+  Partitions& operator=(const Partitions&) = delete;
+
+  // A new partition's engine (it never moves).
+  Engine& add();
+  Engine& partition(size_t i) { return *engines_[i]; }
+  size_t size() const { return engines_.size(); }
+  // Makes `port` a link between partitions with `credits` messages of room
+  // for its producer (see Port::make_remote).
+  template <class T>
+  void link(Port<T>& port, uint32_t credits) {
+    port.make_remote(credits);
+    links_.push_back([&port](Tick end) { port.exchange(end); });
+  }
+
+  // Runs one window and the exchange after it. False, with nothing done,
+  // when no partition has work (links hold nothing between windows).
+  bool run_window();
+  // The end of the last window run (0 before the first).
+  Tick window_end() const { return end_; }
+  Tick window() const { return window_; }
+  unsigned threads() const { return threads_; }
+
+ private:
+  using Link = std::function<void(Tick)>;  // a link's exchange at a window's end
+  void run_partitions();  // on each thread: takes partitions until none is left
+  void worker();
+  void exchange();
+
+  Tick window_;
+  unsigned threads_;
+  std::deque<std::unique_ptr<Engine>> engines_;
+  std::vector<Link> links_;
+  Tick end_ = 0;
+  // This window's work: partitions are taken by index; each one's error.
+  std::atomic<size_t> next_{0};
+  std::vector<std::exception_ptr> errors_;
+  bool stop_ = false;
+  std::unique_ptr<std::barrier<>> start_, done_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace ws::timing
