@@ -82,6 +82,18 @@ void simulate(benchmark::State& state, const SynthSpec& spec, const std::string&
 
 void BM_StreamQv100(benchmark::State& s) { simulate(s, stream_spec(), "stream"); }
 void BM_ComputeQv100(benchmark::State& s) { simulate(s, compute_spec(), "compute"); }
+// The same two split into the SMs' and the memory system's partitions
+// (docs/parallel.md), on one thread and on two: the partitioned model's
+// cost, and what a second thread gives (stats are the same for both).
+void BM_StreamQv100Split1(benchmark::State& s) {
+  simulate(s, stream_spec(), "stream-split1", {"gpu.partitions=sm-memory", "gpu.threads=1"});
+}
+void BM_StreamQv100Split2(benchmark::State& s) {
+  simulate(s, stream_spec(), "stream-split2", {"gpu.partitions=sm-memory", "gpu.threads=2"});
+}
+void BM_ComputeQv100Split2(benchmark::State& s) {
+  simulate(s, compute_spec(), "compute-split2", {"gpu.partitions=sm-memory", "gpu.threads=2"});
+}
 // The abstract model (docs/abstract-model.md) on the same workloads: its
 // speedup is the ratio of the rates side by side in one run.
 // Block entries are characterised afresh in every iteration (no disk cache),
@@ -153,6 +165,9 @@ void BM_StreamQv100Slice(benchmark::State& s) {
 BENCHMARK(BM_StreamQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_ComputeQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_StreamQv100Slice)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_StreamQv100Split1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_StreamQv100Split2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_ComputeQv100Split2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_StreamQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_ComputeQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_StreamQv100AbstractPerInst)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);

@@ -57,6 +57,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"detailed", "abstract"}));
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "never show the progress line");
+  // Host threads of a partitioned model: same results for any count.
+  const char* threads_help = "host threads for a model split with --set gpu.partitions=sm-memory (gpu.threads; "
+                             "results do not depend on it; docs/parallel.md)";
+  unsigned run_threads = 0, exec_threads = 0;
+  run_cmd->add_option("--threads", run_threads, threads_help)->check(CLI::Range(1, 256));
 
   ws::tools::ExecOptions exec;
   CLI::App* exec_cmd = app.add_subcommand(
@@ -68,6 +73,7 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--model", exec_model, "timing model under --timing: detailed or abstract (gpu.model)")
       ->check(CLI::IsMember({"detailed", "abstract"}));
   exec_cmd->add_option("--out", exec.out, "output folder for stats.json and config.toml");
+  exec_cmd->add_option("--threads", exec_threads, threads_help)->check(CLI::Range(1, 256));
   CLI::Option* trace_out_opt =
       exec_cmd->add_option("--trace-out", exec.trace_out, "also write the kernels as an Accel-Sim trace folder");
   exec_cmd->add_flag("--binary", exec.trace_binary,
@@ -173,10 +179,12 @@ int main(int argc, char** argv) {
       run.progress = !no_progress;
       if (project_kernels) run.sets.push_back("sampling.project_kernels=true");
       if (!run_model.empty()) run.sets.push_back("gpu.model=" + run_model);
+      if (run_threads) run.sets.push_back("gpu.threads=" + std::to_string(run_threads));
       return ws::tools::run_command(run);
     }
     if (*exec_cmd) {
       if (!exec_model.empty()) exec.sets.push_back("gpu.model=" + exec_model);
+      if (exec_threads) exec.sets.push_back("gpu.threads=" + std::to_string(exec_threads));
       return ws::tools::exec_command(exec);
     }
     if (*correlate_cmd) return ws::tools::python_tool_command("correlate", correlate_cmd->remaining());

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -26,6 +27,25 @@ inline config::Config preset(const std::string& name, const std::vector<std::str
   cfg.load_file(config::find_preset(name));
   for (const auto& s : sets) cfg.set_assignment(s);
   return cfg;
+}
+
+using Counters = std::vector<std::pair<std::string, uint64_t>>;
+
+// Every command of a trace folder on the detailed model: each counter that
+// changed, and "kernel cycles", the kernels' cycles summed.
+inline Counters run_counters(const std::string& dir, const config::Config& cfg) {
+  timing::Gpu gpu(cfg);
+  auto work = frontend::open_trace_workload(dir);
+  auto& reg = gpu.stats();
+  stats::Snapshot start = reg.snapshot();
+  uint64_t cycles = 0;
+  while (auto cmd = work->next()) {
+    if (auto* copy = std::get_if<ir::MemcpyHtoD>(&*cmd)) gpu.memcpy_htod(*copy);
+    else cycles += gpu.run_kernel(*std::get<std::unique_ptr<ir::KernelSource>>(*cmd)).cycles;
+  }
+  Counters c = reg.diff(start, reg.snapshot());
+  c.emplace_back("kernel cycles", cycles);
+  return c;
 }
 
 // Through the timing model the configuration's gpu.model names.

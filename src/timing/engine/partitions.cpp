@@ -7,11 +7,45 @@
 
 namespace ws::timing {
 
+// The last to arrive starts the next generation; the others watch for it,
+// spinning for a while (tens of microseconds) before they sleep on it.
+void SpinBarrier::arrive_and_wait() {
+  uint64_t gen = generation_.load(std::memory_order_acquire);
+  if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == threads_) {
+    arrived_.store(0, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    return;
+  }
+  for (uint32_t spins = 0; generation_.load(std::memory_order_acquire) == gen; ++spins) {
+    if (spins < spins_) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#else
+      std::this_thread::yield();
+#endif
+    } else {
+      generation_.wait(gen, std::memory_order_acquire);
+    }
+  }
+}
+
 Partitions::Partitions(Tick window, unsigned threads) : window_(window), threads_(std::max(1u, threads)) {
   if (window_ == 0) throw Error("internal error: a parallel run needs a window of at least 1 ps");
-  if (threads_ == 1) return;
-  start_ = std::make_unique<std::barrier<>>(threads_);
-  done_ = std::make_unique<std::barrier<>>(threads_);
+}
+
+// At the first window: no more threads than partitions (a thread without
+// one would only wait at the barriers).
+void Partitions::start_threads() {
+  threads_ = std::min<unsigned>(threads_, static_cast<unsigned>(engines_.size()));
+  started_ = true;
+  if (threads_ <= 1) return;
+  // Spinning on a host with fewer cores than threads only delays the thread
+  // being waited for.
+  unsigned cores = std::thread::hardware_concurrency();
+  uint32_t spins = cores == 0 || cores >= threads_ ? 20000 : 0;
+  start_ = std::make_unique<SpinBarrier>(threads_, spins);
+  done_ = std::make_unique<SpinBarrier>(threads_, spins);
   for (unsigned i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker(); });
 }
 
@@ -51,6 +85,7 @@ void Partitions::run_partitions() {
 }
 
 bool Partitions::run_window() {
+  if (!started_) start_threads();
   // Links hold nothing between windows (each window ends with an exchange),
   // so the partitions' next steps say all there is to do.
   Tick start = kNever;

@@ -14,7 +14,6 @@
 // partition's, if several threw).
 #pragma once
 #include <atomic>
-#include <barrier>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -28,6 +27,20 @@
 
 namespace ws::timing {
 
+// A barrier for a few threads meeting thousands of times a second: it
+// spins first (a window is microseconds of work), then sleeps.
+class SpinBarrier {
+ public:
+  SpinBarrier(unsigned threads, uint32_t spins) : threads_(threads), spins_(spins) {}
+  void arrive_and_wait();
+
+ private:
+  const unsigned threads_;
+  const uint32_t spins_;  // checks before sleeping
+  std::atomic<unsigned> arrived_{0};
+  std::atomic<uint64_t> generation_{0};
+};
+
 class Partitions {
  public:
   Partitions(Tick window, unsigned threads);
@@ -40,10 +53,10 @@ class Partitions {
   Engine& partition(size_t i) { return *engines_[i]; }
   size_t size() const { return engines_.size(); }
   // Makes `port` a link between partitions with `credits` messages of room
-  // for its producer (see Port::make_remote).
+  // for its producer and a wire of `delay` (see Port::make_remote).
   template <class T>
-  void link(Port<T>& port, uint32_t credits) {
-    port.make_remote(credits);
+  void link(Port<T>& port, uint32_t credits, Tick delay = 0) {
+    port.make_remote(credits, delay);
     links_.push_back([&port](Tick end) { port.exchange(end); });
   }
 
@@ -53,10 +66,12 @@ class Partitions {
   // The end of the last window run (0 before the first).
   Tick window_end() const { return end_; }
   Tick window() const { return window_; }
+  // Threads in use (at most one per partition, from the first window on).
   unsigned threads() const { return threads_; }
 
  private:
   using Link = std::function<void(Tick)>;  // a link's exchange at a window's end
+  void start_threads();
   void run_partitions();  // on each thread: takes partitions until none is left
   void worker();
   void exchange();
@@ -69,8 +84,8 @@ class Partitions {
   // This window's work: partitions are taken by index; each one's error.
   std::atomic<size_t> next_{0};
   std::vector<std::exception_ptr> errors_;
-  bool stop_ = false;
-  std::unique_ptr<std::barrier<>> start_, done_;
+  bool stop_ = false, started_ = false;
+  std::unique_ptr<SpinBarrier> start_, done_;
   std::vector<std::thread> workers_;
 };
 

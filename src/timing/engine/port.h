@@ -69,17 +69,19 @@ class Port {
 
   void push(T msg, Tick ready) {
     if (remote_) [[unlikely]] {
-      staged_.push_back(Slot{std::move(msg), ready, kNoNote});
+      staged_.push_back(Slot{std::move(msg), ready + delay_, kNoNote});
       --credits_;
       return;
     }
     deliver(std::move(msg), ready);
   }
   // Remote mode (see the top of this file) with `credits` messages of room
-  // for the producer: the buffer plus what its link holds in flight.
-  void make_remote(uint32_t credits) {
+  // for the producer (the buffer plus what its link holds in flight), and a
+  // wire that adds `delay` to each message's arrival.
+  void make_remote(uint32_t credits, Tick delay = 0) {
     remote_ = true;
     credits_ = credits;
+    delay_ = delay;
   }
   bool remote() const { return remote_; }
   // Remote mode, between windows: delivers the staged messages, none of
@@ -181,6 +183,7 @@ class Port {
   // within a window and meet only in exchange().
   bool remote_ = false;
   uint32_t credits_ = 0, returned_ = 0;
+  Tick delay_ = 0;
   std::vector<Slot> staged_;
 };
 

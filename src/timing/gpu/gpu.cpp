@@ -64,11 +64,7 @@ Gpu::Gpu(const config::Config& cfg)
       projector_(cfg),
       max_concurrent_(static_cast<uint32_t>(kMaxConcurrent.get(cfg))) {
   check_host_memory(cfg);  // before building: an OOM kill would leave no message
-  core_ = &engine_.add_domain("core", ClockPeriod::from_mhz(kCoreMhz.get(cfg)));
-  icnt_ = &engine_.add_domain("icnt", ClockPeriod::from_mhz(kIcntMhz.get(cfg)));
-  l2_ = &engine_.add_domain("l2", ClockPeriod::from_mhz(kL2Mhz.get(cfg)));
-  dram_ = &engine_.add_domain("dram", ClockPeriod::from_mhz(kDramMhz.get(cfg)));
-  engine_.set_gating(kGating.get(cfg));
+  build_engines(cfg);
   stats::Scope root(stats_, "");
   uint32_t n_sms = static_cast<uint32_t>(kSms.get(cfg));
   std::vector<Sm*> sm_ptrs;
@@ -77,14 +73,15 @@ Gpu::Gpu(const config::Config& cfg)
     sm_ptrs.push_back(sms_.back().get());
   }
   dispatcher_ = std::make_unique<Dispatcher>(*core_, sm_ptrs);
-  engine_.add(*core_, *dispatcher_);
+  sm_engine_->add(*core_, *dispatcher_);
   copies_ = std::make_unique<CopyEngines>(cfg, root.sub("copy_engine"), *core_);
-  engine_.add(*core_, *copies_);
+  sm_engine_->add(*core_, *copies_);
   for (auto& sm : sms_) {
-    engine_.add(*core_, *sm);
-    engine_.add(*core_, sm->l1());
+    sm_engine_->add(*core_, *sm);
+    sm_engine_->add(*core_, sm->l1());
   }
   build_memory(cfg);
+  if (windowed_) link_partitions(cfg);
 }
 
 Gpu::~Gpu() = default;
@@ -104,7 +101,7 @@ void Gpu::set_watchdog(uint64_t cycles, const std::string& param) {
   max_cycles_param_ = param;
 }
 
-Cycle Gpu::core_now() const { return core_->cycle_at_or_after(engine_.now()); }
+Cycle Gpu::core_now() const { return core_->cycle_at_or_after(now_tick()); }
 
 // Bytes of a copy warmed at most, as a multiple of the L2's capacity: the
 // copy's earlier lines would be evicted by its later ones (an LRU set that
@@ -211,7 +208,7 @@ void Gpu::finish_result(Running& k) const {
   KernelResult& r = k.result;
   Cycle end = core_now();
   r.cycles = end > r.start_cycle ? end - r.start_cycle : 0;  // (a kernel without CTAs ends at once)
-  for (const auto& c : channels_) c->settle_counters(engine_.now());
+  for (const auto& c : channels_) c->settle_counters(mem_engine_->now());
   r.after = stats_.snapshot();
   r.own = KernelResult::Own{k.ctx.warp_insts, k.ctx.thread_insts, k.ctx.ctas_done, k.ctx.stalls};
 }
@@ -266,10 +263,10 @@ void Gpu::build_memory(const config::Config& cfg) {
     sms_[i]->const_cache().connect(&req_net_->input(i), sms_[i].get());
     reply_net_->connect_output(out + static_cast<uint32_t>(MemClient::Const), &sms_[i]->const_cache().from_l2());
   }
-  engine_.add(*icnt_, *req_net_);
-  engine_.add(*icnt_, *reply_net_);
-  for (auto& s : slices_) engine_.add(*l2_, *s);
-  for (auto& c : channels_) engine_.add(*dram_, *c);
+  mem_engine_->add(*icnt_, *req_net_);
+  mem_engine_->add(*icnt_, *reply_net_);
+  for (auto& s : slices_) mem_engine_->add(*l2_, *s);
+  for (auto& c : channels_) mem_engine_->add(*dram_, *c);
 }
 
 }  // namespace ws::timing

@@ -19,6 +19,7 @@
 #include "stats/stats.h"
 #include "timing/gpu/kernel_projector.h"
 #include "timing/engine/engine.h"
+#include "timing/engine/partitions.h"
 #include "timing/gpu/dispatcher.h"
 #include "timing/gpu/occupancy.h"
 #include "timing/gpu/stream_queue.h"
@@ -81,6 +82,12 @@ class Gpu final : public TimingModel {
 
  private:
   void build_memory(const config::Config& cfg);
+  void build_engines(const config::Config& cfg);
+  void link_partitions(const config::Config& cfg);
+  // One engine step, or with partitions one window; false when nothing has work.
+  bool advance();
+  void wake_all();
+  Tick now_tick() const;
   Cycle core_now() const;
   bool memory_quiescent() const;
   struct Running;  // a kernel between its start and its end (gpu_streams.cpp)
@@ -108,7 +115,13 @@ class Gpu final : public TimingModel {
     bool after_host_sync;
   };
   stats::Registry stats_;
-  Engine engine_;
+  // The engines (docs/parallel.md): one, or with gpu.partitions = sm-memory
+  // one for the SMs (with the dispatcher and the copy engines) and one for
+  // the memory system, advanced window by window on gpu.threads threads.
+  std::unique_ptr<Partitions> parts_;
+  Engine* sm_engine_ = nullptr;
+  Engine* mem_engine_ = nullptr;  // the same as sm_engine_ without partitions
+  bool windowed_ = false;
   ClockDomain *core_, *icnt_, *l2_, *dram_;
   SmLimits limits_;
   double core_mhz_;

@@ -31,7 +31,7 @@ std::unique_ptr<Gpu::Running> Gpu::begin(ir::KernelSource& kernel, Cycle gap, Cy
   r.start_cycle = start;
   r.attributed = true;
   dispatcher_->add(kernel, c, start + fixed_cycles_);
-  engine_.wake_all();
+  wake_all();
   return k;
 }
 
@@ -52,7 +52,7 @@ KernelResult Gpu::end(Running& k) {
 // limit, no progress, the stop check (for the oldest running kernel).
 void Gpu::step(Running& oldest, Watch& watch, const ProgressFn& progress) {
   const std::string& name = oldest.result.name;
-  if (!engine_.step())
+  if (!advance())
     throw Error("simulation deadlock in kernel '" + name + "': nothing can make progress at core cycle " +
                 std::to_string(core_now()) + stuck_report());
   Cycle now = core_now();
@@ -61,7 +61,7 @@ void Gpu::step(Running& oldest, Watch& watch, const ProgressFn& progress) {
   if (max_cycles_ && elapsed > max_cycles_)
     stop_kernel(oldest, "kernel '" + name + "' exceeded " + max_cycles_param_ + " = " + std::to_string(max_cycles_) +
                             " (its partial results are kept)");
-  if ((++watch.steps & 0x3fff) == 0) {
+  if ((++watch.steps & (windowed_ ? 0xff : 0x3fff)) == 0) {
     check_progress(name, watch.moved, watch.moved_at);
     if (progress) progress(elapsed);
     if (stop_check_)
@@ -130,7 +130,7 @@ bool Gpu::start_copy(StreamQueue::Seq s) {
   streams_.start(s);
   if (w.perform) std::exchange(w.perform, {})();
   copies_->start(s, w.dir, w.bytes, core_now());
-  engine_.wake_all();
+  wake_all();
   return true;
 }
 
@@ -146,7 +146,7 @@ void Gpu::end_copies() {
     copy_work_.erase(c.id);
   }
   if (!ended.empty()) {
-    engine_.wake_all();
+    wake_all();
     start_ready_work();
   }
 }
@@ -173,7 +173,7 @@ std::vector<KernelResult> Gpu::synchronize(SyncPoint until, const ProgressFn& pr
   Watch watch{0, progress_count(), core_now()};
   while (!sync_reached(until)) {
     if (!running_.empty()) step(*running_.front(), watch, progress);
-    else if (!copies_->busy() || !engine_.step())
+    else if (!copies_->busy() || !advance())
       throw Error("internal: stream work waits with no kernel or copy running");
     end_copies();
     for (size_t i = 0; i < running_.size();) {

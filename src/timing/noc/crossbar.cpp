@@ -52,6 +52,12 @@ Crossbar::Crossbar(const config::Config& cfg, stats::Scope scope, const ClockDom
   track_events();
 }
 
+void Crossbar::move_latency_to_inputs(uint32_t cycles) {
+  if (cycles >= latency_)
+    throw ConfigError("icnt.input_latency", "must be below icnt.latency (" + std::to_string(latency_) + ")");
+  latency_ -= cycles;
+}
+
 void Crossbar::tick() {
   if (arbiter_ == Arbiter::Voq) {
     tick_voq();

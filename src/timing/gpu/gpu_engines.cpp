@@ -1,0 +1,95 @@
+// The GPU's engines: one, or two partitions (the SMs, the memory system)
+// advanced window by window on several threads (docs/parallel.md).
+#include <algorithm>
+#include <cmath>
+
+#include "timing/core/sm.h"
+#include "timing/gpu/gpu.h"
+#include "timing/noc/crossbar.h"
+
+namespace ws::timing {
+namespace {
+
+using config::Param;
+const Param<std::string> kPartitions{
+    "gpu.partitions", "one", "",
+    "how the model is split for parallel simulation: one (a single engine), or sm-memory (the SMs with the "
+    "dispatcher, and the memory system from the crossbars down, meeting at the crossbars' SM-side links with "
+    "credit flow control; docs/parallel.md)"};
+const Param<int64_t> kThreads{"gpu.threads", 1, "threads",
+                              "host threads that run the partitions (gpu.partitions); results do not depend on it",
+                              {1, 256}};
+const Param<int64_t> kInputLatency{
+    "icnt.input_latency", 8, "cycles",
+    "with gpu.partitions = sm-memory: cycles of icnt.latency spent on the wire from an SM into the request "
+    "crossbar; the lookahead window between the partitions",
+    {1, 100000}};
+
+bool windowed_of(const config::Config& cfg) {
+  std::string layout = kPartitions.get(cfg);
+  if (layout == "one") return false;
+  if (layout == "sm-memory") return true;
+  throw ConfigError(kPartitions.name(), "unknown choice '" + layout + "' (known: one, sm-memory)");
+}
+
+Tick ceil_div(Tick a, Tick b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+void Gpu::build_engines(const config::Config& cfg) {
+  windowed_ = windowed_of(cfg);
+  ClockPeriod icnt = ClockPeriod::from_mhz(cfg.get<double>("clock.icnt_mhz"));
+  Tick window = windowed_ ? static_cast<Tick>(kInputLatency.get(cfg)) * icnt.ps : 1;
+  parts_ = std::make_unique<Partitions>(window, static_cast<unsigned>(kThreads.get(cfg)));
+  sm_engine_ = &parts_->add();
+  mem_engine_ = windowed_ ? &parts_->add() : sm_engine_;
+  // With one engine the domains are visited in this order at a common edge.
+  core_ = &sm_engine_->add_domain("core", ClockPeriod::from_mhz(cfg.get<double>("clock.core_mhz")));
+  icnt_ = &mem_engine_->add_domain("icnt", icnt);
+  l2_ = &mem_engine_->add_domain("l2", ClockPeriod::from_mhz(cfg.get<double>("clock.l2_mhz")));
+  dram_ = &mem_engine_->add_domain("dram", ClockPeriod::from_mhz(cfg.get<double>("clock.dram_mhz")));
+  bool gating = cfg.get<bool>("gpu.activity_gating");
+  sm_engine_->set_gating(gating);
+  mem_engine_->set_gating(gating);
+}
+
+// The links between the partitions: each SM's port into the request
+// crossbar (its L1D, fetch unit and constant cache send through it), which
+// now carries icnt.input_latency of the crossbar's latency, and the SM's
+// three reply ports. Each is a remote port whose producer holds credits for
+// the receiver's buffer plus what can be in flight over the credit loop (the
+// link, and up to two windows before a pop's credit is back), so that a link
+// is not slower than it is with one engine unless its receiver is full.
+void Gpu::link_partitions(const config::Config& cfg) {
+  auto cycles = static_cast<uint32_t>(kInputLatency.get(cfg));
+  req_net_->move_latency_to_inputs(cycles);
+  Tick window = parts_->window();
+  Tick core_ps = core_->period().ps, icnt_ps = icnt_->period().ps;
+  auto credits = [&](const Port<MemRequest>& p, Tick loop, Tick sender_ps) {
+    return static_cast<uint32_t>(p.capacity() + ceil_div(loop + 2 * window, sender_ps));
+  };
+  Tick reply_ps = Tick{reply_net_->latency()} * icnt_ps;
+  for (uint32_t i = 0; i < sms_.size(); ++i) {
+    Port<MemRequest>& in = req_net_->input(i);
+    parts_->link(in, credits(in, window, core_ps), window);
+    Sm& sm = *sms_[i];
+    for (Port<MemRequest>* p : {&sm.l1().from_icnt(), &sm.fetch_unit().from_l2(), &sm.const_cache().from_l2()})
+      parts_->link(*p, credits(*p, reply_ps, icnt_ps));
+  }
+}
+
+bool Gpu::advance() { return windowed_ ? parts_->run_window() : sm_engine_->step(); }
+
+void Gpu::wake_all() {
+  for (size_t i = 0; i < parts_->size(); ++i) parts_->partition(i).wake_all();
+}
+
+// With partitions, a window runs past the last work of the GPU: its time is
+// the last edge at which an SM, the interconnect or an L2 slice ticked
+// (DRAM's write-backs go on after a kernel's end).
+Tick Gpu::now_tick() const {
+  if (!windowed_) return sm_engine_->now();
+  return std::max({core_->now_tick(), icnt_->now_tick(), l2_->now_tick()});
+}
+
+}  // namespace ws::timing
