@@ -2,8 +2,9 @@
 # Runs every microbenchmark (build/ubench/*, `make ubench`) and writes their
 # key=value lines into one results file, for docs/validation.md and
 # `warpsim tune --measured`.
-#   scripts/ubench-run.sh [--gpu PRESET] [--native] [--warpsim BIN] [--bin DIR] [--out FILE]
+#   scripts/ubench-run.sh [--gpu PRESET] [--set K=V ...] [--native] [--warpsim BIN] [--bin DIR] [--out FILE]
 #   --gpu P     simulate on preset P under `warpsim exec --timing` (default qv100)
+#   --set K=V   a parameter override for the simulated runs (repeatable)
 #   --native    run on the machine's real GPU instead (no warpsim)
 #   --warpsim   the warpsim binary (default build/bin/warpsim)
 #   --bin       folder of the benchmark programs (default build/ubench)
@@ -14,9 +15,11 @@
 #   UBENCH_DRAM_MB=1024 UBENCH_LAUNCHES=1000 scripts/ubench-run.sh --native
 set -euo pipefail
 gpu=qv100 native=0 warpsim=build/bin/warpsim bin=build/ubench out=ubench-results.txt
+sets=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --gpu) gpu=$2; shift 2 ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
     --native) native=1; shift ;;
     --warpsim) warpsim=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
@@ -32,7 +35,7 @@ if (( native )); then
   header="# gpu: ${name:-unknown} (native)"
 else
   [[ -x $warpsim ]] || { echo "ubench-run.sh: no warpsim binary at $warpsim (--warpsim BIN)" >&2; exit 2; }
-  header="# gpu: $gpu (warpsim exec --gpu $gpu --timing)"
+  header="# gpu: $gpu (warpsim exec --gpu $gpu --timing${sets[*]:+ ${sets[*]}})"
 fi
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
@@ -48,7 +51,7 @@ for name in "${order[@]}"; do
   if (( native )); then
     status=0; "$program" > "$tmp" 2>&1 || status=$?
   else
-    status=0; "$warpsim" exec --gpu "$gpu" --timing -- "$program" > "$tmp" 2>/dev/null || status=$?
+    status=0; "$warpsim" exec --gpu "$gpu" --timing "${sets[@]}" -- "$program" > "$tmp" 2>/dev/null || status=$?
   fi
   echo "# $name ($((SECONDS - start)) s host time)" >> "$out"
   grep -E '^(#|[a-z0-9_]+=)' "$tmp" >> "$out" || true

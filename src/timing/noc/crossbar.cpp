@@ -107,7 +107,8 @@ uint32_t Crossbar::route_at(uint32_t in, size_t k) {
 // that go elsewhere. Modelled as look-ahead into the input buffer: each
 // input sends its oldest arrived message whose output is free this cycle,
 // so messages from one input to one output keep their order. Inputs are
-// served in a rotating order (one grant per output per cycle).
+// served in a rotating order (one grant per output per cycle). The look-ahead
+// reaches the buffer's depth (icnt.input_buffer) and no further.
 void Crossbar::tick_voq() {
   Cycle now = clk_.now();
   Tick now_tick = clk_.now_tick();
@@ -116,7 +117,10 @@ void Crossbar::tick_voq() {
   auto serve = [&](uint32_t i) {
     if (in_free_[i] > now) return;
     Port<MemRequest>& src = *inputs_[i];
-    for (size_t k = 0; k < src.size() && src.ready_of(k) <= now_tick; ++k) {
+    // Only the buffer's depth is looked into: a remote input (docs/parallel.md)
+    // may hold more arrived messages than that, which wait on the wire.
+    size_t depth = std::min(src.size(), src.capacity());
+    for (size_t k = 0; k < depth && src.ready_of(k) <= now_tick; ++k) {
       uint32_t out = route_at(i, k);
       if (out_free_[out] > now || taken_[out] == now) continue;
       if (!outputs_[out]->can_push(now_tick)) {
