@@ -14,24 +14,30 @@ namespace {
 
 constexpr Tick kPs = 1000;
 
-TEST(RemotePort, StagesPushesAndCountsCredits) {
-  Port<int> p(8);
-  p.make_remote(2);
+// Room follows the local rule (full when the capacity-th oldest message has
+// arrived), judged from what the producer sent; pops count from the next
+// exchange on.
+TEST(RemotePort, StagesPushesAndSeesPopsAtTheExchange) {
+  Port<int> p(2);
+  p.make_remote(3 * kPs);  // the wire adds 3 ns
   EXPECT_TRUE(p.can_push(0));
-  p.push(1, 5 * kPs);
-  p.push(2, 6 * kPs);
-  EXPECT_FALSE(p.can_push(100 * kPs));  // out of credits, whatever the buffer holds
-  EXPECT_TRUE(p.empty());               // nothing reaches the consumer before the exchange
+  p.push(1, 2 * kPs);  // arrives at 5
+  p.push(2, 3 * kPs);  // arrives at 6
+  EXPECT_TRUE(p.can_push(5 * kPs));   // the second has not arrived yet
+  EXPECT_FALSE(p.can_push(6 * kPs));  // both have: full
+  EXPECT_TRUE(p.empty());             // nothing reaches the consumer before the exchange
   p.exchange(5 * kPs);
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p.next_ready(), 5 * kPs);
-  EXPECT_FALSE(p.can_push(100 * kPs));
   p.pop();
-  EXPECT_FALSE(p.can_push(100 * kPs));  // the pop's credit comes back at the next exchange
+  EXPECT_FALSE(p.can_push(6 * kPs));  // the pop is known at the next exchange
   p.exchange(6 * kPs);
-  EXPECT_TRUE(p.can_push(100 * kPs));
-  p.push(3, 6 * kPs);
-  EXPECT_THROW(p.exchange(7 * kPs), Error);  // arrives inside the window it was sent in
+  EXPECT_TRUE(p.can_push(6 * kPs));
+  p.push(3, 2 * kPs);  // arrives at 5 + ... no earlier than the one before it (6)
+  p.exchange(6 * kPs);
+  EXPECT_EQ(p.ready_of(1), 6 * kPs);
+  p.push(4, 3 * kPs);  // arrives at 6: inside the window ending at 7
+  EXPECT_THROW(p.exchange(7 * kPs), Error);
 }
 
 // Sends to the other nodes and forwards what it receives, by a fixed
@@ -96,7 +102,7 @@ Log run_nodes(uint32_t nodes, bool partitioned, unsigned threads) {
     std::vector<Port<uint64_t>*> to;
     for (uint32_t j = 0; j < nodes; ++j) {
       Port<uint64_t>& p = *ns[j]->in[i];
-      if (partitioned && i != j) parts.link(p, 1 << 20);
+      if (partitioned && i != j) parts.link(p);
       to.push_back(&p);
     }
     ns[i]->connect(std::move(to));
@@ -121,7 +127,7 @@ TEST(Partitions, SameArrivalsAsOneEngineForAnyThreadCount) {
   for (unsigned threads : {1u, 2u, 4u}) EXPECT_EQ(run_nodes(6, true, threads), ref) << threads << " threads";
 }
 
-// A remote port's producer sees its pops' room one exchange later; a
+// A remote port's producer sees the room of a pop one exchange later; a
 // producer that waited for room is woken by that exchange.
 class Burst : public Clocked {
  public:
@@ -165,7 +171,7 @@ class Sink : public Clocked {
   const ClockDomain& clk_;
 };
 
-TEST(Partitions, CreditsComeBackAtTheNextExchange) {
+TEST(Partitions, PopsAreSeenAtTheNextExchange) {
   Partitions parts(4 * kPs, 2);
   Engine& a = parts.add();
   Engine& b = parts.add();
@@ -175,12 +181,13 @@ TEST(Partitions, CreditsComeBackAtTheNextExchange) {
   Burst burst(ca, sink.in, 6);
   a.add(ca, burst);
   b.add(cb, sink);
-  parts.link(sink.in, 2);
+  parts.link(sink.in);
   while (parts.run_window()) {
   }
-  // Two credits: two sends in the first window (cycles 0 and 1), arriving
-  // at 4 and 5 in the second, whose pops return at its end (8): two more.
-  EXPECT_EQ(burst.sent, (std::vector<Cycle>{0, 1, 8, 9, 16, 17}));
+  // A buffer of two, a wire of 4: sends at 0-3 (none has arrived yet) and
+  // at 4 (only one has); from 5 the buffer is full as far as the producer
+  // knows, until the pops of the window 4-7 are known at its end (8).
+  EXPECT_EQ(burst.sent, (std::vector<Cycle>{0, 1, 2, 3, 4, 8}));
 }
 
 class Thrower : public Clocked {

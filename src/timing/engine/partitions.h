@@ -5,7 +5,7 @@
 // partitions: a message sent inside a window then arrives after it, so each
 // partition can simulate the window without seeing the others. Links
 // between partitions are remote ports (Port::make_remote); at the end of a
-// window they exchange their staged messages and credits, one link after the
+// window they exchange their staged messages and pops, one link after the
 // other in the order they were added, on one thread.
 //
 // The partitions of a window are handed to `threads` threads; which thread
@@ -52,11 +52,11 @@ class Partitions {
   Engine& add();
   Engine& partition(size_t i) { return *engines_[i]; }
   size_t size() const { return engines_.size(); }
-  // Makes `port` a link between partitions with `credits` messages of room
-  // for its producer and a wire of `delay` (see Port::make_remote).
+  // Makes `port` a link between partitions with a wire of `delay` and an
+  // allowance of `slack` messages (see Port::make_remote).
   template <class T>
-  void link(Port<T>& port, uint32_t credits, Tick delay = 0) {
-    port.make_remote(credits, delay);
+  void link(Port<T>& port, Tick delay = 0, size_t slack = 0) {
+    port.make_remote(delay, slack);
     links_.push_back([&port](Tick end) { port.exchange(end); });
   }
 

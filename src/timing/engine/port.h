@@ -5,11 +5,17 @@
 // so a long pipelined link is not throttled by a small receive buffer.
 //
 // A port between two partitions of a parallel run (docs/parallel.md) is
-// made remote: its producer's pushes wait in a staging list and its room is
-// a count of credits, so that neither end reads what the other end's thread
-// writes during a window. At the window's end (one thread) exchange() moves
-// the staged messages into the buffer and returns the credits of the pops
-// since the last exchange.
+// made remote, so that neither end reads what the other end's thread writes
+// during a window: the producer's pushes wait in a staging list, and it
+// judges room from its own copy of the buffer (the arrival times of what it
+// sent), from which the consumer's pops are removed only at the window's
+// end. At the window's end (one thread) exchange() moves the staged
+// messages into the buffer and tells the producer of the pops since the
+// last exchange. So room is the same rule as for a local port, with an
+// allowance (`slack`) for the pops the consumer can have made that the
+// producer does not know of yet: a producer is never held back where it
+// would not be with one engine; it may overfill a stalled consumer's buffer
+// by the allowance (those messages wait in it).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -32,8 +38,10 @@ class Port {
   // Delivery times are non-decreasing, so the buffer is full exactly when the
   // capacity-th oldest message has arrived.
   bool can_push(Tick now) const {
-    if (remote_) [[unlikely]]
-      return credits_ > 0;
+    if (remote_) [[unlikely]] {
+      size_t n = sent_.size() - sent_head_, room = capacity_ + slack_;
+      return n < room || sent_[sent_head_ + room - 1] > now;
+    }
     return size_ < capacity_ || at(capacity_ - 1).ready > now;
   }
   bool empty() const { return size_ == 0; }
@@ -69,25 +77,25 @@ class Port {
 
   void push(T msg, Tick ready) {
     if (remote_) [[unlikely]] {
-      staged_.push_back(Slot{std::move(msg), ready + delay_, kNoNote});
-      --credits_;
+      ready = std::max(ready + delay_, sent_.size() > sent_head_ ? sent_.back() : Tick{0});  // FIFO, as deliver() keeps it
+      staged_.push_back(Slot{std::move(msg), ready, kNoNote});
+      sent_.push_back(ready);
       return;
     }
     deliver(std::move(msg), ready);
   }
-  // Remote mode (see the top of this file) with `credits` messages of room
-  // for the producer (the buffer plus what its link holds in flight), and a
-  // wire that adds `delay` to each message's arrival.
-  void make_remote(uint32_t credits, Tick delay = 0) {
+  // Remote mode (see the top of this file), with a wire that adds `delay`
+  // to each message's arrival and an allowance of `slack` messages.
+  void make_remote(Tick delay = 0, size_t slack = 0) {
     remote_ = true;
-    credits_ = credits;
     delay_ = delay;
+    slack_ = slack;
   }
   bool remote() const { return remote_; }
   // Remote mode, between windows: delivers the staged messages, none of
   // which may arrive before `window_end` (the receiver has simulated up to
-  // there), and returns the credits of the pops since the last exchange,
-  // waking producers that waited for room.
+  // there), and removes the pops since the last exchange from the
+  // producer's copy, waking producers that waited for room.
   void exchange(Tick window_end) {
     for (Slot& s : staged_) {
       if (s.ready < window_end)
@@ -95,7 +103,11 @@ class Port {
       deliver(std::move(s.msg), s.ready);
     }
     staged_.clear();
-    credits_ += returned_;
+    sent_head_ += returned_;
+    if (sent_head_ >= 1024 && sent_head_ * 2 >= sent_.size()) {  // drop what was popped
+      sent_.erase(sent_.begin(), sent_.begin() + static_cast<std::ptrdiff_t>(sent_head_));
+      sent_head_ = 0;
+    }
     if (returned_ > 0) wake_waiting();
     returned_ = 0;
   }
@@ -141,7 +153,7 @@ class Port {
     head_ = (head_ + 1) & mask_;
     --size_;
     if (remote_) [[unlikely]] {
-      ++returned_;  // the producer sees the room at the next exchange
+      ++returned_;  // the producer learns of it at the next exchange
       return;
     }
     wake_waiting();
@@ -178,12 +190,14 @@ class Port {
   size_t n_producers_ = 0;
   uint8_t waiting_ = 0;  // bit i: producers_[i] waits for room
   Clocked* consumer_ = nullptr;
-  // Remote mode: the producer's side (staged_, credits_) and the
-  // consumer's (the buffer, returned_) are written by different threads
-  // within a window and meet only in exchange().
+  // Remote mode: the producer's side (staged_, sent_) and the consumer's
+  // (the buffer, returned_) are written by different threads within a
+  // window and meet only in exchange().
   bool remote_ = false;
-  uint32_t credits_ = 0, returned_ = 0;
+  size_t returned_ = 0, slack_ = 0;
   Tick delay_ = 0;
+  std::vector<Tick> sent_;  // arrival times of the messages sent and not known to be popped, from sent_head_
+  size_t sent_head_ = 0;
   std::vector<Slot> staged_;
 };
 

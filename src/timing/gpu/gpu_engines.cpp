@@ -15,7 +15,7 @@ const Param<std::string> kPartitions{
     "gpu.partitions", "one", "",
     "how the model is split for parallel simulation: one (a single engine), or sm-memory (the SMs with the "
     "dispatcher, and the memory system from the crossbars down, meeting at the crossbars' SM-side links with "
-    "credit flow control; docs/parallel.md)"};
+    "back-pressure seen up to a window late; docs/parallel.md)"};
 const Param<int64_t> kThreads{"gpu.threads", 1, "threads",
                               "host threads that run the partitions (gpu.partitions); results do not depend on it",
                               {1, 256}};
@@ -31,8 +31,6 @@ bool windowed_of(const config::Config& cfg) {
   if (layout == "sm-memory") return true;
   throw ConfigError(kPartitions.name(), "unknown choice '" + layout + "' (known: one, sm-memory)");
 }
-
-Tick ceil_div(Tick a, Tick b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -56,25 +54,21 @@ void Gpu::build_engines(const config::Config& cfg) {
 // The links between the partitions: each SM's port into the request
 // crossbar (its L1D, fetch unit and constant cache send through it), which
 // now carries icnt.input_latency of the crossbar's latency, and the SM's
-// three reply ports. Each is a remote port whose producer holds credits for
-// the receiver's buffer plus what can be in flight over the credit loop (the
-// link, and up to two windows before a pop's credit is back), so that a link
-// is not slower than it is with one engine unless its receiver is full.
+// three reply ports. A remote port's producer judges room as for a local
+// port, from what it sent, and learns of the receiver's pops at the end of
+// the window they happen in; meanwhile it allows for one pop per receiver
+// cycle of a window (the crossbar takes one message per input a cycle, an
+// L1 one fill a cycle).
 void Gpu::link_partitions(const config::Config& cfg) {
   auto cycles = static_cast<uint32_t>(kInputLatency.get(cfg));
   req_net_->move_latency_to_inputs(cycles);
   Tick window = parts_->window();
-  Tick core_ps = core_->period().ps, icnt_ps = icnt_->period().ps;
-  auto credits = [&](const Port<MemRequest>& p, Tick loop, Tick sender_ps) {
-    return static_cast<uint32_t>(p.capacity() + ceil_div(loop + 2 * window, sender_ps));
-  };
-  Tick reply_ps = Tick{reply_net_->latency()} * icnt_ps;
+  size_t icnt_slack = window / icnt_->period().ps, core_slack = (window + core_->period().ps - 1) / core_->period().ps;
   for (uint32_t i = 0; i < sms_.size(); ++i) {
-    Port<MemRequest>& in = req_net_->input(i);
-    parts_->link(in, credits(in, window, core_ps), window);
+    parts_->link(req_net_->input(i), window, icnt_slack);
     Sm& sm = *sms_[i];
     for (Port<MemRequest>* p : {&sm.l1().from_icnt(), &sm.fetch_unit().from_l2(), &sm.const_cache().from_l2()})
-      parts_->link(*p, credits(*p, reply_ps, icnt_ps));
+      parts_->link(*p, 0, core_slack);
   }
 }
 
