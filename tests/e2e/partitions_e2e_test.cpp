@@ -63,6 +63,7 @@ TEST(E2ePartitions, RealTraceGivesTheSameCountersForAnyThreadCount) {
 
 TEST(E2ePartitions, UnknownLayoutIsAConfigError) {
   EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.partitions=by-sm"})), ConfigError);
+  EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.threads=2"})), ConfigError);  // one engine: nothing to share
   EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.partitions=sm-memory", "icnt.input_latency=25"})), ConfigError);
 }
 

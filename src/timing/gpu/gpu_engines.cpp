@@ -36,6 +36,9 @@ bool windowed_of(const config::Config& cfg) {
 
 void Gpu::build_engines(const config::Config& cfg) {
   windowed_ = windowed_of(cfg);
+  if (!windowed_ && kThreads.get(cfg) > 1)
+    throw ConfigError(kThreads.name(), "more than one thread needs a split model: add --set gpu.partitions=sm-memory "
+                                       "(docs/parallel.md)");
   ClockPeriod icnt = ClockPeriod::from_mhz(cfg.get<double>("clock.icnt_mhz"));
   Tick window = windowed_ ? static_cast<Tick>(kInputLatency.get(cfg)) * icnt.ps : 1;
   parts_ = std::make_unique<Partitions>(window, static_cast<unsigned>(kThreads.get(cfg)));
