@@ -63,11 +63,7 @@ class Partitions {
   // Runs one window and the exchange after it. False, with nothing done,
   // when no partition has work (links hold nothing between windows).
   bool run_window();
-  // The end of the last window run (0 before the first).
-  Tick window_end() const { return end_; }
   Tick window() const { return window_; }
-  // Threads in use (at most one per partition, from the first window on).
-  unsigned threads() const { return threads_; }
 
  private:
   using Link = std::function<void(Tick)>;  // a link's exchange at a window's end

@@ -91,7 +91,6 @@ class Port {
     delay_ = delay;
     slack_ = slack;
   }
-  bool remote() const { return remote_; }
   // Remote mode, between windows: delivers the staged messages, none of
   // which may arrive before `window_end` (the receiver has simulated up to
   // there), and removes the pops since the last exchange from the

@@ -66,7 +66,8 @@ void Gpu::link_partitions(const config::Config& cfg) {
   auto cycles = static_cast<uint32_t>(kInputLatency.get(cfg));
   req_net_->move_latency_to_inputs(cycles);
   Tick window = parts_->window();
-  size_t icnt_slack = window / icnt_->period().ps, core_slack = (window + core_->period().ps - 1) / core_->period().ps;
+  auto cycles_of = [window](const ClockDomain& d) { return static_cast<size_t>(d.cycle_at_or_after(window)); };
+  size_t icnt_slack = cycles_of(*icnt_), core_slack = cycles_of(*core_);
   for (uint32_t i = 0; i < sms_.size(); ++i) {
     parts_->link(req_net_->input(i), window, icnt_slack);
     Sm& sm = *sms_[i];

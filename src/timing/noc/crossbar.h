@@ -37,7 +37,6 @@ class Crossbar : public Clocked {
   Port<MemRequest>& input(uint32_t i) { return *inputs_[i]; }
   void connect_output(uint32_t j, Port<MemRequest>* out) { outputs_[j] = out; }
   uint32_t flits_of(const MemRequest& m) const { return flits_.flits_of(m); }
-  uint32_t latency() const { return latency_; }
   // `cycles` of the traversal latency are spent on the wires into the
   // inputs instead (the senders' ports delay their messages): the end-to-end
   // latency of a message that finds its output free is unchanged.
