@@ -3,21 +3,24 @@
 # written trace with `warpsim run`, and checks that every kernel simulates to
 # the same cycles and instruction counts both ways.
 # With WARPSIM_CHECK_BINARY=1 the trace is written as binary kernel files
-# (--binary, docs/trace-format.md) and replayed from those.
-#   usage: [WARPSIM_CHECK_GPU=preset] [WARPSIM_CHECK_BINARY=1] exec-replay-check.sh WARPSIM_BIN WORK_DIR PROGRAM [ARGS...]
+# (--binary, docs/trace-format.md) and replayed from those. WARPSIM_CHECK_SET
+# ("key=value key=value") sets parameters for both runs.
+#   usage: [WARPSIM_CHECK_GPU=preset] [WARPSIM_CHECK_BINARY=1] [WARPSIM_CHECK_SET=...] exec-replay-check.sh WARPSIM_BIN WORK_DIR PROGRAM [ARGS...]
 set -euo pipefail
 bin=$1 work=$2
 gpu=${WARPSIM_CHECK_GPU:-qv100}   # preset for both runs
 binary=()
 [ "${WARPSIM_CHECK_BINARY:-}" = 1 ] && binary=(--binary)
+sets=()
+for kv in ${WARPSIM_CHECK_SET:-}; do sets+=(--set "$kv"); done
 shift 2
 rm -rf "$work"
 mkdir -p "$work"
-"$bin" exec --gpu "$gpu" --timing --out "$work/exec" --trace-out "$work/trace" "${binary[@]}" -- "$@" > "$work/program.out"
+"$bin" exec --gpu "$gpu" "${sets[@]}" --timing --out "$work/exec" --trace-out "$work/trace" "${binary[@]}" -- "$@" > "$work/program.out"
 if [ ${#binary[@]} -gt 0 ] && ! grep -q '^kernel-1\.wst$' "$work/trace/kernelslist.g"; then
   echo "FAIL: --binary wrote no kernel-1.wst"; exit 1
 fi
-"$bin" run "$work/trace" --gpu "$gpu" --out "$work/replay" --format none --no-progress
+"$bin" run "$work/trace" --gpu "$gpu" "${sets[@]}" --out "$work/replay" --format none --no-progress
 python3 - "$work/exec/stats.json" "$work/replay/stats.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])

@@ -54,6 +54,11 @@ class KernelSource {
   virtual const std::vector<std::string>& unit_names() const = 0;
   // The next CTA in launch order, or nullptr when all were handed out.
   virtual std::unique_ptr<CtaSource> next_cta() = 0;
+  // Whether different CTAs of this kernel may be read (CtaSource::next) on
+  // different threads at once. next_cta() and the CTAs' destruction are
+  // never concurrent with anything. A source that executes the program as
+  // it is read (exec) shares its memory between CTAs and says no.
+  virtual bool ctas_read_concurrently() const { return false; }
 };
 
 struct MemcpyHtoD {

@@ -76,7 +76,7 @@ struct Bench {
     c.unit_of = sms[0]->map_units(k.info(), k.unit_names());
     c.needs = CtaNeeds{k.info().warps_per_cta(), static_cast<uint32_t>(k.info().block.count()), 0, 0};
     c.max_ctas_per_sm = limit;
-    c.resident.assign(sms.size(), 0);
+    c.size_for(sms.size());
     return c;
   }
   Cycle next = 0;  // the next cycle to tick
@@ -107,11 +107,11 @@ TEST(TimingDispatcher, LaterKernelFillsRoomTheEarlierLeaves) {
   Cycle a_done = b.run_until([&] { return b.dispatcher->done(ca); });
   Cycle both = b.run_until([&] { return b.dispatcher->done(ca) && b.dispatcher->done(cb); });
   EXPECT_GT(both, a_done / 2);  // B ran after room opened, not beside a full A
-  EXPECT_EQ(ca.ctas_done, 4u);
-  EXPECT_EQ(cb.ctas_done, 2u);
+  EXPECT_EQ(ca.ctas_done(), 4u);
+  EXPECT_EQ(cb.ctas_done(), 2u);
   // Own counts: 4 CTAs x 4 warps x 50, and 2 x 1 x 10.
-  EXPECT_EQ(ca.warp_insts, 800u);
-  EXPECT_EQ(cb.warp_insts, 20u);
+  EXPECT_EQ(ca.total().warp_insts, 800u);
+  EXPECT_EQ(cb.total().warp_insts, 20u);
   EXPECT_EQ(b.reg.sum("sm.*.warp_insts"), 820u);
 }
 
@@ -141,7 +141,41 @@ TEST(TimingDispatcher, KernelLimitPerSmHolds) {
   EXPECT_EQ(b.dispatcher->ctas_dispatched(ca), 2u);  // one per SM until one finishes
   EXPECT_EQ(ca.resident[0] + ca.resident[1], 2u);
   b.run_until([&] { return b.dispatcher->done(ca); });
-  EXPECT_EQ(ca.ctas_done, 4u);
+  EXPECT_EQ(ca.ctas_done(), 4u);
+}
+
+// Between windows (SMs in several partitions), the dispatcher plans the
+// cycles of a window as tick() would, one CTA per SM per cycle, from the
+// room the SMs have when it plans (reservations count); each SM starts its
+// CTAs at their cycles. 2-warp CTAs, 8 warp slots: 4 per SM fit.
+TEST(TimingDispatcher, PlanReservesRoomAndSmsLaunchAtTheirCycles) {
+  Bench b;
+  FakeKernel a(12, 64, 30);
+  SmKernel ca = b.context(a, 8);
+  b.dispatcher->add(a, ca, 5);
+  EXPECT_EQ(b.dispatcher->next_cycle(0), 5u);  // the kernel's first cycle
+  b.dispatcher->plan(0, 7);                    // cycles 5 and 6: two per SM
+  EXPECT_EQ(b.dispatcher->ctas_dispatched(ca), 4u);
+  EXPECT_EQ(ca.resident[0], 2u);
+  EXPECT_EQ(b.sms[0]->live_ctas(), 0u);  // not before their cycles
+  auto tick_sms = [&](Cycle c) {
+    b.clk.set_now(c);
+    for (auto& sm : b.sms)
+      if (sm->next_event() <= b.clk.now_tick()) sm->tick();
+  };
+  EXPECT_EQ(b.sms[0]->next_event(), b.clk.tick_of(5));
+  tick_sms(5);
+  EXPECT_EQ(b.sms[0]->live_ctas(), 1u);
+  EXPECT_EQ(b.sms[1]->live_ctas(), 1u);
+  tick_sms(6);
+  EXPECT_EQ(b.sms[0]->live_ctas(), 2u);
+  b.dispatcher->plan(7, 20);  // room for two more each, at cycles 7 and 8
+  EXPECT_EQ(b.dispatcher->ctas_dispatched(ca), 8u);
+  EXPECT_FALSE(b.sms[0]->can_host(ca));
+  EXPECT_FALSE(b.sms[1]->can_host(ca));
+  EXPECT_EQ(b.dispatcher->next_cycle(9), Dispatcher::kNoCycle);  // full until a CTA ends
+  for (Cycle c = 7; c <= 8; ++c) tick_sms(c);
+  EXPECT_EQ(b.sms[0]->live_ctas() + b.sms[1]->live_ctas(), 4u + 4u);
 }
 
 }  // namespace

@@ -87,6 +87,9 @@ class TraceKernel final : public ir::KernelSource {
   const ir::KernelInfo& info() const override { return h_.info; }
   const std::vector<std::string>& unit_names() const override { return isa_->unit_names(); }
   std::unique_ptr<ir::CtaSource> next_cta() override;
+  // A CTA is read whole by next_cta(); its next() only reads what the
+  // kernel's CTAs share (the table of static instructions).
+  bool ctas_read_concurrently() const override { return true; }
 
  private:
   std::shared_ptr<const IsaTable> load_isa() const {

@@ -72,7 +72,7 @@ void Sm::begin_kernel(const ir::KernelInfo& info, const std::vector<std::string>
   own_.code_base = code_base;
   own_.max_ctas_per_sm = ctas_per_sm;
   own_.needs = CtaNeeds{};  // the limit above alone decides
-  own_.resident.assign(size_t{id_} + 1, 0);
+  own_.size_for(size_t{id_} + 1);
   prepare_alone(own_);
 }
 
@@ -100,13 +100,53 @@ void Sm::prepare_alone(const SmKernel& k) {
 }
 
 bool Sm::can_host(const SmKernel& k) const {
-  if (k.resident[id_] >= k.max_ctas_per_sm || live_ctas_ >= max_ctas_) return false;
+  auto ctas = static_cast<uint32_t>(live_ctas_ + reserved_.size() - reserved_next_);
+  if (k.resident[id_] >= k.max_ctas_per_sm || ctas >= max_ctas_) return false;
   const CtaNeeds& n = k.needs;
-  if (used_.warps + n.warps > capacity_.warps || used_.threads + n.threads > capacity_.threads ||
-      used_.registers + n.registers > capacity_.registers)
+  const CtaNeeds& r = reserved_needs_;
+  if (used_.warps + r.warps + n.warps > capacity_.warps || used_.threads + r.threads + n.threads > capacity_.threads ||
+      used_.registers + r.registers + n.registers > capacity_.registers)
     return false;
   // An empty SM takes the kernel's own carve-out (which holds one CTA).
-  return live_ctas_ == 0 || uint64_t{used_.shared_bytes} + n.shared_bytes <= uint64_t{carveout_kb_} * 1024;
+  return ctas == 0 ||
+         uint64_t{used_.shared_bytes} + r.shared_bytes + n.shared_bytes <= uint64_t{carveout_kb_} * 1024;
+}
+
+// The driver reconfigures an idle SM for the kernel that arrives.
+void Sm::take_carveout(const SmKernel& k) {
+  if ((k.shared_kb == carveout_kb_ && k.l1_kb == l1_kb_) || (k.shared_kb == 0 && k.l1_kb == 0)) return;
+  carveout_kb_ = k.shared_kb;
+  l1_kb_ = k.l1_kb;
+  l1_->set_capacity_bytes(uint64_t{k.l1_kb} * 1024);
+}
+
+// The carve-out of a kernel arriving at an empty SM is set at once, so that
+// later reservations are judged against it.
+void Sm::reserve(Cycle at, std::unique_ptr<ir::CtaSource> cta, SmKernel& k) {
+  if (live_ctas_ + reserved_.size() - reserved_next_ == 0) take_carveout(k);
+  ++k.resident[id_];
+  reserved_needs_.warps += k.needs.warps;
+  reserved_needs_.threads += k.needs.threads;
+  reserved_needs_.registers += k.needs.registers;
+  reserved_needs_.shared_bytes += k.needs.shared_bytes;
+  reserved_.push_back(Reserved{at, std::move(cta), &k});
+  wake();
+}
+
+void Sm::launch_reserved(Cycle now) {
+  for (; reserved_next_ < reserved_.size() && reserved_[reserved_next_].at <= now; ++reserved_next_) {
+    Reserved& r = reserved_[reserved_next_];
+    const CtaNeeds& n = r.kernel->needs;
+    reserved_needs_.warps -= n.warps;
+    reserved_needs_.threads -= n.threads;
+    reserved_needs_.registers -= n.registers;
+    reserved_needs_.shared_bytes -= n.shared_bytes;
+    start_cta(std::move(r.source), *r.kernel);
+  }
+  if (reserved_next_ == reserved_.size()) {
+    reserved_.clear();
+    reserved_next_ = 0;
+  }
 }
 
 // Residency between two events is constant, so cycles the SM was not ticked
@@ -119,13 +159,14 @@ void Sm::account_residency(Cycle now) {
 }
 
 void Sm::launch(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
+  ++k.resident[id_];
+  start_cta(std::move(source), k);
+}
+
+void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
   wake();
   account_residency(clock_.now());
-  if (live_ctas_ == 0 && (k.shared_kb != carveout_kb_ || k.l1_kb != l1_kb_) && (k.shared_kb || k.l1_kb)) {
-    carveout_kb_ = k.shared_kb;  // the driver reconfigures an idle SM for the kernel that arrives
-    l1_kb_ = k.l1_kb;
-    l1_->set_capacity_bytes(uint64_t{k.l1_kb} * 1024);
-  }
+  if (live_ctas_ == 0) take_carveout(k);
   auto cta_it = std::find_if(ctas_.begin(), ctas_.end(), [](const CtaSlot& c) { return !c.live; });
   CtaSlot& cta = *cta_it;
   uint32_t cta_index = static_cast<uint32_t>(cta_it - ctas_.begin());
@@ -165,7 +206,6 @@ void Sm::launch(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
   }
   if (cta.warp_slots.size() != cta.num_warps) throw Error("internal: CTA launched without enough warp slots");
   ++live_ctas_;
-  ++k.resident[id_];
   used_.warps += k.needs.warps;
   used_.threads += k.needs.threads;
   used_.registers += k.needs.registers;
@@ -295,8 +335,9 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
   warp_insts_.inc();
   thread_insts_.inc(in.active_count());
   SmKernel& k = *ctas_[w.cta_slot].kernel;
-  ++k.warp_insts;
-  k.thread_insts += in.active_count();
+  SmWork& kw = k.work[id_];
+  ++kw.warp_insts;
+  kw.thread_insts += in.active_count();
   if (stall_reasons_) attribute_stalls(sc, w, k, now);
   switch (in.kind) {
     case ir::OpKind::Load:
@@ -417,12 +458,13 @@ void Sm::finish_warp(uint32_t slot) {
     return;
   }
   cta.live = false;
+  if (keep_finished_) finished_.push_back(std::move(cta.source));
   cta.source.reset();  // frees the CTA's instructions
   --live_ctas_;
   ctas_done_.inc();
   SmKernel& k = *cta.kernel;
   --k.resident[id_];
-  ++k.ctas_done;
+  ++k.work[id_].ctas_done;
   used_.warps -= k.needs.warps;
   used_.threads -= k.needs.threads;
   used_.registers -= k.needs.registers;
@@ -431,6 +473,7 @@ void Sm::finish_warp(uint32_t slot) {
 
 void Sm::tick() {
   Cycle now = clock_.now();
+  if (reserved_next_ < reserved_.size()) launch_reserved(now);
   account_residency(now);
   ldst_.tick(now, warps_);
   for (uint32_t slot : ldst_.woken()) set_sleeping(slot, false);
@@ -500,6 +543,7 @@ std::string Sm::waiting_for() const {
 
 Tick Sm::next_event() const {
   Tick t = std::min({next_tick_, ldst_.next_completion(clock_.now_tick()), fetch_.next_event(clock_.now_tick())});
+  if (reserved_next_ < reserved_.size()) t = std::min(t, clock_.tick_of(reserved_[reserved_next_].at));
   if (ldst_.busy() && !l1_->stalled()) t = std::min(t, clock_.now_tick());  // as soon as possible
   return t;
 }

@@ -54,6 +54,15 @@ class Sm : public Clocked {
   // by the first CTA on an empty SM), and the kernel's own occupancy limit.
   bool can_host(const SmKernel& k) const;
   void launch(std::unique_ptr<ir::CtaSource> cta, SmKernel& k);
+  // With the SMs in several partitions (docs/parallel.md) the dispatcher
+  // runs between windows: it reserves the room of a CTA (can_host counts
+  // it) that the SM launches itself at core cycle `at`, in the window to come.
+  void reserve(Cycle at, std::unique_ptr<ir::CtaSource> cta, SmKernel& k);
+  // Keeps finished CTAs' sources (their storage may be shared with other
+  // SMs' CTAs) until release_finished(), called between windows, instead of
+  // freeing them from the SM's own thread.
+  void keep_finished() { keep_finished_ = true; }
+  void release_finished() { finished_.clear(); }
   uint32_t live_ctas() const { return live_ctas_; }
   // Running totals (all kernels): warp instructions issued, CTAs finished.
   uint64_t warp_insts() const { return warp_insts_.value(); }
@@ -90,6 +99,9 @@ class Sm : public Clocked {
   void arrive_at_barrier(CtaSlot& cta, Warp& w);
   void release_barrier_if_complete(CtaSlot& cta);
   void finish_warp(uint32_t slot);
+  void start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k);
+  void take_carveout(const SmKernel& k);
+  void launch_reserved(Cycle now);
   void wake_ldst_waiters();
   void account_residency(Cycle now);
   void next_inst(Warp& w, Cycle now);
@@ -115,7 +127,7 @@ class Sm : public Clocked {
   void attribute_drain(const Warp& w, SmKernel& k, Cycle now);
   Cycle attribute_throttle(const SubCore& sc, const Warp& w, SmKernel& k, Cycle from, Cycle now);
   void add_stall(SmKernel& k, Stall r, Cycle n) {
-    k.stalls[static_cast<size_t>(r)] += n;
+    k.work[id_].stalls[static_cast<size_t>(r)] += n;
     stall_counters_[static_cast<size_t>(r)]->inc(n);
   }
 
@@ -134,6 +146,16 @@ class Sm : public Clocked {
   uint32_t max_ctas_ = 0;
   uint32_t carveout_kb_ = 0, l1_kb_ = 0;  // the shared-memory carve-out in force, and the L1 left
   uint32_t live_ctas_ = 0;
+  struct Reserved {
+    Cycle at;
+    std::unique_ptr<ir::CtaSource> source;
+    SmKernel* kernel;
+  };
+  std::vector<Reserved> reserved_;  // in launch order (cycles never decrease)
+  size_t reserved_next_ = 0;        // the first not yet launched
+  CtaNeeds reserved_needs_;         // what the CTAs not yet launched will hold
+  bool keep_finished_ = false;
+  std::vector<std::unique_ptr<ir::CtaSource>> finished_;
   FenceLatencies fence_;
   // The SM's barrier unit: cycles per warp arrival (shared by all its CTAs)
   // and from a barrier's last arrival to its warps' next issue.

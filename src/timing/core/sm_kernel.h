@@ -15,6 +15,20 @@ struct CtaNeeds {
   uint32_t warps = 0, threads = 0, registers = 0, shared_bytes = 0;
 };
 
+// Work of one kernel only: the SM counters add up the work of all kernels
+// that ran at the same time.
+struct SmWork {
+  uint64_t warp_insts = 0, thread_insts = 0, ctas_done = 0;
+  StallCounts stalls{};  // warp cycles by issue-stall reason (stats.stall_reasons)
+  SmWork& operator+=(const SmWork& o) {
+    warp_insts += o.warp_insts;
+    thread_insts += o.thread_insts;
+    ctas_done += o.ctas_done;
+    for (size_t i = 0; i < stalls.size(); ++i) stalls[i] += o.stalls[i];
+    return *this;
+  }
+};
+
 struct SmKernel {
   uint32_t id = 0;                 // the launch's kernel id
   std::vector<int16_t> unit_of;    // kernel unit id -> SM pipeline (Sm::map_units)
@@ -22,12 +36,27 @@ struct SmKernel {
   CtaNeeds needs;
   uint32_t max_ctas_per_sm = 0;    // the occupancy limit of the kernel alone
   uint32_t shared_kb = 0, l1_kb = 0;  // carve-out it asks for (0, 0: leave the SM's as it is)
-  // Per SM: its CTAs resident there (indexed by SM id).
+  // Per SM (indexed by SM id): its CTAs resident there (or reserved for a
+  // launch to come), and the work it did for this kernel. Each SM writes
+  // only its own entry, so SMs simulated on different threads
+  // (docs/parallel.md) share nothing here.
   std::vector<uint16_t> resident;
-  // Work of this kernel only, on every SM: the SM counters add up the work of
-  // all kernels that ran at the same time.
-  uint64_t warp_insts = 0, thread_insts = 0, ctas_done = 0;
-  StallCounts stalls{};  // warp cycles by issue-stall reason (stats.stall_reasons)
+  std::vector<SmWork> work;
+  void size_for(size_t sms) {
+    resident.assign(sms, 0);
+    work.assign(sms, SmWork{});
+  }
+  // This kernel's work on all SMs, in SM order.
+  SmWork total() const {
+    SmWork t;
+    for (const SmWork& w : work) t += w;
+    return t;
+  }
+  uint64_t ctas_done() const {
+    uint64_t n = 0;
+    for (const SmWork& w : work) n += w.ctas_done;
+    return n;
+  }
 };
 
 }  // namespace ws::timing

@@ -85,15 +85,25 @@ void Partitions::run_partitions() {
 }
 
 bool Partitions::run_window() {
+  Tick t = next_time();
+  if (t == kNever) return false;
+  run_window_at(t);
+  return true;
+}
+
+// Links hold nothing between windows (each window ends with an exchange), so
+// the partitions' next steps say all there is to do.
+Tick Partitions::next_time() {
+  Tick t = kNever;
+  for (auto& e : engines_) t = std::min(t, e->next_time());
+  return t;
+}
+
+void Partitions::run_window_at(Tick t) {
   if (!started_) start_threads();
-  // Links hold nothing between windows (each window ends with an exchange),
-  // so the partitions' next steps say all there is to do.
-  Tick start = kNever;
-  for (auto& e : engines_) start = std::min(start, e->next_time());
-  if (start == kNever) return false;
-  end_ = std::max(start, end_) + window_;
+  end_ = window_start(t) + window_;
   next_.store(0, std::memory_order_relaxed);
-  if (workers_.empty()) {
+  if (workers_.empty() || serial_) {
     run_partitions();
   } else {
     start_->arrive_and_wait();  // the workers see end_ and next_ (the barrier orders memory)
@@ -103,7 +113,6 @@ bool Partitions::run_window() {
   for (std::exception_ptr& e : errors_)
     if (e) std::rethrow_exception(std::exchange(e, nullptr));
   exchange();
-  return true;
 }
 
 // Every partition is done with the window: its time moves to the window's

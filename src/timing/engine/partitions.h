@@ -13,6 +13,7 @@
 // An error thrown in a partition is rethrown after the window (the lowest
 // partition's, if several threw).
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -63,7 +64,18 @@ class Partitions {
   // Runs one window and the exchange after it. False, with nothing done,
   // when no partition has work (links hold nothing between windows).
   bool run_window();
+  // The same in steps, for work done between windows on the calling thread
+  // (the GPU's CTA dispatch): the earliest next step of any partition
+  // (kNever: none has work); the window that work at `t` would start, which
+  // run_window_at(t) then runs.
+  Tick next_time();
+  Tick window_start(Tick t) const { return std::max(t, end_); }
+  void run_window_at(Tick t);
   Tick window() const { return window_; }
+  // Runs each window's partitions one after the other on the calling
+  // thread, in the order added, whatever the thread count (for work that
+  // must not run concurrently: the same results either way).
+  void set_serial(bool on) { serial_ = on; }
 
  private:
   using Link = std::function<void(Tick)>;  // a link's exchange at a window's end
@@ -80,7 +92,7 @@ class Partitions {
   // This window's work: partitions are taken by index; each one's error.
   std::atomic<size_t> next_{0};
   std::vector<std::exception_ptr> errors_;
-  bool stop_ = false, started_ = false;
+  bool stop_ = false, started_ = false, serial_ = false;
   std::unique_ptr<SpinBarrier> start_, done_;
   std::vector<std::thread> workers_;
 };

@@ -37,12 +37,12 @@ uint64_t Dispatcher::drain_undispatched(const SmKernel& ctx) {
 
 bool Dispatcher::done(const SmKernel& ctx) const {
   const Entry& e = find(ctx);
-  return !e.dispatching() && ctx.ctas_done == e.dispatched;
+  return !e.dispatching() && ctx.ctas_done() == e.dispatched;
 }
 
-Dispatcher::Entry* Dispatcher::head() const {
+Dispatcher::Entry* Dispatcher::head(Cycle now) const {
   for (const auto& e : entries_)
-    if (e->dispatching()) return clock_.now() < e->first_dispatch ? nullptr : e.get();
+    if (e->dispatching()) return now < e->first_dispatch ? nullptr : e.get();
   return nullptr;
 }
 
@@ -52,29 +52,42 @@ bool Dispatcher::any_sm_free(const SmKernel& ctx) const {
   return false;
 }
 
-void Dispatcher::tick() {
-  Entry* e = head();
+uint32_t Dispatcher::dispatch(Cycle now, bool reserve) {
+  Entry* e = head(now);
   // Round robin over SMs, one CTA each at most, starting after the SM that
   // got the previous CTA.
   size_t start = rr_, n = sms_.size();
+  uint32_t sent = 0;
   for (size_t i = 0; i < n && e; ++i) {
     size_t idx = (start + i) % n;
     if (!sms_[idx]->can_host(*e->ctx)) continue;
-    sms_[idx]->launch(std::move(e->next), *e->ctx);
+    if (reserve) sms_[idx]->reserve(now, std::move(e->next), *e->ctx);
+    else sms_[idx]->launch(std::move(e->next), *e->ctx);
+    ++sent;
     ++e->dispatched;
     e->next = e->source->next_cta();
     rr_ = (idx + 1) % n;
-    if (!e->next) e = head();
+    if (!e->next) e = head(now);
   }
+  return sent;
+}
+
+void Dispatcher::plan(Cycle from, Cycle to) {
+  for (Cycle c = next_cycle(from); c < to; c = next_cycle(c + 1)) dispatch(c, true);
+}
+
+Cycle Dispatcher::next_cycle(Cycle now) const {
+  for (const auto& e : entries_) {
+    if (!e->dispatching()) continue;
+    if (now < e->first_dispatch) return e->first_dispatch;
+    return any_sm_free(*e->ctx) ? now : kNoCycle;
+  }
+  return kNoCycle;
 }
 
 Tick Dispatcher::next_event() const {
-  for (const auto& e : entries_) {
-    if (!e->dispatching()) continue;
-    if (clock_.now() < e->first_dispatch) return clock_.tick_of(e->first_dispatch);
-    return any_sm_free(*e->ctx) ? clock_.now_tick() : kNever;
-  }
-  return kNever;
+  Cycle c = next_cycle(clock_.now());
+  return c == kNoCycle ? kNever : clock_.tick_of(c);
 }
 
 }  // namespace ws::timing

@@ -35,8 +35,19 @@ class Dispatcher : public Clocked {
   // instructions read (what they would have executed).
   uint64_t drain_undispatched(const SmKernel& ctx);
 
-  void tick() override;
+  void tick() override { dispatch(clock_.now(), false); }
   Tick next_event() const override;
+
+  // With the SMs in several partitions (docs/parallel.md) the dispatcher is
+  // no engine's member: between windows it plans the CTAs of the core cycles
+  // [from, to), as tick() would on each, from the SMs' room as it stands
+  // (room freed within the window is seen at the next one). Each SM launches
+  // its CTAs at their cycles itself (Sm::reserve).
+  void plan(Cycle from, Cycle to);
+  // The first cycle at or after `now` at which a CTA could go out
+  // (kNoCycle: none until an SM frees room or a kernel is added).
+  static constexpr Cycle kNoCycle = ~Cycle{0};
+  Cycle next_cycle(Cycle now) const;
 
  private:
   struct Entry {
@@ -50,7 +61,10 @@ class Dispatcher : public Clocked {
   };
   Entry& find(const SmKernel& ctx) const;
   // The kernel whose CTAs go out now (nullptr: none, or not before its first dispatch).
-  Entry* head() const;
+  Entry* head(Cycle now) const;
+  // One cycle's CTAs: at most one per SM, round robin; `reserve`: through
+  // Sm::reserve. Returns how many went out.
+  uint32_t dispatch(Cycle now, bool reserve);
   bool any_sm_free(const SmKernel& ctx) const;
 
   const ClockDomain& clock_;

@@ -69,16 +69,19 @@ Gpu::Gpu(const config::Config& cfg)
   uint32_t n_sms = static_cast<uint32_t>(kSms.get(cfg));
   std::vector<Sm*> sm_ptrs;
   for (uint32_t i = 0; i < n_sms; ++i) {
-    sms_.push_back(std::make_unique<Sm>(cfg, root.sub("sm").sub(std::to_string(i)), *core_, static_cast<uint16_t>(i)));
+    ClockDomain& core = *cores_[group_of(i, n_sms)];
+    sms_.push_back(std::make_unique<Sm>(cfg, root.sub("sm").sub(std::to_string(i)), core, static_cast<uint16_t>(i)));
     sm_ptrs.push_back(sms_.back().get());
+    if (dispatch_between_windows()) sms_.back()->keep_finished();
   }
   dispatcher_ = std::make_unique<Dispatcher>(*core_, sm_ptrs);
-  sm_engine_->add(*core_, *dispatcher_);
+  if (!dispatch_between_windows()) sm_engine_->add(*core_, *dispatcher_);
   copies_ = std::make_unique<CopyEngines>(cfg, root.sub("copy_engine"), *core_);
   sm_engine_->add(*core_, *copies_);
-  for (auto& sm : sms_) {
-    sm_engine_->add(*core_, *sm);
-    sm_engine_->add(*core_, sm->l1());
+  for (uint32_t i = 0; i < n_sms; ++i) {
+    uint32_t g = group_of(i, n_sms);
+    sm_engines_[g]->add(*cores_[g], *sms_[i]);
+    sm_engines_[g]->add(*cores_[g], sms_[i]->l1());
   }
   build_memory(cfg);
   if (windowed_) link_partitions(cfg);
@@ -210,7 +213,8 @@ void Gpu::finish_result(Running& k) const {
   r.cycles = end > r.start_cycle ? end - r.start_cycle : 0;  // (a kernel without CTAs ends at once)
   for (const auto& c : channels_) c->settle_counters(mem_engine_->now());
   r.after = stats_.snapshot();
-  r.own = KernelResult::Own{k.ctx.warp_insts, k.ctx.thread_insts, k.ctx.ctas_done, k.ctx.stalls};
+  SmWork w = k.ctx.total();
+  r.own = KernelResult::Own{w.warp_insts, w.thread_insts, w.ctas_done, w.stalls};
 }
 
 // The counters so far describe the part of the kernel that ran (residency

@@ -118,11 +118,21 @@ class Gpu final : public TimingModel {
   // The engines (docs/parallel.md): one, or with gpu.partitions = sm-memory
   // one for the SMs (with the dispatcher and the copy engines) and one for
   // the memory system, advanced window by window on gpu.threads threads.
+  // With gpu.sm_groups > 1, one engine (and core clock domain) per group of
+  // consecutive SMs, the first with the copy engines, and the dispatcher
+  // planning CTAs between windows.
   std::unique_ptr<Partitions> parts_;
-  Engine* sm_engine_ = nullptr;
+  std::vector<Engine*> sm_engines_;
+  std::vector<ClockDomain*> cores_;
+  Engine* sm_engine_ = nullptr;   // the first group's
   Engine* mem_engine_ = nullptr;  // the same as sm_engine_ without partitions
   bool windowed_ = false;
-  ClockDomain *core_, *icnt_, *l2_, *dram_;
+  ClockDomain *core_, *icnt_, *l2_, *dram_;  // core_: the first group's
+  uint32_t group_of(uint32_t sm, uint32_t n_sms) const {
+    return static_cast<uint32_t>(uint64_t{sm} * sm_engines_.size() / n_sms);
+  }
+  bool dispatch_between_windows() const { return sm_engines_.size() > 1; }
+  bool advance_groups();
   SmLimits limits_;
   double core_mhz_;
   Cycle launch_latency_, launch_overhead_;

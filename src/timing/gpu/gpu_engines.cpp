@@ -1,4 +1,4 @@
-// The GPU's engines: one, or two partitions (the SMs, the memory system)
+// The GPU's engines: one, or partitions (groups of SMs, the memory system)
 // advanced window by window on several threads (docs/parallel.md).
 #include <algorithm>
 #include <cmath>
@@ -19,6 +19,12 @@ const Param<std::string> kPartitions{
 const Param<int64_t> kThreads{"gpu.threads", 1, "threads",
                               "host threads that run the partitions (gpu.partitions); results do not depend on it",
                               {1, 256}};
+const Param<int64_t> kSmGroups{
+    "gpu.sm_groups", 1, "partitions",
+    "with gpu.partitions = sm-memory: the SMs in this many partitions of consecutive SMs (so that more than two "
+    "threads have work); with more than one, the dispatcher plans each window's CTAs before it, from the room "
+    "the SMs have at its start (docs/parallel.md)",
+    {1, 1024}};
 const Param<int64_t> kInputLatency{
     "icnt.input_latency", 8, "cycles",
     "with gpu.partitions = sm-memory: cycles of icnt.latency spent on the wire from an SM into the request "
@@ -39,19 +45,29 @@ void Gpu::build_engines(const config::Config& cfg) {
   if (!windowed_ && kThreads.get(cfg) > 1)
     throw ConfigError(kThreads.name(), "more than one thread needs a split model: add --set gpu.partitions=sm-memory "
                                        "(docs/parallel.md)");
+  auto groups = static_cast<uint32_t>(kSmGroups.get(cfg));
+  if (!windowed_ && groups > 1)
+    throw ConfigError(kSmGroups.name(), "SM groups are partitions: add --set gpu.partitions=sm-memory");
+  if (groups > cfg.get<int64_t>("gpu.sms"))
+    throw ConfigError(kSmGroups.name(), std::to_string(groups) + " groups but only " +
+                                            std::to_string(cfg.get<int64_t>("gpu.sms")) + " SMs (gpu.sms)");
   ClockPeriod icnt = ClockPeriod::from_mhz(cfg.get<double>("clock.icnt_mhz"));
   Tick window = windowed_ ? static_cast<Tick>(kInputLatency.get(cfg)) * icnt.ps : 1;
   parts_ = std::make_unique<Partitions>(window, static_cast<unsigned>(kThreads.get(cfg)));
-  sm_engine_ = &parts_->add();
-  mem_engine_ = windowed_ ? &parts_->add() : sm_engine_;
   // With one engine the domains are visited in this order at a common edge.
-  core_ = &sm_engine_->add_domain("core", ClockPeriod::from_mhz(cfg.get<double>("clock.core_mhz")));
+  ClockPeriod core = ClockPeriod::from_mhz(cfg.get<double>("clock.core_mhz"));
+  for (uint32_t g = 0; g < groups; ++g) {
+    sm_engines_.push_back(&parts_->add());
+    cores_.push_back(&sm_engines_.back()->add_domain("core", core));
+  }
+  sm_engine_ = sm_engines_.front();
+  core_ = cores_.front();
+  mem_engine_ = windowed_ ? &parts_->add() : sm_engine_;
   icnt_ = &mem_engine_->add_domain("icnt", icnt);
   l2_ = &mem_engine_->add_domain("l2", ClockPeriod::from_mhz(cfg.get<double>("clock.l2_mhz")));
   dram_ = &mem_engine_->add_domain("dram", ClockPeriod::from_mhz(cfg.get<double>("clock.dram_mhz")));
   bool gating = cfg.get<bool>("gpu.activity_gating");
-  sm_engine_->set_gating(gating);
-  mem_engine_->set_gating(gating);
+  for (size_t i = 0; i < parts_->size(); ++i) parts_->partition(i).set_gating(gating);
 }
 
 // The links between the partitions: each SM's port into the request
@@ -76,7 +92,30 @@ void Gpu::link_partitions(const config::Config& cfg) {
   }
 }
 
-bool Gpu::advance() { return windowed_ ? parts_->run_window() : sm_engine_->step(); }
+bool Gpu::advance() {
+  if (!windowed_) return sm_engine_->step();
+  return dispatch_between_windows() ? advance_groups() : parts_->run_window();
+}
+
+// A window with the dispatcher between windows: it plans the window's CTAs
+// (it may start the window: a kernel's first cycle, room freed in the last
+// one), the partitions run, and the SMs' finished CTAs are freed. Kernels
+// whose CTAs cannot be read on several threads at once run their windows'
+// partitions one after the other, for every thread count alike.
+bool Gpu::advance_groups() {
+  Tick t = parts_->next_time();
+  Cycle from = core_->cycle_at_or_after(parts_->window_start(0));
+  if (Cycle c = dispatcher_->next_cycle(from); c != Dispatcher::kNoCycle) t = std::min(t, core_->tick_of(c));
+  if (t == kNever) return false;
+  Tick start = parts_->window_start(t);
+  dispatcher_->plan(core_->cycle_at_or_after(start), core_->cycle_at_or_after(start + parts_->window()));
+  bool serial = false;
+  for (const auto& k : running_) serial |= !k->source->ctas_read_concurrently();
+  parts_->set_serial(serial);
+  parts_->run_window_at(t);
+  for (auto& sm : sms_) sm->release_finished();
+  return true;
+}
 
 void Gpu::wake_all() {
   for (size_t i = 0; i < parts_->size(); ++i) parts_->partition(i).wake_all();
@@ -87,7 +126,9 @@ void Gpu::wake_all() {
 // (DRAM's write-backs go on after a kernel's end).
 Tick Gpu::now_tick() const {
   if (!windowed_) return sm_engine_->now();
-  return std::max({core_->now_tick(), icnt_->now_tick(), l2_->now_tick()});
+  Tick t = std::max(icnt_->now_tick(), l2_->now_tick());
+  for (const ClockDomain* c : cores_) t = std::max(t, c->now_tick());
+  return t;
 }
 
 }  // namespace ws::timing

@@ -21,7 +21,7 @@ std::unique_ptr<Gpu::Running> Gpu::begin(ir::KernelSource& kernel, Cycle gap, Cy
   c.max_ctas_per_sm = r.occupancy.ctas_per_sm;
   c.shared_kb = r.occupancy.shared_kb;
   c.l1_kb = r.occupancy.l1_kb;
-  c.resident.assign(sms_.size(), 0);
+  c.size_for(sms_.size());
   // A kernel with the GPU to itself starts with fresh per-kernel SM state;
   // one joining running kernels takes each SM as it is.
   if (alone)
