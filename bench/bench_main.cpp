@@ -94,6 +94,14 @@ void BM_StreamQv100Split2(benchmark::State& s) {
 void BM_ComputeQv100Split2(benchmark::State& s) {
   simulate(s, compute_spec(), "compute-split2", {"gpu.partitions=sm-memory", "gpu.threads=2"});
 }
+// The SMs in two groups and the memory system: three partitions on two
+// threads, the dispatcher between windows (gpu.sm_groups).
+void BM_StreamQv100Groups2(benchmark::State& s) {
+  simulate(s, stream_spec(), "stream-groups2", {"gpu.partitions=sm-memory", "gpu.sm_groups=2", "gpu.threads=2"});
+}
+void BM_ComputeQv100Groups2(benchmark::State& s) {
+  simulate(s, compute_spec(), "compute-groups2", {"gpu.partitions=sm-memory", "gpu.sm_groups=2", "gpu.threads=2"});
+}
 // The abstract model (docs/abstract-model.md) on the same workloads: its
 // speedup is the ratio of the rates side by side in one run.
 // Block entries are characterised afresh in every iteration (no disk cache),
@@ -168,6 +176,8 @@ BENCHMARK(BM_StreamQv100Slice)->Unit(benchmark::kMillisecond)->UseRealTime()->It
 BENCHMARK(BM_StreamQv100Split1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_StreamQv100Split2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_ComputeQv100Split2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_StreamQv100Groups2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_ComputeQv100Groups2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_StreamQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_ComputeQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_StreamQv100AbstractPerInst)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);

@@ -1,6 +1,7 @@
 #include "timing/engine/partitions.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "common/error.h"
@@ -59,6 +60,8 @@ Partitions::~Partitions() {
 Engine& Partitions::add() {
   engines_.push_back(std::make_unique<Engine>());
   errors_.resize(engines_.size());
+  order_.push_back(order_.size());
+  cost_.push_back(0);
   return *engines_.back();
 }
 
@@ -73,15 +76,29 @@ void Partitions::worker() {
 
 // Each partition steps through every event before the window's end. The
 // engines share nothing inside a window, so they may run on any thread.
-void Partitions::run_partitions() {
-  for (size_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < engines_.size();) {
-    try {
-      while (engines_[i]->step_before(end_)) {
-      }
-    } catch (...) {
-      errors_[i] = std::current_exception();
+void Partitions::run_partition(size_t i) {
+  try {
+    while (engines_[i]->step_before(end_)) {
     }
+  } catch (...) {
+    errors_[i] = std::current_exception();
   }
+}
+
+void Partitions::run_partitions() {
+  for (size_t n; (n = next_.fetch_add(1, std::memory_order_relaxed)) < engines_.size();) {
+    size_t i = order_[n];
+    auto begin = std::chrono::steady_clock::now();
+    run_partition(i);
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
+    cost_[i] = 0.9 * cost_[i] + 0.1 * took.count();  // smoothed over the last windows
+  }
+}
+
+// Longest first (a stable sort: ties keep the order added). Only the host
+// time of the threads changes with the order, never a result.
+void Partitions::reorder() {
+  std::stable_sort(order_.begin(), order_.end(), [this](size_t a, size_t b) { return cost_[a] > cost_[b]; });
 }
 
 bool Partitions::run_window() {
@@ -104,9 +121,10 @@ void Partitions::run_window_at(Tick t) {
   end_ = window_start(t) + window_;
   next_.store(0, std::memory_order_relaxed);
   if (workers_.empty() || serial_) {
-    run_partitions();
+    for (size_t i = 0; i < engines_.size(); ++i) run_partition(i);
   } else {
-    start_->arrive_and_wait();  // the workers see end_ and next_ (the barrier orders memory)
+    reorder();
+    start_->arrive_and_wait();  // the workers see end_, next_ and order_ (the barrier orders memory)
     run_partitions();
     done_->arrive_and_wait();
   }

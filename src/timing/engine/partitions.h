@@ -8,8 +8,10 @@
 // window they exchange their staged messages and pops, one link after the
 // other in the order they were added, on one thread.
 //
-// The partitions of a window are handed to `threads` threads; which thread
-// runs which changes nothing, so results do not depend on the thread count.
+// The partitions of a window are handed to `threads` threads, the one that
+// took longest in the last windows first; which thread runs which, and in
+// what order, changes nothing, so results do not depend on the thread count.
+// With one thread (or set_serial) they run in the order added.
 // An error thrown in a partition is rethrown after the window (the lowest
 // partition's, if several threw).
 #pragma once
@@ -80,17 +82,23 @@ class Partitions {
  private:
   using Link = std::function<void(Tick)>;  // a link's exchange at a window's end
   void start_threads();
+  void run_partition(size_t i);
   void run_partitions();  // on each thread: takes partitions until none is left
   void worker();
   void exchange();
+  void reorder();
 
   Tick window_;
   unsigned threads_;
   std::deque<std::unique_ptr<Engine>> engines_;
   std::vector<Link> links_;
   Tick end_ = 0;
-  // This window's work: partitions are taken by index; each one's error.
+  // This window's work: partitions are taken in `order_` (longest host time
+  // in the last windows first, so that the longest one does not start last);
+  // each one's error and host time.
   std::atomic<size_t> next_{0};
+  std::vector<size_t> order_;
+  std::vector<double> cost_;
   std::vector<std::exception_ptr> errors_;
   bool stop_ = false, started_ = false, serial_ = false;
   std::unique_ptr<SpinBarrier> start_, done_;
