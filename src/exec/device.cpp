@@ -199,6 +199,7 @@ Device::Device(const DeviceOptions& opts)
     t.report.preset = opts.preset;
     t.report.sms = t.gpu->num_sms();
     t.report.core_mhz = t.gpu->core_mhz();
+    t.report.host_threads = t.gpu->host_threads();
     t.report.max_warps_per_sm = t.gpu->max_warps_per_sm();
     t.gpu->set_stop_check(interrupt_reason);
     if (!opts.plan.empty()) {

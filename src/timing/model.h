@@ -105,6 +105,8 @@ class TimingModel {
   virtual uint32_t num_sms() const = 0;
   virtual uint32_t max_warps_per_sm() const = 0;
   virtual double core_mhz() const = 0;
+  // Host threads the simulation runs on (docs/parallel.md).
+  virtual uint32_t host_threads() const { return 1; }
   // The current core-clock cycle (simulated time since the model was built).
   virtual Cycle core_cycle() const = 0;
 

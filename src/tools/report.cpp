@@ -193,7 +193,7 @@ std::string stats_json(const RunReport& run, const stats::Registry& reg) {
   j["ncu"] = ncu_metrics(reg, zero, now, cycles, run);
   j["sim"] = {{"wall_seconds", run.wall_seconds},
               {"warp_insts_per_second", run.wall_seconds > 0 ? static_cast<double>(w) / run.wall_seconds : 0.0},
-              {"host_threads", 1}};
+              {"host_threads", run.host_threads}};
   ordered_json counters = ordered_json::object();
   for (size_t i = 0; i < reg.size(); ++i)
     if (now[i]) counters[reg.name(i)] = now[i];

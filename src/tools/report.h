@@ -31,6 +31,7 @@ struct RunReport {
   uint32_t sms = 0;
   double core_mhz = 0;
   uint32_t max_warps_per_sm = 0;
+  uint32_t host_threads = 1;
   std::vector<timing::KernelResult> kernels;
   double wall_seconds = 0;
   std::optional<std::string> error;  // set when the run stopped early

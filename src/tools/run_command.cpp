@@ -150,6 +150,7 @@ ModelRun run_model(const RunOptions& opt, const config::Config& cfg, const std::
   report.preset = opt.gpu;
   report.sms = gpu.num_sms();
   report.core_mhz = gpu.core_mhz();
+  report.host_threads = gpu.host_threads();
   report.max_warps_per_sm = gpu.max_warps_per_sm();
   auto start = Clock::now();
   try {

@@ -217,5 +217,49 @@ TEST(Partitions, AnErrorInAPartitionIsRethrownAfterTheWindow) {
   }
 }
 
+// Inside a window each partition's members see their own engine as the
+// current one (and its time, not another partition's that ran ahead);
+// outside a window there is none. Two ticking components, two partitions,
+// on one and on two threads.
+class Watcher : public Clocked {
+ public:
+  Watcher(const ClockDomain& clk, Cycle period) : clk_(clk), period_(period) {}
+  void tick() override {
+    const Engine* e = Partitions::current();
+    seen.emplace_back(e, e ? e->now() : 0, clk_.now_tick());
+  }
+  Tick next_event() const override { return clk_.now() < 20 ? clk_.tick_of(clk_.now() + period_) : kNever; }
+  std::vector<std::tuple<const Engine*, Tick, Tick>> seen;
+
+ private:
+  const ClockDomain& clk_;
+  Cycle period_;
+};
+
+TEST(Partitions, CurrentIsTheEngineSteppingOnThisThread) {
+  for (unsigned threads : {1u, 2u}) {
+    Partitions parts(5 * kPs, threads);
+    Engine& a = parts.add();
+    Engine& b = parts.add();
+    ClockDomain& ca = a.add_domain("a", ClockPeriod{kPs});
+    ClockDomain& cb = b.add_domain("b", ClockPeriod{kPs});
+    Watcher wa(ca, 1), wb(cb, 3);
+    a.add(ca, wa);
+    b.add(cb, wb);
+    EXPECT_EQ(Partitions::current(), nullptr);
+    while (parts.run_window()) EXPECT_EQ(Partitions::current(), nullptr);
+    ASSERT_EQ(wa.seen.size(), 20u);  // cycles 1..20
+    ASSERT_EQ(wb.seen.size(), 7u);   // cycles 3, 6, .., 21
+    for (auto [engine, now, tick] : wa.seen) {
+      EXPECT_EQ(engine, &a);
+      EXPECT_EQ(now, tick);  // a's own time, although b may be further on
+    }
+    for (auto [engine, now, tick] : wb.seen) {
+      EXPECT_EQ(engine, &b);
+      EXPECT_EQ(now, tick);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ws::timing

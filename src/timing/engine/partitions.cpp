@@ -76,13 +76,21 @@ void Partitions::worker() {
 
 // Each partition steps through every event before the window's end. The
 // engines share nothing inside a window, so they may run on any thread.
+namespace {
+thread_local const Engine* tls_current = nullptr;
+}  // namespace
+
+const Engine* Partitions::current() { return tls_current; }
+
 void Partitions::run_partition(size_t i) {
+  tls_current = engines_[i].get();
   try {
     while (engines_[i]->step_before(end_)) {
     }
   } catch (...) {
     errors_[i] = std::current_exception();
   }
+  tls_current = nullptr;
 }
 
 void Partitions::run_partitions() {

@@ -74,6 +74,10 @@ class Partitions {
   Tick window_start(Tick t) const { return std::max(t, end_); }
   void run_window_at(Tick t);
   Tick window() const { return window_; }
+  // The engine stepping on the calling thread (nullptr outside a window).
+  static const Engine* current();
+  // Threads that run the windows: gpu.threads, at most one per partition.
+  unsigned threads() const { return std::min<unsigned>(threads_, static_cast<unsigned>(engines_.size())); }
   // Runs each window's partitions one after the other on the calling
   // thread, in the order added, whatever the thread count (for work that
   // must not run concurrently: the same results either way).

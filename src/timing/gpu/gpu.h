@@ -42,8 +42,12 @@ class Gpu final : public TimingModel {
   uint32_t num_sms() const override { return static_cast<uint32_t>(sms_.size()); }
   uint32_t max_warps_per_sm() const override { return limits_.max_warps; }
   double core_mhz() const override { return core_mhz_; }
+  uint32_t host_threads() const override { return parts_->threads(); }
   // The current core-clock cycle (simulated time since the GPU was built).
-  Cycle core_cycle() const override { return core_now(); }  // as configured (the period is rounded to 1 ps)
+  // Asked from inside a window (an SM reading %clock through exec's
+  // emulator), the time of the partition asking, not of the others: they
+  // may have run ahead, on another thread.
+  Cycle core_cycle() const override;  // as configured (the period is rounded to 1 ps)
 
   // The copy engine writes through the L2, warming it (functional in v1).
   // A copy is synchronous: it also counts as a host synchronisation.

@@ -117,6 +117,11 @@ bool Gpu::advance_groups() {
   return true;
 }
 
+Cycle Gpu::core_cycle() const {
+  if (const Engine* e = Partitions::current()) return core_->cycle_at_or_after(e->now());
+  return core_now();
+}
+
 void Gpu::wake_all() {
   for (size_t i = 0; i < parts_->size(); ++i) parts_->partition(i).wake_all();
 }
