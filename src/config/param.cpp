@@ -95,10 +95,17 @@ std::string instantiate(std::string_view pattern, std::string_view instance) {
 }
 
 const ParamInfo* ParamRegistry::find(std::string_view key) const {
+  std::lock_guard<std::mutex> lock(found_mu_);
+  if (found_for_ != params_.size()) {
+    found_.clear();
+    found_for_ = params_.size();
+  }
+  auto [it, added] = found_.try_emplace(std::string(key), nullptr);
+  if (!added) return it->second;
   for (const ParamInfo& p : params_)
-    if (p.name == key) return &p;
+    if (p.name == key) return it->second = &p;
   for (const ParamInfo& p : params_)
-    if (name_matches(p.name, key)) return &p;
+    if (name_matches(p.name, key)) return it->second = &p;
   return nullptr;
 }
 

@@ -10,8 +10,10 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -61,6 +63,12 @@ class ParamRegistry {
  private:
   std::vector<ParamInfo> params_;
   std::vector<std::pair<std::string, std::vector<std::string>>> instance_names_;
+  // find()'s answers so far (a GPU's components read thousands of
+  // parameters, most of them many times), for the declarations as they
+  // were: emptied when one is added.
+  mutable std::mutex found_mu_;
+  mutable std::unordered_map<std::string, const ParamInfo*> found_;
+  mutable size_t found_for_ = 0;
 };
 
 // The entry of `names` closest to `key` by edit distance ("" if none is

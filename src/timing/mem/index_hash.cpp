@@ -1,6 +1,7 @@
 #include "timing/mem/index_hash.h"
 
 #include <array>
+#include <mutex>
 
 namespace ws::timing {
 
@@ -52,25 +53,7 @@ class XorHash : public IndexHash {
 //   14: x^14+x^10+x^6+x+1  15: x^15+x+1  16: x^16+x^12+x^3+x+1
 class IpolyHash : public IndexHash {
  public:
-  explicit IpolyHash(uint32_t buckets) : bits_(log2_exact(buckets)) {
-    // remainder_[i] = x^i mod P, so a block's remainder is the XOR of the
-    // remainders of its set bits (one table walk instead of long division).
-    uint64_t p = kPolys[bits_];
-    uint64_t r = 1;
-    for (uint32_t i = 0; i < 64; ++i) {
-      remainder_[i] = bits_ == 0 ? 0 : r;
-      r <<= 1;
-      if (bits_ != 0 && (r >> bits_) & 1) r ^= p;
-    }
-    // The remainder is linear over GF(2): tabulate it per byte of the block.
-    for (uint32_t byte = 0; byte < 8; ++byte)
-      for (uint32_t v = 0; v < 256; ++v) {
-        uint64_t acc = 0;
-        for (uint32_t b = 0; b < 8; ++b)
-          if (v >> b & 1) acc ^= remainder_[byte * 8 + b];
-        by_byte_[byte][v] = static_cast<uint32_t>(acc);
-      }
-  }
+  explicit IpolyHash(uint32_t buckets) : by_byte_(table(log2_exact(buckets))) {}
   uint32_t map(uint64_t block) const override {
     uint32_t acc = 0;
     for (uint32_t byte = 0; block != 0; ++byte, block >>= 8) acc ^= by_byte_[byte][block & 0xff];
@@ -78,12 +61,40 @@ class IpolyHash : public IndexHash {
   }
 
  private:
+  using ByteTable = std::array<std::array<uint32_t, 256>, 8>;
   static constexpr std::array<uint64_t, 17> kPolys = {0x1,   0x3,   0x7,   0xB,    0x13,   0x25,  0x43,
                                                       0x83,  0x11D, 0x211, 0x409,  0x805,  0x1053, 0x201B,
                                                       0x4443, 0x8003, 0x1100B};
-  uint32_t bits_;
-  std::array<uint64_t, 64> remainder_{};
-  std::array<std::array<uint32_t, 256>, 8> by_byte_{};
+  // One table per degree, built on first use and shared by every cache of
+  // that many sets (a GPU has one per SM: building them was a tenth of
+  // building the GPU, and sharing keeps one copy in the host's caches).
+  static const ByteTable& table(uint32_t bits) {
+    static std::array<std::once_flag, kPolys.size()> once;
+    static std::array<ByteTable, kPolys.size()> tables;
+    std::call_once(once[bits], [bits] { build(bits, tables[bits]); });
+    return tables[bits];
+  }
+  static void build(uint32_t bits, ByteTable& out) {
+    // remainder[i] = x^i mod P, so a block's remainder is the XOR of the
+    // remainders of its set bits (one table walk instead of long division).
+    std::array<uint64_t, 64> remainder{};
+    uint64_t p = kPolys[bits];
+    uint64_t r = 1;
+    for (uint32_t i = 0; i < 64; ++i) {
+      remainder[i] = bits == 0 ? 0 : r;
+      r <<= 1;
+      if (bits != 0 && (r >> bits) & 1) r ^= p;
+    }
+    // The remainder is linear over GF(2): tabulate it per byte of the block.
+    for (uint32_t byte = 0; byte < 8; ++byte)
+      for (uint32_t v = 0; v < 256; ++v) {
+        uint64_t acc = 0;
+        for (uint32_t b = 0; b < 8; ++b)
+          if (v >> b & 1) acc ^= remainder[byte * 8 + b];
+        out[byte][v] = static_cast<uint32_t>(acc);
+      }
+  }
+  const ByteTable& by_byte_;
 };
 
 // IPOLY for a bucket count that is not a power of two (A100's 80 and H100's
