@@ -44,7 +44,7 @@ void Gpu::build_engines(const config::Config& cfg) {
   windowed_ = windowed_of(cfg);
   if (!windowed_ && kThreads.get(cfg) > 1)
     throw ConfigError(kThreads.name(), "more than one thread needs a split model: add --set gpu.partitions=sm-memory "
-                                       "(docs/parallel.md)");
+                                       "--set gpu.sm_groups=2 (docs/parallel.md)");
   auto groups = static_cast<uint32_t>(kSmGroups.get(cfg));
   if (!windowed_ && groups > 1)
     throw ConfigError(kSmGroups.name(), "SM groups are partitions: add --set gpu.partitions=sm-memory");
