@@ -66,6 +66,7 @@ TEST(E2eGating, StreamingKernelGivesIdenticalCountersUngated) {
   expect_gating_changes_nothing(dir, "qv100");
   expect_gating_changes_nothing(dir, "qv100", {"dram.scheduler=fcfs"});
   expect_gating_changes_nothing(dir, "qv100", {"gpu.partitions=sm-memory", "gpu.threads=2"});
+  expect_gating_changes_nothing(dir, "qv100", {"gpu.partitions=sm-memory", "gpu.sm_groups=3", "gpu.threads=2"});
   expect_gating_changes_nothing(dir, "rtx2060");
   expect_gating_changes_nothing(dir, "gtx480");
 }
