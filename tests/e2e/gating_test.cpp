@@ -69,12 +69,17 @@ TEST(E2eGating, StreamingKernelGivesIdenticalCountersUngated) {
   expect_gating_changes_nothing(dir, "qv100", {"gpu.partitions=sm-memory", "gpu.sm_groups=3", "gpu.threads=2"});
   expect_gating_changes_nothing(dir, "rtx2060");
   expect_gating_changes_nothing(dir, "gtx480");
+  expect_gating_changes_nothing(dir, "gtx480", {"gpu.partitions=sm-memory", "gpu.sm_groups=2"});
 }
 
 TEST(E2eGating, PointerChaseAndComputeGiveIdenticalCountersUngated) {
   std::string chase = synth(spec("chase", 4, 32, 60), "gating-chase");
   expect_gating_changes_nothing(chase, "qv100");
   expect_gating_changes_nothing(chase, "h100");
+  // Idle stretches: the windows must fall where they do ungated, and a
+  // kernel end at the last edge with work, not at its window's end.
+  expect_gating_changes_nothing(chase, "qv100", {"gpu.partitions=sm-memory"});
+  expect_gating_changes_nothing(chase, "h100", {"gpu.partitions=sm-memory", "gpu.sm_groups=2", "gpu.threads=2"});
   std::string compute = synth(spec("compute", 80, 256, 8), "gating-compute");
   expect_gating_changes_nothing(compute, "qv100", {"core.scheduler=lrr"});
 }

@@ -22,11 +22,16 @@ class ClockDomain {
   Cycle now() const { return now_; }
   void set_now(Cycle c) { now_ = c; }
   Tick now_tick() const { return tick_of(now_); }
+  // The last edge at which a member ticked with work (its event had come):
+  // the same with activity gating on or off, where now() also counts edges
+  // visited with nothing to do.
+  Tick busy_tick() const { return tick_of(busy_); }
+  void set_busy(Cycle c) { busy_ = c; }
 
  private:
   std::string name_;
   ClockPeriod period_;
-  Cycle now_ = 0;
+  Cycle now_ = 0, busy_ = 0;
 };
 
 class Clocked {

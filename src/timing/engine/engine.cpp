@@ -174,9 +174,14 @@ void Engine::visit_member(Domain& d, uint32_t k, Cycle c, Tick at) {
     if (e == Clocked::kAskAgain || (untracked && e > at)) e = ask(d, k);
     d.wheel.place(k, due_cycle(d, e, c));
   }
-  if (d.wheel.due(k) == c) d.wheel.detach(k);
-  else if (gating_) return;  // not due
-  else d.wheel.remove(k);
+  if (d.wheel.due(k) == c) {
+    d.wheel.detach(k);
+    d.clock->set_busy(c);
+  } else if (gating_) {
+    return;  // not due
+  } else {
+    d.wheel.remove(k);
+  }
   d.members[k]->tick();
   Tick e = ask(d, k);
   if (e <= at) e = d.events[k] = d.clock->tick_of(c + 1);

@@ -1,7 +1,10 @@
 // Partitions of a parallel run (docs/parallel.md): each partition has its
 // own Engine (and its own clock domains), and they advance together window
-// by window. A window starts at the earliest next step of any partition and
-// lasts `window` ps, which must not exceed the latency of any link between
+// by window. Windows lie on a fixed grid (window k covers [k w, (k+1) w),
+// w = `window` ps); a run skips the windows in which no partition has a
+// step, so where they fall does not depend on what is skipped (activity
+// gating skips idle stretches, ungated runs step through them: both must
+// see the same windows). `window` must not exceed the latency of any link between
 // partitions: a message sent inside a window then arrives after it, so each
 // partition can simulate the window without seeing the others. Links
 // between partitions are remote ports (Port::make_remote); at the end of a
@@ -68,10 +71,10 @@ class Partitions {
   bool run_window();
   // The same in steps, for work done between windows on the calling thread
   // (the GPU's CTA dispatch): the earliest next step of any partition
-  // (kNever: none has work); the window that work at `t` would start, which
-  // run_window_at(t) then runs.
+  // (kNever: none has work); the start of the window that holds work at
+  // `t`, which run_window_at(t) then runs.
   Tick next_time();
-  Tick window_start(Tick t) const { return std::max(t, end_); }
+  Tick window_start(Tick t) const { return std::max(t - t % window_, end_); }
   void run_window_at(Tick t);
   Tick window() const { return window_; }
   // The engine stepping on the calling thread (nullptr outside a window).

@@ -127,12 +127,13 @@ void Gpu::wake_all() {
 }
 
 // With partitions, a window runs past the last work of the GPU: its time is
-// the last edge at which an SM, the interconnect or an L2 slice ticked
-// (DRAM's write-backs go on after a kernel's end).
+// the last edge at which an SM, the interconnect or an L2 slice ticked with
+// work (DRAM's write-backs go on after a kernel's end; an ungated run ticks
+// idle members to the window's end).
 Tick Gpu::now_tick() const {
   if (!windowed_) return sm_engine_->now();
-  Tick t = std::max(icnt_->now_tick(), l2_->now_tick());
-  for (const ClockDomain* c : cores_) t = std::max(t, c->now_tick());
+  Tick t = std::max(icnt_->busy_tick(), l2_->busy_tick());
+  for (const ClockDomain* c : cores_) t = std::max(t, c->busy_tick());
   return t;
 }
 
