@@ -100,7 +100,7 @@ void Sm::prepare_alone(const SmKernel& k) {
 }
 
 bool Sm::can_host(const SmKernel& k) const {
-  auto ctas = static_cast<uint32_t>(live_ctas_ + reserved_.size() - reserved_next_);
+  uint32_t ctas = ctas_held();
   if (k.resident[id_] >= k.max_ctas_per_sm || ctas >= max_ctas_) return false;
   const CtaNeeds& n = k.needs;
   const CtaNeeds& r = reserved_needs_;
@@ -123,12 +123,9 @@ void Sm::take_carveout(const SmKernel& k) {
 // The carve-out of a kernel arriving at an empty SM is set at once, so that
 // later reservations are judged against it.
 void Sm::reserve(Cycle at, std::unique_ptr<ir::CtaSource> cta, SmKernel& k) {
-  if (live_ctas_ + reserved_.size() - reserved_next_ == 0) take_carveout(k);
+  if (ctas_held() == 0) take_carveout(k);
   ++k.resident[id_];
-  reserved_needs_.warps += k.needs.warps;
-  reserved_needs_.threads += k.needs.threads;
-  reserved_needs_.registers += k.needs.registers;
-  reserved_needs_.shared_bytes += k.needs.shared_bytes;
+  reserved_needs_ += k.needs;
   reserved_.push_back(Reserved{at, std::move(cta), &k});
   wake();
 }
@@ -136,11 +133,7 @@ void Sm::reserve(Cycle at, std::unique_ptr<ir::CtaSource> cta, SmKernel& k) {
 void Sm::launch_reserved(Cycle now) {
   for (; reserved_next_ < reserved_.size() && reserved_[reserved_next_].at <= now; ++reserved_next_) {
     Reserved& r = reserved_[reserved_next_];
-    const CtaNeeds& n = r.kernel->needs;
-    reserved_needs_.warps -= n.warps;
-    reserved_needs_.threads -= n.threads;
-    reserved_needs_.registers -= n.registers;
-    reserved_needs_.shared_bytes -= n.shared_bytes;
+    reserved_needs_ -= r.kernel->needs;
     start_cta(std::move(r.source), *r.kernel);
   }
   if (reserved_next_ == reserved_.size()) {
@@ -206,10 +199,7 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
   }
   if (cta.warp_slots.size() != cta.num_warps) throw Error("internal: CTA launched without enough warp slots");
   ++live_ctas_;
-  used_.warps += k.needs.warps;
-  used_.threads += k.needs.threads;
-  used_.registers += k.needs.registers;
-  used_.shared_bytes += k.needs.shared_bytes;
+  used_ += k.needs;
   next_tick_ = clock_.tick_of(clock_.now());
 }
 
@@ -465,10 +455,7 @@ void Sm::finish_warp(uint32_t slot) {
   SmKernel& k = *cta.kernel;
   --k.resident[id_];
   ++k.work[id_].ctas_done;
-  used_.warps -= k.needs.warps;
-  used_.threads -= k.needs.threads;
-  used_.registers -= k.needs.registers;
-  used_.shared_bytes -= k.needs.shared_bytes;
+  used_ -= k.needs;
 }
 
 void Sm::tick() {

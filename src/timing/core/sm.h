@@ -102,6 +102,8 @@ class Sm : public Clocked {
   void start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k);
   void take_carveout(const SmKernel& k);
   void launch_reserved(Cycle now);
+  // CTAs resident or reserved.
+  uint32_t ctas_held() const { return live_ctas_ + static_cast<uint32_t>(reserved_.size() - reserved_next_); }
   void wake_ldst_waiters();
   void account_residency(Cycle now);
   void next_inst(Warp& w, Cycle now);

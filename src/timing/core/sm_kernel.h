@@ -13,6 +13,20 @@ namespace ws::timing {
 // SM resources one CTA holds while resident (its CTA slot is implied).
 struct CtaNeeds {
   uint32_t warps = 0, threads = 0, registers = 0, shared_bytes = 0;
+  CtaNeeds& operator+=(const CtaNeeds& o) {
+    warps += o.warps;
+    threads += o.threads;
+    registers += o.registers;
+    shared_bytes += o.shared_bytes;
+    return *this;
+  }
+  CtaNeeds& operator-=(const CtaNeeds& o) {
+    warps -= o.warps;
+    threads -= o.threads;
+    registers -= o.registers;
+    shared_bytes -= o.shared_bytes;
+    return *this;
+  }
 };
 
 // Work of one kernel only: the SM counters add up the work of all kernels

@@ -52,24 +52,21 @@ bool Dispatcher::any_sm_free(const SmKernel& ctx) const {
   return false;
 }
 
-uint32_t Dispatcher::dispatch(Cycle now, bool reserve) {
+void Dispatcher::dispatch(Cycle now, bool reserve) {
   Entry* e = head(now);
   // Round robin over SMs, one CTA each at most, starting after the SM that
   // got the previous CTA.
   size_t start = rr_, n = sms_.size();
-  uint32_t sent = 0;
   for (size_t i = 0; i < n && e; ++i) {
     size_t idx = (start + i) % n;
     if (!sms_[idx]->can_host(*e->ctx)) continue;
     if (reserve) sms_[idx]->reserve(now, std::move(e->next), *e->ctx);
     else sms_[idx]->launch(std::move(e->next), *e->ctx);
-    ++sent;
     ++e->dispatched;
     e->next = e->source->next_cta();
     rr_ = (idx + 1) % n;
     if (!e->next) e = head(now);
   }
-  return sent;
 }
 
 void Dispatcher::plan(Cycle from, Cycle to) {

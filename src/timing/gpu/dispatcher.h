@@ -63,8 +63,8 @@ class Dispatcher : public Clocked {
   // The kernel whose CTAs go out now (nullptr: none, or not before its first dispatch).
   Entry* head(Cycle now) const;
   // One cycle's CTAs: at most one per SM, round robin; `reserve`: through
-  // Sm::reserve. Returns how many went out.
-  uint32_t dispatch(Cycle now, bool reserve);
+  // Sm::reserve.
+  void dispatch(Cycle now, bool reserve);
   bool any_sm_free(const SmKernel& ctx) const;
 
   const ClockDomain& clock_;
