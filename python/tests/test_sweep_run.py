@@ -116,7 +116,9 @@ def _recorded_so_far(study):
 
 
 def test_killed_worker_and_driver_then_rerun_records_every_point_once(tmp_path, warpsim_bin):
-    spec = write_spec(tmp_path, '"gpu.sms" = [1, 2, 3, 4, 5, 6, 7, 8]\n', iterations=64)
+    # Points of about half a second each (2-core host, 2026-11-27): the loop
+    # below kills workers 0.2 s apart and must see the sweep still running.
+    spec = write_spec(tmp_path, '"gpu.sms" = [1, 2, 3, 4, 5, 6, 7, 8]\n', iterations=1024)
     study = tmp_path / "study"
     env = {**os.environ, "WARPSIM_BIN": warpsim_bin, "PYTHONPATH": str(PYTHON_DIR)}
     driver = subprocess.Popen([sys.executable, "-m", "warpsim", "sweep", "run", str(spec), "--out", str(study),
