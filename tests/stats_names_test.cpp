@@ -57,5 +57,27 @@ TEST(StatsRegistry, SumSeesCountersRegisteredAfterIt) {
   EXPECT_EQ(reg.sum("sm.*.reads"), 12u);
 }
 
+// Patterns are matched against the counters with their last segment; a '*'
+// there, an exact name, one-segment names and a leaf first seen after the
+// pattern was summed still give the full sum.
+TEST(StatsRegistry, SumByLeafAgreesWithEveryPatternShape) {
+  stats::Registry reg;
+  EXPECT_EQ(reg.sum("sm.*.stores"), 0u);
+  reg.counter("sm.0.loads").inc(1);
+  reg.counter("sm.1.stores").inc(2);
+  reg.counter("l2.0.stores").inc(4);
+  reg.counter("stores").inc(8);
+  reg.counter("sm.2.x.stores").inc(16);
+  EXPECT_EQ(reg.sum("sm.*.stores"), 2u);
+  EXPECT_EQ(reg.sum("*.*.stores"), 6u);
+  EXPECT_EQ(reg.sum("sm.1.*"), 2u);
+  EXPECT_EQ(reg.sum("sm.*.*"), 3u);
+  EXPECT_EQ(reg.sum("stores"), 8u);
+  EXPECT_EQ(reg.sum("*"), 8u);
+  EXPECT_EQ(reg.sum("l2.0.stores"), 4u);
+  EXPECT_EQ(reg.sum("sm.*.*.stores"), 16u);
+  EXPECT_EQ(reg.sum("sm.*.nothing"), 0u);
+}
+
 }  // namespace
 }  // namespace ws

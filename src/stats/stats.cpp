@@ -10,6 +10,8 @@ Counter& Registry::counter(const std::string& name, const std::string& desc) {
   counters_.emplace_back();
   names_.push_back(name);
   descs_.push_back(desc);
+  size_t dot = name.rfind('.');
+  by_leaf_[dot == std::string::npos ? name : name.substr(dot + 1)].push_back(it->second);
   return counters_.back();
 }
 
@@ -22,8 +24,19 @@ Snapshot Registry::snapshot() const {
 
 const std::vector<size_t>& Registry::matching(std::string_view pattern) const {
   Matches& m = matches_[std::string(pattern)];
-  for (; m.scanned < names_.size(); ++m.scanned)
-    if (config::name_matches(pattern, names_[m.scanned])) m.ids.push_back(m.scanned);
+  size_t dot = pattern.rfind('.');
+  std::string_view leaf = dot == std::string_view::npos ? pattern : pattern.substr(dot + 1);
+  if (leaf == "*") {
+    for (; m.scanned < names_.size(); ++m.scanned)
+      if (config::name_matches(pattern, names_[m.scanned])) m.ids.push_back(m.scanned);
+    return m.ids;
+  }
+  auto it = by_leaf_.find(std::string(leaf));
+  if (it == by_leaf_.end()) return m.ids;
+  for (; m.scanned < it->second.size(); ++m.scanned) {
+    size_t id = it->second[m.scanned];
+    if (config::name_matches(pattern, names_[id])) m.ids.push_back(id);
+  }
   return m.ids;
 }
 
