@@ -42,7 +42,7 @@ class Registry {
 
  private:
   std::deque<Counter> counters_;
-  std::vector<std::string> names_, descs_;
+  std::deque<std::string> names_, descs_;  // a deque: growing moves no strings
   // Thousands of counters are registered at start-up: a linear search each
   // made building a GPU quadratic in its size.
   std::unordered_map<std::string, size_t> index_;

@@ -15,10 +15,14 @@ class ListPolicy : public ReplacementPolicy {
   explicit ListPolicy(bool refresh_on_hit) : refresh_on_hit_(refresh_on_hit) {}
   void init(uint32_t sets, uint32_t ways) override {
     ways_ = ways;
-    links_.assign(size_t{sets} * ways, Link{});
-    ends_.assign(sets, Ends{});
-    for (uint32_t set = 0; set < sets; ++set)
-      for (uint32_t w = 0; w < ways; ++w) append(set, w);
+    // Each set's list in way order, written directly (the L2's and 80 L1s'
+    // lists are built at every GPU construction).
+    links_.resize(size_t{sets} * ways);
+    ends_.assign(sets, ways == 0 ? Ends{} : Ends{0, ways - 1});
+    for (size_t set = 0; set < sets; ++set) {
+      Link* l = links_.data() + set * ways;
+      for (uint32_t w = 0; w < ways; ++w) l[w] = Link{w == 0 ? kNone : w - 1, w + 1 == ways ? kNone : w + 1};
+    }
   }
   void on_insert(uint32_t set, uint32_t way, Retention r) override {
     if (r == Retention::EvictFirst) to_head(set, way);
