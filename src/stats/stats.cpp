@@ -24,17 +24,18 @@ Snapshot Registry::snapshot() const {
 
 const std::vector<size_t>& Registry::matching(std::string_view pattern) const {
   Matches& m = matches_[std::string(pattern)];
+  // Candidates: the counters with the pattern's last segment, or all of them
+  // where that segment is '*'.
   size_t dot = pattern.rfind('.');
   std::string_view leaf = dot == std::string_view::npos ? pattern : pattern.substr(dot + 1);
-  if (leaf == "*") {
-    for (; m.scanned < names_.size(); ++m.scanned)
-      if (config::name_matches(pattern, names_[m.scanned])) m.ids.push_back(m.scanned);
-    return m.ids;
+  const std::vector<size_t>* by_leaf = nullptr;
+  if (leaf != "*") {
+    auto it = by_leaf_.find(std::string(leaf));
+    if (it == by_leaf_.end()) return m.ids;
+    by_leaf = &it->second;
   }
-  auto it = by_leaf_.find(std::string(leaf));
-  if (it == by_leaf_.end()) return m.ids;
-  for (; m.scanned < it->second.size(); ++m.scanned) {
-    size_t id = it->second[m.scanned];
+  for (size_t n = by_leaf ? by_leaf->size() : names_.size(); m.scanned < n; ++m.scanned) {
+    size_t id = by_leaf ? (*by_leaf)[m.scanned] : m.scanned;
     if (config::name_matches(pattern, names_[id])) m.ids.push_back(id);
   }
   return m.ids;
