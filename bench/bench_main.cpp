@@ -80,27 +80,32 @@ void simulate(benchmark::State& state, const SynthSpec& spec, const std::string&
   state.counters["sim_cycles"] = benchmark::Counter(static_cast<double>(cycles) / state.iterations());
 }
 
-void BM_StreamQv100(benchmark::State& s) { simulate(s, stream_spec(), "stream"); }
-void BM_ComputeQv100(benchmark::State& s) { simulate(s, compute_spec(), "compute"); }
-// The same two split into the SMs' and the memory system's partitions
-// (docs/parallel.md), on one thread and on two: the partitioned model's
-// cost, and what a second thread gives (stats are the same for both).
+// One engine on one thread (gpu.partitions = one): the series these two
+// names have measured since the start.
+void BM_StreamQv100(benchmark::State& s) { simulate(s, stream_spec(), "stream", {"gpu.partitions=one"}); }
+void BM_ComputeQv100(benchmark::State& s) { simulate(s, compute_spec(), "compute", {"gpu.partitions=one"}); }
+// Split into the SMs' and the memory system's partitions (docs/parallel.md),
+// the SMs in one partition, on one thread and on two: the partitioned
+// model's cost, and what a second thread gives (stats are the same for both).
 void BM_StreamQv100Split1(benchmark::State& s) {
-  simulate(s, stream_spec(), "stream-split1", {"gpu.partitions=sm-memory", "gpu.threads=1"});
+  simulate(s, stream_spec(), "stream-split1", {"gpu.sm_groups=1", "gpu.threads=1"});
 }
 void BM_StreamQv100Split2(benchmark::State& s) {
-  simulate(s, stream_spec(), "stream-split2", {"gpu.partitions=sm-memory", "gpu.threads=2"});
+  simulate(s, stream_spec(), "stream-split2", {"gpu.sm_groups=1", "gpu.threads=2"});
 }
 void BM_ComputeQv100Split2(benchmark::State& s) {
-  simulate(s, compute_spec(), "compute-split2", {"gpu.partitions=sm-memory", "gpu.threads=2"});
+  simulate(s, compute_spec(), "compute-split2", {"gpu.sm_groups=1", "gpu.threads=2"});
 }
-// The SMs in two groups and the memory system: three partitions on two
-// threads, the dispatcher between windows (gpu.sm_groups).
-void BM_StreamQv100Groups2(benchmark::State& s) {
-  simulate(s, stream_spec(), "stream-groups2", {"gpu.partitions=sm-memory", "gpu.sm_groups=2", "gpu.threads=2"});
+// The default layout: the SMs in two groups and the memory system, three
+// partitions, the dispatcher between windows (gpu.sm_groups), on one
+// thread and on two (the default takes the host's CPUs).
+void BM_StreamQv100Groups1(benchmark::State& s) { simulate(s, stream_spec(), "stream-groups1", {"gpu.threads=1"}); }
+void BM_ComputeQv100Groups1(benchmark::State& s) {
+  simulate(s, compute_spec(), "compute-groups1", {"gpu.threads=1"});
 }
+void BM_StreamQv100Groups2(benchmark::State& s) { simulate(s, stream_spec(), "stream-groups2", {"gpu.threads=2"}); }
 void BM_ComputeQv100Groups2(benchmark::State& s) {
-  simulate(s, compute_spec(), "compute-groups2", {"gpu.partitions=sm-memory", "gpu.sm_groups=2", "gpu.threads=2"});
+  simulate(s, compute_spec(), "compute-groups2", {"gpu.threads=2"});
 }
 // The abstract model (docs/abstract-model.md) on the same workloads: its
 // speedup is the ratio of the rates side by side in one run.
@@ -167,7 +172,8 @@ void BM_CharacteriseBlock(benchmark::State& state) {
 // the host's cache misses on ten times the state (docs/performance.md,
 // "Fourth round of 2026-11-25").
 void BM_StreamQv100Slice(benchmark::State& s) {
-  simulate(s, stream_slice_spec(), "stream-slice", {"gpu.sms=8", "l2.channels=4", "l2.size_kb=768"});
+  simulate(s, stream_slice_spec(), "stream-slice",
+           {"gpu.partitions=one", "gpu.sms=8", "l2.channels=4", "l2.size_kb=768"});
 }
 
 BENCHMARK(BM_StreamQv100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
@@ -176,6 +182,8 @@ BENCHMARK(BM_StreamQv100Slice)->Unit(benchmark::kMillisecond)->UseRealTime()->It
 BENCHMARK(BM_StreamQv100Split1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_StreamQv100Split2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_ComputeQv100Split2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_StreamQv100Groups1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_ComputeQv100Groups1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_StreamQv100Groups2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_ComputeQv100Groups2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_StreamQv100Abstract)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);

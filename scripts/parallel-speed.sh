@@ -23,9 +23,9 @@ mkdir -p "$work"
   --footprint 20971520 > /dev/null
 [[ -d $work/compute ]] || "$warpsim" synth compute --out "$work/compute" --ctas 800 --threads 256 --iterations 24 \
   > /dev/null
-layouts=("one|" "sm-memory 2T|--set gpu.partitions=sm-memory --threads 2"
-         "2 groups 1T|--set gpu.partitions=sm-memory --set gpu.sm_groups=2"
-         "2 groups 2T|--set gpu.partitions=sm-memory --set gpu.sm_groups=2 --threads 2")
+# The default layout is sm-memory with two SM groups, on the host's CPUs.
+layouts=("one|--set gpu.partitions=one" "sm-memory 2T|--set gpu.sm_groups=1 --threads 2"
+         "2 groups 1T|--threads 1" "2 groups 2T|--threads 2" "default|")
 results=$work/results.txt
 : > "$results"
 for workload in stream compute; do

@@ -162,3 +162,21 @@ def test_a_relative_simulator_path_is_made_absolute(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WARPSIM_BIN", "build/bin/warpsim")
     assert warpsim_binary() == str(tmp_path / "build/bin/warpsim")
+
+
+def test_points_get_their_share_of_the_cpus_unless_they_set_threads_or_run_one_engine(tmp_path):
+    from warpsim.sweep_runner import point_command
+    from warpsim.sweep_spec import Point, Spec, Workload
+    w = Workload("t", "trace", path=str(tmp_path / "trace"))
+    spec = Spec(tmp_path / "s.toml", "h", "s", ["qv100"], "detailed", 1, {}, [w], [])
+
+    def command(values, base=None, threads=2):
+        spec.base_set = base or {}
+        return point_command(Point("k", w, "qv100", values, 0), spec, tmp_path, tmp_path / "o", "warpsim", threads)
+
+    cmd = command({})
+    assert cmd[cmd.index("--threads") + 1] == "2"
+    assert "--threads" not in command({}, threads=None)
+    assert "--threads" not in command({"gpu.threads": 4})                  # the point's own choice
+    assert "--threads" not in command({}, base={"gpu.partitions": "one"})  # one engine takes one thread
+    assert "--threads" in command({"gpu.partitions": "sm-memory"})

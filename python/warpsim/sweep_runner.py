@@ -81,10 +81,16 @@ def prepare_synth(study: Path, spec: Spec, warpsim: str) -> None:
         tmp.rename(folder)
 
 
-def point_command(p: Point, spec: Spec, study: Path, out_dir: Path, warpsim: str) -> list[str]:
+def point_command(p: Point, spec: Spec, study: Path, out_dir: Path, warpsim: str,
+                  threads: int | None = None) -> list[str]:
+    """The warpsim command of a point; `threads`: its share of the host's CPUs (--threads), unless the
+    point sets gpu.threads itself or runs one engine (results do not depend on it)."""
     sets = []
-    for k, v in {**spec.base_set, **p.values}.items():
+    values = {**spec.base_set, **p.values}
+    for k, v in values.items():
         sets += ["--set", set_argument(k, v)]
+    if threads and "gpu.threads" not in values and str(values.get("gpu.partitions", "")) != "one":
+        sets += ["--threads", str(threads)]
     w = p.workload
     if w.kind == "program":
         return [warpsim, "exec", "--timing", "--gpu", p.gpu, *sets, "--out", str(out_dir), "--", w.path, *w.args]
@@ -132,6 +138,9 @@ class LocalRunner:
         self.spec, self.study, self.warpsim, self.jobs = spec, study, warpsim, max(1, jobs)
         self.host = socket.gethostname()
         self.quiet = quiet
+        # Points run `jobs` at a time; each gets its share of the CPUs, so that
+        # their simulation threads do not outnumber the cores.
+        self.threads = max(1, len(os.sched_getaffinity(0)) // self.jobs)
         self.inflight: dict[int, Attempt] = {}
 
     def run(self, db, todo: list[Point], skipped: int) -> dict[str, int]:
@@ -156,7 +165,7 @@ class LocalRunner:
         tmp = self.study / "runs" / f"{p.key}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        cmd = point_command(p, self.spec, self.study, tmp, self.warpsim)
+        cmd = point_command(p, self.spec, self.study, tmp, self.warpsim, self.threads)
         with open(tmp / "log.txt", "wb") as log:
             proc = spawn(cmd, log, self.spec.path.parent)
         started = now()

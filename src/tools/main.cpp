@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "never show the progress line");
   // Host threads of a partitioned model: same results for any count.
-  const char* threads_help = "host threads for a model split with --set gpu.partitions=sm-memory, best with "
-                             "--set gpu.sm_groups=2 or more (gpu.threads; results do not depend on it; "
+  const char* threads_help = "host threads that run the model's partitions, at most one each (gpu.threads; "
+                             "default: the CPUs this process may use; results do not depend on it; "
                              "docs/parallel.md)";
   unsigned run_threads = 0, exec_threads = 0;
   run_cmd->add_option("--threads", run_threads, threads_help)->check(CLI::Range(1, 256));

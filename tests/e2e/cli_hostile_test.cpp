@@ -119,13 +119,14 @@ TEST(CliHostile, MaxCyclesKeepsThePartialKernel) {
   EXPECT_EQ(j["total"]["warp_insts"], k["warp_insts"]);
 }
 
-// A run that takes far longer than the tests wait: one warp chasing 4000
-// dependent pointers through DRAM (over a million cycles) with every
-// component ticked on every edge (activity gating off); its copy is small
-// enough to be warmed before the signal comes.
+// A run that takes far longer than the tests wait: one warp chasing 20,000
+// dependent pointers through DRAM (over five million cycles) with every
+// component ticked on every edge (activity gating off; 4,000 took 1.5 s of
+// this host with two SM groups); its copy is small enough to be warmed
+// before the signal comes.
 fs::path slow_workload() {
   fs::path dir = temp("slow-trace");
-  Result r = run("synth chase --ctas 1 --threads 32 --iterations 4000 --footprint 8388608 --stride 4096 --out " +
+  Result r = run("synth chase --ctas 1 --threads 32 --iterations 20000 --footprint 8388608 --stride 4096 --out " +
                  dir.string());
   EXPECT_EQ(r.rc, 0) << r.out;
   return dir;

@@ -3,6 +3,9 @@
 
 #include "e2e/cli_util.h"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -120,27 +123,32 @@ TEST(CliRun, IdenticalRunsGiveIdenticalStatsApartFromWallClock) {
 }
 
 // --threads through the CLI: the same stats as one thread, and stats.json's
-// `sim.host_threads` says how many ran (at most one per partition: two SM
-// groups and the memory system make three).
+// `sim.host_threads` says how many ran (at most one per partition: the
+// default layout's two SM groups and the memory system make three). Without
+// --threads, the run takes the CPUs it may use, up to three.
 TEST(CliRun, ThreadsChangeNothingButHostThreads) {
-  fs::path a = temp("thr-1"), b = temp("thr-2"), c = temp("thr-8");
-  std::string args = "run " + example_traces() +
-                     "/matrixmul-32-32-trace --set gpu.partitions=sm-memory --set gpu.sm_groups=2 --format none --out ";
-  ASSERT_EQ(run(args + a.string()).rc, 0);
+  fs::path a = temp("thr-1"), b = temp("thr-2"), c = temp("thr-8"), d = temp("thr-default");
+  std::string args = "run " + example_traces() + "/matrixmul-32-32-trace --format none --out ";
+  ASSERT_EQ(run(args + a.string() + " --threads 1").rc, 0);
   ASSERT_EQ(run(args + b.string() + " --threads 2").rc, 0);
   ASSERT_EQ(run(args + c.string() + " --threads 8").rc, 0);
-  auto ja = read_json(a / "stats.json"), jb = read_json(b / "stats.json"), jc = read_json(c / "stats.json");
+  ASSERT_EQ(run(args + d.string()).rc, 0);
+  auto ja = read_json(a / "stats.json"), jb = read_json(b / "stats.json"), jc = read_json(c / "stats.json"),
+       jd = read_json(d / "stats.json");
   EXPECT_EQ(ja["sim"]["host_threads"], 1);
   EXPECT_EQ(jb["sim"]["host_threads"], 2);
   EXPECT_EQ(jc["sim"]["host_threads"], 3);
-  ja.erase("sim");
-  jb.erase("sim");
-  jc.erase("sim");
+  cpu_set_t cpus;
+  ASSERT_EQ(sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  EXPECT_EQ(jd["sim"]["host_threads"], std::min(CPU_COUNT(&cpus), 3));
+  for (auto* j : {&ja, &jb, &jc, &jd}) j->erase("sim");
   EXPECT_EQ(ja, jb);
   EXPECT_EQ(ja, jc);
-  Result one_engine = run("run " + example_traces() + "/matrixmul-32-32-trace --threads 2 --format none");
+  EXPECT_EQ(ja, jd);
+  Result one_engine =
+      run("run " + example_traces() + "/matrixmul-32-32-trace --set gpu.partitions=one --threads 2 --format none");
   EXPECT_NE(one_engine.rc, 0);
-  EXPECT_NE(one_engine.out.find("gpu.sm_groups=2"), std::string::npos) << one_engine.out;
+  EXPECT_NE(one_engine.out.find("gpu.partitions at sm-memory"), std::string::npos) << one_engine.out;
 }
 
 // The CLI re-executes itself for huge pages where that helps (this machine

@@ -89,9 +89,10 @@ TEST(E2ePartitions, SmGroupsGiveTheSameCountersForAnyThreadCount) {
 
 TEST(E2ePartitions, UnknownLayoutIsAConfigError) {
   EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.partitions=by-sm"})), ConfigError);
-  EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.threads=2"})), ConfigError);  // one engine: nothing to share
+  // One engine: nothing to share, no groups.
+  EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.partitions=one", "gpu.threads=2"})), ConfigError);
   EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.partitions=sm-memory", "icnt.input_latency=25"})), ConfigError);
-  EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.sm_groups=2"})), ConfigError);  // groups need partitions
+  EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.partitions=one", "gpu.sm_groups=2"})), ConfigError);
   EXPECT_THROW(timing::Gpu(preset("qv100", {"gpu.partitions=sm-memory", "gpu.sm_groups=81"})), ConfigError);
 }
 

@@ -153,31 +153,36 @@ TEST(ExecDeviceStop, WatchdogsAreOnByDefault) {
 
 // Issue 17 item 5: a busy engine that moves nothing (every component ticks,
 // the one read waits thousands of cycles for a 1 MHz DRAM) is stopped after
-// gpu.progress_timeout_cycles with what each component waits for.
+// gpu.progress_timeout_cycles with what each component waits for. With one
+// engine and with partitions, where the cycles counted are the windows' (an
+// SM with no work does not move the kernel's last busy cycle).
 TEST(ExecDeviceStop, NoProgressNamesTheStuckComponents) {
   const std::string kLoad = test::kernel_ptx("load", ".param .u64 p", R"(
     ld.param.u64 %rd1, [p];
     ld.global.u32 %r1, [%rd1];
     st.global.u32 [%rd1], %r1;
 )");
-  Device dev(timed("", {"gpu.sms=2", "gpu.activity_gating=false", "clock.dram_mhz=1", "dram.tRCD=1000",
-                        "dram.CL=1000", "gpu.progress_timeout_cycles=100000"}));
-  const LoadedModule& m = dev.program().load(ptx::parse_module(kLoad, "load.ptx"));
-  Launch l = one_warp(m, "load");
-  Addr a = *dev.memory().allocate(128);
-  std::memcpy(l.params.data(), &a, sizeof a);
-  try {
-    dev.launch(l);
-    FAIL() << "the kernel ended";
-  } catch (const timing::KernelStopped&) {
-    FAIL() << "stopped as by a cycle limit, not for lack of progress";
-  } catch (const Error& e) {
-    std::string what = e.what();
-    EXPECT_NE(what.find("no progress in kernel 'load'"), std::string::npos) << what;
-    EXPECT_NE(what.find("gpu.progress_timeout_cycles = 100000"), std::string::npos) << what;
-    EXPECT_NE(what.find("dram channel"), std::string::npos) << what;
-    EXPECT_NE(what.find(" reads and 0 writes queued"), std::string::npos) << what;
-    EXPECT_NE(what.find("sm 0: 1 live warps"), std::string::npos) << what;
+  for (const char* layout : {"gpu.partitions=one", "gpu.partitions=sm-memory"}) {
+    SCOPED_TRACE(layout);
+    Device dev(timed("", {layout, "gpu.sms=2", "gpu.activity_gating=false", "clock.dram_mhz=1", "dram.tRCD=1000",
+                          "dram.CL=1000", "gpu.progress_timeout_cycles=100000"}));
+    const LoadedModule& m = dev.program().load(ptx::parse_module(kLoad, "load.ptx"));
+    Launch l = one_warp(m, "load");
+    Addr a = *dev.memory().allocate(128);
+    std::memcpy(l.params.data(), &a, sizeof a);
+    try {
+      dev.launch(l);
+      ADD_FAILURE() << "the kernel ended";
+    } catch (const timing::KernelStopped&) {
+      ADD_FAILURE() << "stopped as by a cycle limit, not for lack of progress";
+    } catch (const Error& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("no progress in kernel 'load'"), std::string::npos) << what;
+      EXPECT_NE(what.find("gpu.progress_timeout_cycles = 100000"), std::string::npos) << what;
+      EXPECT_NE(what.find("dram channel"), std::string::npos) << what;
+      EXPECT_NE(what.find(" reads and 0 writes queued"), std::string::npos) << what;
+      EXPECT_NE(what.find("sm 0: 1 live warps"), std::string::npos) << what;
+    }
   }
 }
 

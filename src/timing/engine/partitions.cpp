@@ -9,7 +9,11 @@
 namespace ws::timing {
 
 // The last to arrive starts the next generation; the others watch for it,
-// spinning for a while (tens of microseconds) before they sleep on it.
+// spinning for a while (up to tens of microseconds) before they sleep on it.
+// The spin budget adapts: a wait that ended in sleep cuts it (the thread
+// waited for was not running: other processes share the cores, as under
+// `ctest -j` or a sweep's parallel points), one that ended while spinning
+// doubles it back towards the ceiling.
 void SpinBarrier::arrive_and_wait() {
   uint64_t gen = generation_.load(std::memory_order_acquire);
   if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == threads_) {
@@ -18,17 +22,23 @@ void SpinBarrier::arrive_and_wait() {
     generation_.notify_all();
     return;
   }
+  const uint32_t budget = budget_.load(std::memory_order_relaxed);
+  bool slept = false;
   for (uint32_t spins = 0; generation_.load(std::memory_order_acquire) == gen; ++spins) {
-    if (spins < spins_) {
+    if (spins < budget) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #else
       std::this_thread::yield();
 #endif
     } else {
+      slept = true;
       generation_.wait(gen, std::memory_order_acquire);
     }
   }
+  if (spins_ == 0) return;
+  uint32_t next = slept ? std::max(budget / 4, kMinSpins) : std::min(budget * 2, spins_);
+  if (next != budget) budget_.store(next, std::memory_order_relaxed);
 }
 
 Partitions::Partitions(Tick window, unsigned threads) : window_(window), threads_(std::max(1u, threads)) {

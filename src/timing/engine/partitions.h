@@ -37,12 +37,14 @@ namespace ws::timing {
 // spins first (a window is microseconds of work), then sleeps.
 class SpinBarrier {
  public:
-  SpinBarrier(unsigned threads, uint32_t spins) : threads_(threads), spins_(spins) {}
+  SpinBarrier(unsigned threads, uint32_t spins) : threads_(threads), spins_(spins), budget_(spins) {}
   void arrive_and_wait();
 
  private:
+  static constexpr uint32_t kMinSpins = 16;
   const unsigned threads_;
-  const uint32_t spins_;  // checks before sleeping
+  const uint32_t spins_;             // the most checks before sleeping
+  std::atomic<uint32_t> budget_;     // checks before sleeping now (adapts, see arrive_and_wait)
   std::atomic<unsigned> arrived_{0};
   std::atomic<uint64_t> generation_{0};
 };
@@ -77,6 +79,8 @@ class Partitions {
   Tick window_start(Tick t) const { return std::max(t - t % window_, end_); }
   void run_window_at(Tick t);
   Tick window() const { return window_; }
+  // The end of the last window run (0 before the first).
+  Tick end() const { return end_; }
   // The engine stepping on the calling thread (nullptr outside a window).
   static const Engine* current();
   // Threads that run the windows: gpu.threads, at most one per partition.

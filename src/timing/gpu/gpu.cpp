@@ -106,6 +106,14 @@ void Gpu::set_watchdog(uint64_t cycles, const std::string& param) {
 
 Cycle Gpu::core_now() const { return core_->cycle_at_or_after(now_tick()); }
 
+// How far the engines have simulated: with partitions, the last window's end,
+// which goes on while only DRAM works (core_now() stops at the last edge an
+// SM, the interconnect or an L2 slice worked). For the cycle limit and the
+// progress watchdog.
+Cycle Gpu::reached_cycle() const {
+  return windowed_ ? std::max(core_now(), core_->cycle_at_or_after(parts_->end())) : core_now();
+}
+
 // Bytes of a copy warmed at most, as a multiple of the L2's capacity: the
 // copy's earlier lines would be evicted by its later ones (an LRU set that
 // receives its ways' worth of later lines keeps none of them), so warming
@@ -172,7 +180,7 @@ uint64_t Gpu::progress_count() const {
 // read, a component spinning) would otherwise run forever: the deadlock
 // check only sees an engine with no work at all.
 void Gpu::check_progress(const std::string& kernel, uint64_t& moved, Cycle& moved_at) const {
-  Cycle now = core_now();
+  Cycle now = reached_cycle();
   if (uint64_t n = progress_count(); n != moved || now < moved_at) {
     moved = n;
     moved_at = std::max(moved_at, now);

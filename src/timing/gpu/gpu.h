@@ -93,6 +93,7 @@ class Gpu final : public TimingModel {
   void wake_all();
   Tick now_tick() const;
   Cycle core_now() const;
+  Cycle reached_cycle() const;
   bool memory_quiescent() const;
   struct Running;  // a kernel between its start and its end (gpu_streams.cpp)
   void finish_result(Running& k) const;

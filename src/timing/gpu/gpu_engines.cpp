@@ -2,6 +2,9 @@
 // advanced window by window on several threads (docs/parallel.md).
 #include <algorithm>
 #include <cmath>
+#include <thread>
+
+#include <sched.h>
 
 #include "timing/core/sm.h"
 #include "timing/gpu/gpu.h"
@@ -12,19 +15,20 @@ namespace {
 
 using config::Param;
 const Param<std::string> kPartitions{
-    "gpu.partitions", "one", "",
-    "how the model is split for parallel simulation: one (a single engine), or sm-memory (the SMs with the "
-    "dispatcher, and the memory system from the crossbars down, meeting at the crossbars' SM-side links with "
-    "back-pressure seen up to a window late; docs/parallel.md)"};
-const Param<int64_t> kThreads{"gpu.threads", 1, "threads",
-                              "host threads that run the partitions (gpu.partitions); results do not depend on it",
-                              {1, 256}};
+    "gpu.partitions", "sm-memory", "",
+    "how the model is split for parallel simulation: sm-memory (the SMs, in gpu.sm_groups partitions, and the "
+    "memory system from the crossbars down, meeting at the crossbars' SM-side links with back-pressure seen up to "
+    "a window late), or one (a single engine, one thread); results do not depend on gpu.threads (docs/parallel.md)"};
+const Param<int64_t> kThreads{"gpu.threads", 0, "threads",
+                              "host threads that run the partitions (gpu.partitions), at most one per partition; "
+                              "0: the CPUs this process may run on; results do not depend on it",
+                              {0, 256}};
 const Param<int64_t> kSmGroups{
-    "gpu.sm_groups", 1, "partitions",
+    "gpu.sm_groups", 0, "partitions",
     "with gpu.partitions = sm-memory: the SMs in this many partitions of consecutive SMs (so that more than two "
-    "threads have work); with more than one, the dispatcher plans each window's CTAs before it, from the room "
-    "the SMs have at its start (docs/parallel.md)",
-    {1, 1024}};
+    "threads have work; 0: two, or one on a one-SM GPU); with more than one, the dispatcher plans each window's "
+    "CTAs before it, from the room the SMs have at its start (docs/parallel.md)",
+    {0, 1024}};
 const Param<int64_t> kInputLatency{
     "icnt.input_latency", 8, "cycles",
     "with gpu.partitions = sm-memory: cycles of icnt.latency spent on the wire from an SM into the request "
@@ -38,22 +42,34 @@ bool windowed_of(const config::Config& cfg) {
   throw ConfigError(kPartitions.name(), "unknown choice '" + layout + "' (known: one, sm-memory)");
 }
 
+// CPUs this process may run on (its affinity mask, which a container or
+// `taskset` narrows), else what the library reports.
+unsigned host_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 void Gpu::build_engines(const config::Config& cfg) {
   windowed_ = windowed_of(cfg);
-  if (!windowed_ && kThreads.get(cfg) > 1)
-    throw ConfigError(kThreads.name(), "more than one thread needs a split model: add --set gpu.partitions=sm-memory "
-                                       "--set gpu.sm_groups=2 (docs/parallel.md)");
+  int64_t threads = kThreads.get(cfg);
+  if (!windowed_ && threads > 1)
+    throw ConfigError(kThreads.name(), "more than one thread needs a split model: leave gpu.partitions at "
+                                       "sm-memory (docs/parallel.md)");
+  int64_t sms = cfg.get<int64_t>("gpu.sms");
   auto groups = static_cast<uint32_t>(kSmGroups.get(cfg));
   if (!windowed_ && groups > 1)
-    throw ConfigError(kSmGroups.name(), "SM groups are partitions: add --set gpu.partitions=sm-memory");
-  if (groups > cfg.get<int64_t>("gpu.sms"))
-    throw ConfigError(kSmGroups.name(), std::to_string(groups) + " groups but only " +
-                                            std::to_string(cfg.get<int64_t>("gpu.sms")) + " SMs (gpu.sms)");
+    throw ConfigError(kSmGroups.name(), "SM groups are partitions: they need gpu.partitions = sm-memory");
+  if (groups > sms)
+    throw ConfigError(kSmGroups.name(), std::to_string(groups) + " groups but only " + std::to_string(sms) +
+                                            " SMs (gpu.sms)");
+  if (groups == 0) groups = windowed_ && sms >= 2 ? 2 : 1;
+  if (threads == 0) threads = windowed_ ? host_cpus() : 1;
   ClockPeriod icnt = ClockPeriod::from_mhz(cfg.get<double>("clock.icnt_mhz"));
   Tick window = windowed_ ? static_cast<Tick>(kInputLatency.get(cfg)) * icnt.ps : 1;
-  parts_ = std::make_unique<Partitions>(window, static_cast<unsigned>(kThreads.get(cfg)));
+  parts_ = std::make_unique<Partitions>(window, static_cast<unsigned>(threads));
   // With one engine the domains are visited in this order at a common edge.
   ClockPeriod core = ClockPeriod::from_mhz(cfg.get<double>("clock.core_mhz"));
   for (uint32_t g = 0; g < groups; ++g) {

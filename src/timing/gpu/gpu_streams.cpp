@@ -55,8 +55,8 @@ void Gpu::step(Running& oldest, Watch& watch, const ProgressFn& progress) {
   if (!advance())
     throw Error("simulation deadlock in kernel '" + name + "': nothing can make progress at core cycle " +
                 std::to_string(core_now()) + stuck_report());
-  Cycle now = core_now();
-  if (projector_.stable(now, dispatcher_->ctas_dispatched(oldest.ctx))) dispatcher_->stop_dispatch(oldest.ctx);
+  if (projector_.stable(core_now(), dispatcher_->ctas_dispatched(oldest.ctx))) dispatcher_->stop_dispatch(oldest.ctx);
+  Cycle now = reached_cycle();
   Cycle elapsed = now > oldest.result.start_cycle ? now - oldest.result.start_cycle : 0;
   if (max_cycles_ && elapsed > max_cycles_)
     stop_kernel(oldest, "kernel '" + name + "' exceeded " + max_cycles_param_ + " = " + std::to_string(max_cycles_) +
@@ -170,7 +170,7 @@ bool Gpu::sync_reached(const SyncPoint& until) const {
 std::vector<KernelResult> Gpu::synchronize(SyncPoint until, const ProgressFn& progress) {
   ended_.clear();
   start_ready_work();
-  Watch watch{0, progress_count(), core_now()};
+  Watch watch{0, progress_count(), reached_cycle()};
   while (!sync_reached(until)) {
     if (!running_.empty()) step(*running_.front(), watch, progress);
     else if (!copies_->busy() || !advance())
