@@ -107,6 +107,15 @@ def _children(pid):
         return []
 
 
+def _exec_done(pid):
+    """Whether a child of the driver has left Python for its command: stopped
+    between fork and exec, it would hold the driver inside Popen."""
+    try:
+        return os.readlink(f"/proc/{pid}/exe") != os.path.realpath(sys.executable)
+    except OSError:
+        return False
+
+
 def _recorded_so_far(study):
     """The run rows, or none while the driver is still creating the database."""
     try:
@@ -116,33 +125,41 @@ def _recorded_so_far(study):
 
 
 def test_killed_worker_and_driver_then_rerun_records_every_point_once(tmp_path, warpsim_bin):
-    # Points of about half a second each (2-core host, 2026-11-27): the loop
-    # below kills workers 0.2 s apart and must see the sweep still running.
-    spec = write_spec(tmp_path, '"gpu.sms" = [1, 2, 3, 4, 5, 6, 7, 8]\n', iterations=1024)
+    # Once a point is done, every worker is stopped (SIGSTOP) as it appears, so
+    # the sweep cannot finish on its own however fast points run; points only
+    # need to outlast the 20 ms polling (these take about 0.1 s on the 2-core
+    # host of 2026-11-27; 64 iterations, about 0.04 s, passed 6 of 6 too).
+    spec = write_spec(tmp_path, '"gpu.sms" = [1, 2, 3, 4, 5, 6, 7, 8]\n', iterations=256)
     study = tmp_path / "study"
     env = {**os.environ, "WARPSIM_BIN": warpsim_bin, "PYTHONPATH": str(PYTHON_DIR)}
     driver = subprocess.Popen([sys.executable, "-m", "warpsim", "sweep", "run", str(spec), "--out", str(study),
                                "-j", "2", "--quiet"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    killed, last_kill = set(), 0.0
-    while time.monotonic() < deadline and driver.poll() is None:
-        recorded = _recorded_so_far(study)
-        interrupted = any(s == "interrupted" for _, s, _ in recorded)
-        if interrupted and len(recorded) >= 3:
-            break
-        # A worker dies: its point must run again. A worker that had just
-        # finished its point dies as a finished process (its point is done,
-        # not interrupted): then, once the driver has had time to reap it,
-        # another is killed.
-        workers = [w for w in _children(driver.pid) if w not in killed]
-        if not interrupted and recorded and workers and time.monotonic() - last_kill > 0.2:
-            killed.add(workers[0])
-            os.kill(workers[0], signal.SIGKILL)
-            last_kill = time.monotonic()
-        time.sleep(0.02)
-    assert driver.poll() is None, "the sweep finished before the test could kill it: make the points longer"
-    driver.send_signal(signal.SIGKILL)
-    driver.wait()
+    stopped, killed, last = set(), set(), None
+    try:
+        while time.monotonic() < deadline and driver.poll() is None:
+            recorded = _recorded_so_far(study)
+            if any(s == "interrupted" for _, s, _ in recorded):
+                break
+            children = _children(driver.pid)
+            if any(s == "done" for _, s, _ in recorded):
+                for w in children:
+                    if w not in stopped and _exec_done(w):
+                        os.kill(w, signal.SIGSTOP)
+                        stopped.add(w)
+                # A stopped worker dies: its point must run again. One that had
+                # already finished dies as a finished process (its point is
+                # done): once the driver has reaped it, another dies.
+                if last is None or last not in children:
+                    if candidates := [w for w in children if w in stopped and w not in killed]:
+                        last = candidates[0]
+                        killed.add(last)
+                        os.kill(last, signal.SIGKILL)
+            time.sleep(0.02)
+        assert driver.poll() is None, "the sweep finished before the test could stop it: make the points longer"
+    finally:
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
     assert killed
     recorded, planned = rows(study)
     assert 0 < len([r for r in recorded if r[1] == "done"]) < len(planned)
