@@ -47,8 +47,9 @@ const config::Param<int64_t> kPtxUnroll{
     "unrolls them (docs/exec.md); 1 runs loops as written", {1, 16}};
 const config::Param<bool> kPtxFuse{
     "exec.ptx_fuse", true, "",
-    "PTX steps ptxas merges into their neighbours (mul.wide + add.s64 as IMAD.WIDE, setp + and.pred, not.pred, "
-    "cvta.to.global, shl + add as LEA, a mov of an immediate) run without issuing (docs/exec.md)"};
+    "PTX steps ptxas merges into their neighbours (mul.wide + add.s64 as IMAD.WIDE, mul + add as IMAD, setp + "
+    "and.pred, not.pred, cvta.to.global, shl + add as LEA, a mov of an immediate; from compute capability 9.0 an "
+    "add or a min before a min/max as VIADDMNMX/VIMNMX.RELU) run without issuing (docs/exec.md)"};
 const config::Param<int64_t> kPtxIfConvert{
     "exec.ptx_if_convert", 8, "instructions",
     "a forward conditional branch over at most this many straight-line instructions is predicated, as ptxas does: "
@@ -185,7 +186,10 @@ Device::Device(const DeviceOptions& opts)
     throw ConfigError(kPtxSchedule.name(), "unknown PTX schedule '" + schedule + "' (known: list, source)");
   program_.set_schedule(schedule == "list");
   program_.set_unroll(static_cast<unsigned>(kPtxUnroll.get(t.cfg)));
-  program_.set_fuse(kPtxFuse.get(t.cfg));
+  // IMAD everywhere but on Maxwell and Pascal (XMAD); sm_90 adds VIADDMNMX
+  // and VIMNMX.RELU (an add and a clamp at 0 merged into a min or max).
+  program_.set_fuse(kPtxFuse.get(t.cfg), {.imad = facts_.cc_major < 5 || facts_.cc_major >= 7,
+                                          .add_min_max = facts_.cc_major >= 9});
   program_.set_if_convert(static_cast<unsigned>(kPtxIfConvert.get(t.cfg)));
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));

@@ -36,7 +36,7 @@ LoadedModule& Program::load(ptx::Module module) {
   lm->ast = std::move(module);
   if (unroll_ >= 2) ptx::unroll_module(lm->ast, {.factor = unroll_});
   if (schedule_) ptx::schedule_module(lm->ast);
-  if (fuse_) ptx::fuse_module(lm->ast);
+  if (fuse_) ptx::fuse_module(lm->ast, fuse_options_);
   if (if_convert_ > 0) ptx::if_convert_module(lm->ast, if_convert_);
   const std::string& file = lm->ast.filename;
   for (const ptx::Variable& v : lm->ast.globals) {

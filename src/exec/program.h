@@ -9,6 +9,7 @@
 
 #include "common/types.h"
 #include "frontend/ptx/ast.h"
+#include "frontend/ptx/fuse.h"
 
 namespace ws::exec {
 
@@ -30,8 +31,11 @@ class Program {
   // (frontend/ptx/unroll.h); below 2, loops run as written.
   void set_unroll(unsigned factor) { unroll_ = factor; }
   // Whether steps ptxas merges into their neighbours run without issuing
-  // (frontend/ptx/fuse.h).
-  void set_fuse(bool on) { fuse_ = on; }
+  // (frontend/ptx/fuse.h), with the merges the target ISA has.
+  void set_fuse(bool on, const ptx::FuseOptions& o = {}) {
+    fuse_ = on;
+    fuse_options_ = o;
+  }
   // Forward branches over at most this many instructions run predicated
   // (frontend/ptx/fuse.h, if_convert_module); 0: as written.
   void set_if_convert(unsigned max_region) { if_convert_ = max_region; }
@@ -49,6 +53,7 @@ class Program {
   bool schedule_ = true;
   unsigned unroll_ = 4;
   bool fuse_ = true;
+  ptx::FuseOptions fuse_options_;
   unsigned if_convert_ = 8;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
 };

@@ -13,12 +13,12 @@
 namespace ws::ptx {
 namespace {
 
-Module fused(const std::string& body) {
+Module fused(const std::string& body, const FuseOptions& o = {}) {
   Module m = parse_module(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
-                          ".reg .b32 %r<32>;\n.reg .b64 %rd<32>;\n.reg .pred %p<8>;\n.reg .f32 %f<32>;\n" +
+                          ".reg .b16 %rs<8>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<32>;\n.reg .pred %p<8>;\n.reg .f32 %f<32>;\n" +
                               body + "\n}\n",
                           "t.ptx");
-  fuse_module(m);
+  fuse_module(m, o);
   return m;
 }
 
@@ -148,6 +148,86 @@ TEST(PtxFuse, AnImmediateAddReadOnlyAsAnAddressIsItsOffset) {
 
 // dot_partial's tree levels: `if (tid < k) s[tid] += s[tid + k]`, four
 // instructions under a forward branch, predicated in the SASS.
+// IMAD: a 32-bit product read only by 32-bit adds and subtracts is one
+// instruction with each (the H100 SASS of image_pipeline's sobel:
+// `IMAD R5, R10, -0x2, R5` for `mul.wide.u16` then `sub.s32`). An add of two
+// products takes one of them; a product read by anything else stays.
+TEST(PtxFuse, AProductIntoTheAddsThatReadIt) {
+  Module m = fused(R"(
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mul.lo.s32 %r3, %r1, %r2;
+    add.s32 %r4, %r3, 7;
+    sub.s32 %r5, %r2, %r3;
+    mul.lo.s32 %r6, %r1, 3;
+    mul.lo.s32 %r7, %r2, 5;
+    add.s32 %r8, %r6, %r7;
+    mul.lo.s32 %r9, %r1, %r1;
+    shl.b32 %r10, %r9, 2;
+    cvt.u16.u32 %rs1, %r1;
+    mul.wide.u16 %r11, %rs1, 2;
+    sub.s32 %r12, %r8, %r11;
+    add.s32 %r13, %r4, %r5;
+    add.s32 %r14, %r13, %r12;
+    add.s32 %r15, %r14, %r10;
+    st.global.u32 [%r15], %r15;
+    ret;)");
+  const Function& f = m.functions.front();
+  EXPECT_TRUE(folded(f, "mul.lo.s32 %r3"));  // into an add and a subtract
+  EXPECT_TRUE(takes(f, "sub.s32 %r5", "%r1"));
+  EXPECT_NE(folded(f, "mul.lo.s32 %r6"), folded(f, "mul.lo.s32 %r7"));  // one IMAD, one IMUL
+  EXPECT_FALSE(folded(f, "mul.lo.s32 %r9"));  // read by a shift
+  EXPECT_TRUE(folded(f, "mul.wide.u16"));     // a 32-bit result: IMAD
+  EXPECT_TRUE(takes(f, "sub.s32 %r12", "%rs1"));
+  Module xmad = fused(R"(
+    mov.u32 %r1, %tid.x;
+    mul.lo.s32 %r3, %r1, %r1;
+    add.s32 %r4, %r3, 7;
+    st.global.u32 [%r4], %r4;
+    ret;)",
+                      {.imad = false});
+  EXPECT_FALSE(folded(xmad.functions.front(), "mul.lo.s32 %r3"));  // Maxwell, Pascal: XMAD
+}
+
+// sm_90's VIADDMNMX.RELU: `min(max(y - 1, 0), 127)` as nvcc writes it (add,
+// min, max with 0) is one instruction, a clamp without the add (min, max
+// with 0) one VIMNMX.RELU. Without the option (earlier ISAs: IADD3, IMNMX,
+// IMNMX) nothing folds; a min read by a max with anything but 0 stays.
+TEST(PtxFuse, ClampsAsOneInstructionFromSm90) {
+  const char* body = R"(
+    mov.u32 %r1, %tid.x;
+    add.s32 %r2, %r1, -1;
+    min.s32 %r3, %r2, 127;
+    max.s32 %r4, %r3, 0;
+    min.s32 %r5, %r1, 127;
+    max.s32 %r6, %r5, 0;
+    min.s32 %r7, %r1, 63;
+    max.s32 %r8, %r7, 4;
+    add.s32 %r9, %r1, 1;
+    add.s32 %r10, %r9, %r8;
+    add.s32 %r11, %r4, %r6;
+    add.s32 %r12, %r11, %r10;
+    add.s32 %r13, %r12, -10;
+    add.s32 %r14, %r1, -10;
+    max.s32 %r15, %r13, %r14;
+    st.global.u32 [%r15], %r15;
+    ret;)";
+  Module on = fused(body, {.add_min_max = true});
+  const Function& f = on.functions.front();
+  EXPECT_TRUE(folded(f, "add.s32 %r2"));
+  EXPECT_TRUE(folded(f, "min.s32 %r3"));
+  EXPECT_FALSE(folded(f, "max.s32 %r4"));
+  EXPECT_TRUE(takes(f, "max.s32 %r4", "%r1"));  // through the folded min and add
+  EXPECT_TRUE(folded(f, "min.s32 %r5"));
+  EXPECT_FALSE(folded(f, "min.s32 %r7"));  // a max with 4: VIMNMX twice
+  EXPECT_FALSE(folded(f, "add.s32 %r9"));  // read by an add
+  // nw's max of two sums (H100 SASS: `IADD3 R11, R11, -0xa` then
+  // `VIADDMNMX R9, R10, R9, R11`): the max takes one of them.
+  EXPECT_NE(folded(f, "add.s32 %r13"), folded(f, "add.s32 %r14"));
+  Module off = fused(body);
+  for (const char* p : {"add.s32 %r2", "min.s32 %r3", "min.s32 %r5"}) EXPECT_FALSE(folded(off.functions.front(), p)) << p;
+}
+
 TEST(PtxIfConvert, ShortStraightRegionsUnderAForwardBranchArePredicated) {
   Module m = fused(R"(
     mov.u32 %r1, %tid.x;

@@ -32,6 +32,27 @@ bool word_add(const Instruction& in) {
   return in.opcode == "add" && (t == Type::S32 || t == Type::U32 || t == Type::B32);
 }
 
+bool word_type(Type t) { return t == Type::S32 || t == Type::U32 || t == Type::B32; }
+
+// A 32-bit add or subtract: IMAD takes a product as its addend's partner
+// (a subtracted product is a negated multiplier).
+bool word_add_or_sub(const Instruction& in) {
+  return (in.opcode == "add" || in.opcode == "sub") && word_type(type_of(in)) && !has_mod(in, "sat") &&
+         !has_mod(in, "cc");
+}
+
+// A 32-bit integer min or max (VIADDMNMX takes an add before it).
+bool word_min_max(const Instruction& in) {
+  return (in.opcode == "min" || in.opcode == "max") && (type_of(in) == Type::S32 || type_of(in) == Type::U32) &&
+         in.ops.size() == 3 && !has_mod(in, "relu");
+}
+
+// A 32-bit max with 0 (VIMNMX.RELU's clamp at zero).
+bool max_with_zero(const Instruction& in) {
+  return in.opcode == "max" && type_of(in) == Type::S32 && in.ops.size() == 3 &&
+         in.ops[2].kind == Operand::Kind::Imm && in.ops[2].imm == 0;
+}
+
 // An arithmetic instruction that can take an immediate in place of a
 // register it reads (it has none of its own).
 bool takes_immediate(const Instruction& in) {
@@ -42,7 +63,13 @@ bool takes_immediate(const Instruction& in) {
 
 class Fuser {
  public:
-  explicit Fuser(Function& f) : f_(f), u_(reg_uses(f)), combined_(f.body.size(), false) {}
+  Fuser(Function& f, const FuseOptions& o)
+      : f_(f),
+        o_(o),
+        u_(reg_uses(f)),
+        combined_(f.body.size(), false),
+        took_product_(f.body.size(), false),
+        took_add_(f.body.size(), false) {}
 
   FuseStats run() {
     FuseStats s;
@@ -90,6 +117,16 @@ class Fuser {
     });
   }
 
+  // Each reader of `d` takes it into its merged form, if it has not taken
+  // another of the kind (`took`): an add of two products is one IMAD and
+  // one IMUL, a max of two sums one VIADDMNMX and one add.
+  bool readers_take(int32_t d, std::vector<bool>& took) {
+    const auto& rs = u_.readers[static_cast<size_t>(d)];
+    if (std::any_of(rs.begin(), rs.end(), [&](size_t r) { return took[r]; })) return false;
+    for (size_t r : rs) took[r] = true;
+    return true;
+  }
+
   // A `setp` with a single destination, read by instruction `i` alone,
   // takes `i`'s predicate combination (ISETP's third predicate).
   bool absorbs_setp(const Operand& o, size_t i) {
@@ -118,11 +155,18 @@ class Fuser {
       return false;
     }
     if (op == "cvta" && has_mod(in, "global")) return true;  // the same address
-    if (op == "mul" && has_mod(in, "wide")) return into_reader && all_readers(d, wide_add);  // IMAD.WIDE
+    if (op == "mul" && has_mod(in, "wide") && type_size(t) == 4)
+      return into_reader && all_readers(d, wide_add);  // IMAD.WIDE
+    if (o_.imad && op == "mul" && (has_mod(in, "lo") || has_mod(in, "wide")) && in.ops.size() == 3)
+      return into_reader && all_readers(d, word_add_or_sub) && readers_take(d, took_product_);  // IMAD
     if (op == "shl" && (t == Type::B32 || t == Type::U32 || t == Type::S32) && in.ops.size() == 3 &&
         in.ops[2].kind == Operand::Kind::Imm)
       return into_reader && all_readers(d, word_add);  // LEA
     if (into_reader) return false;
+    if (o_.add_min_max && op == "add" && word_type(t) && in.ops.size() == 3 && all_readers(d, word_min_max))
+      return readers_take(d, took_add_);  // VIADDMNMX
+    if (o_.add_min_max && op == "min" && word_min_max(in) && all_readers(d, max_with_zero))
+      return true;  // VIMNMX.RELU (VIADDMNMX.RELU with an add folded before it)
     if (op == "add" && in.ops.size() == 3 && in.ops[2].kind == Operand::Kind::Imm && t != Type::None &&
         type_size(t) >= 4)
       return only_addresses(d);  // an immediate offset of the accesses: [R+imm]
@@ -165,8 +209,11 @@ class Fuser {
   }
 
   Function& f_;
+  FuseOptions o_;
   RegUses u_;
-  std::vector<bool> combined_;  // setps that already took a combination
+  std::vector<bool> combined_;       // setps that already took a combination
+  std::vector<bool> took_product_;   // adds that already took a folded product (IMAD)
+  std::vector<bool> took_add_;       // mins and maxes that already took a folded add (VIADDMNMX)
 };
 
 bool reads_clock_any(const Instruction& in) {
@@ -175,7 +222,7 @@ bool reads_clock_any(const Instruction& in) {
 
 }  // namespace
 
-FuseStats fuse_function(Function& f) { return Fuser(f).run(); }
+FuseStats fuse_function(Function& f, const FuseOptions& o) { return Fuser(f, o).run(); }
 
 size_t if_convert_function(Function& f, unsigned max_region) {
   static const std::unordered_set<std::string_view> kStops = {
@@ -215,9 +262,9 @@ size_t if_convert_module(Module& m, unsigned max_region) {
   return n;
 }
 
-FuseStats fuse_module(Module& m) {
+FuseStats fuse_module(Module& m, const FuseOptions& o) {
   FuseStats s;
-  for (Function& f : m.functions) s.folded += fuse_function(f).folded;
+  for (Function& f : m.functions) s.folded += fuse_function(f, o).folded;
   return s;
 }
 

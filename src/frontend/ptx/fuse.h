@@ -5,9 +5,10 @@
 // feeding `and.pred` is one ISETP with its combining predicate, `not.pred`
 // is a negated predicate operand, `cvta.to.global` is no instruction at all
 // (a global address is its generic address), `shl.b32 s, i, k; add.s32 a,
-// b, s` is one LEA, an `add` of an immediate read only as the base of
-// addresses is their offset (`[R+0x40]`), and a `mov` of an immediate is
-// folded into the instructions that read it. Seen throughout the sm_90 SASS of nvcc 13
+// b, s` is one LEA, a 32-bit `mul` read only by 32-bit adds and subtracts
+// is one IMAD with each of them (where the ISA has IMAD), an `add` of an immediate read only as the
+// base of addresses is their offset (`[R+0x40]`), and a `mov` of an
+// immediate is folded into the instructions that read it. Seen throughout the sm_90 SASS of nvcc 13
 // (examples/hw/h100-2026-11-27-suite/sass.tar.xz; docs/exec.md). This pass
 // marks such instructions `folded` (exec runs them, so results are
 // unchanged, but does not issue them) and gives each instruction that read a
@@ -29,8 +30,19 @@ struct FuseStats {
   size_t folded = 0;  // instructions marked folded
 };
 
-FuseStats fuse_function(Function& f);
-FuseStats fuse_module(Module& m);
+struct FuseOptions {
+  // IMAD: a 32-bit product into the adds that read it. Maxwell and Pascal
+  // (sm_5x, sm_6x) multiply 32-bit integers with XMAD sequences instead.
+  bool imad = true;
+  // sm_90's VIADDMNMX and VIMNMX.RELU: an integer add folds into the min or
+  // max that alone reads it, a min into a max with 0 that alone reads it
+  // (ptxas for sm_90 issues a clamp `min(max(x + k, 0), n)` as one
+  // instruction; earlier ISAs have IMNMX alone).
+  bool add_min_max = false;
+};
+
+FuseStats fuse_function(Function& f, const FuseOptions& o = {});
+FuseStats fuse_module(Module& m, const FuseOptions& o = {});
 
 // If-conversion: ptxas predicates a short region that a forward `@p bra`
 // skips instead of branching around it (dot_partial's tree levels, four
