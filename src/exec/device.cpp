@@ -47,7 +47,7 @@ const config::Param<int64_t> kPtxUnroll{
     "unrolls them (docs/exec.md); 1 runs loops as written", {1, 16}};
 const config::Param<bool> kPtxFuse{
     "exec.ptx_fuse", true, "",
-    "PTX steps ptxas merges into their neighbours (mul.wide + add.s64 as IMAD.WIDE, mul + add as IMAD, setp + "
+    "PTX steps ptxas merges into their neighbours (mul.wide + add.s64 as IMAD.WIDE, mul + add as IMAD or FFMA, setp + "
     "and.pred, not.pred, cvta.to.global, shl + add as LEA, a mov of an immediate; from compute capability 9.0 an "
     "add or a min before a min/max as VIADDMNMX/VIMNMX.RELU) run without issuing (docs/exec.md)"};
 const config::Param<int64_t> kPtxIfConvert{

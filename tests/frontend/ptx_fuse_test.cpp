@@ -189,6 +189,32 @@ TEST(PtxFuse, AProductIntoTheAddsThatReadIt) {
   EXPECT_FALSE(folded(xmad.functions.front(), "mul.lo.s32 %r3"));  // Maxwell, Pascal: XMAD
 }
 
+// FFMA: PTX lets the assembler contract a multiply and an add that name no
+// rounding (gaussian's fan2: `mul.f32` then `sub.f32` is `FFMA R15, R6, -R13,
+// R15` in the H100 SASS). An explicit rounding or a different flush mode
+// keeps them apart.
+TEST(PtxFuse, AFloatMultiplyContractsIntoItsAdd) {
+  Module m = fused(R"(
+    ld.global.f32 %f1, [%rd1];
+    ld.global.f32 %f2, [%rd2];
+    mul.f32 %f3, %f1, %f2;
+    sub.f32 %f4, %f1, %f3;
+    mul.rn.f32 %f5, %f1, %f2;
+    add.f32 %f6, %f5, %f4;
+    mul.f32 %f7, %f1, %f1;
+    add.rn.f32 %f8, %f7, %f6;
+    mul.ftz.f32 %f9, %f2, %f2;
+    add.f32 %f10, %f9, %f8;
+    st.global.f32 [%rd1], %f10;
+    ret;)");
+  const Function& f = m.functions.front();
+  EXPECT_TRUE(folded(f, "mul.f32 %f3"));
+  EXPECT_TRUE(takes(f, "sub.f32 %f4", "%f2"));
+  EXPECT_FALSE(folded(f, "mul.rn.f32"));
+  EXPECT_FALSE(folded(f, "mul.f32 %f7"));  // its add rounds explicitly
+  EXPECT_FALSE(folded(f, "mul.ftz.f32"));
+}
+
 // sm_90's VIADDMNMX.RELU: `min(max(y - 1, 0), 127)` as nvcc writes it (add,
 // min, max with 0) is one instruction, a clamp without the add (min, max
 // with 0) one VIMNMX.RELU. Without the option (earlier ISAs: IADD3, IMNMX,

@@ -41,6 +41,18 @@ bool word_add_or_sub(const Instruction& in) {
          !has_mod(in, "cc");
 }
 
+bool float_type(Type t) { return t == Type::F32 || t == Type::F64; }
+
+bool rounds_explicitly(const Instruction& in) {
+  return has_mod(in, "rn") || has_mod(in, "rz") || has_mod(in, "rm") || has_mod(in, "rp") || has_mod(in, "sat");
+}
+
+// A float add or subtract that names no rounding: PTX lets the assembler
+// contract a multiply into it (FFMA, DFMA).
+bool contractible_add(const Instruction& in) {
+  return (in.opcode == "add" || in.opcode == "sub") && float_type(type_of(in)) && !rounds_explicitly(in);
+}
+
 // A 32-bit integer min or max (VIADDMNMX takes an add before it).
 bool word_min_max(const Instruction& in) {
   return (in.opcode == "min" || in.opcode == "max") && (type_of(in) == Type::S32 || type_of(in) == Type::U32) &&
@@ -117,6 +129,14 @@ class Fuser {
     });
   }
 
+  // Every reader of `d` has the type and flush-to-zero mode of `in`.
+  bool readers_alike(int32_t d, const Instruction& in) const {
+    const auto& rs = u_.readers[static_cast<size_t>(d)];
+    return std::all_of(rs.begin(), rs.end(), [&](size_t r) {
+      return type_of(f_.body[r]) == type_of(in) && has_mod(f_.body[r], "ftz") == has_mod(in, "ftz");
+    });
+  }
+
   // Each reader of `d` takes it into its merged form, if it has not taken
   // another of the kind (`took`): an add of two products is one IMAD and
   // one IMUL, a max of two sums one VIADDMNMX and one add.
@@ -157,6 +177,9 @@ class Fuser {
     if (op == "cvta" && has_mod(in, "global")) return true;  // the same address
     if (op == "mul" && has_mod(in, "wide") && type_size(t) == 4)
       return into_reader && all_readers(d, wide_add);  // IMAD.WIDE
+    if (op == "mul" && float_type(t) && !rounds_explicitly(in) && in.ops.size() == 3)
+      return into_reader && all_readers(d, contractible_add) && readers_alike(d, in) &&
+             readers_take(d, took_product_);  // FFMA, DFMA
     if (o_.imad && op == "mul" && (has_mod(in, "lo") || has_mod(in, "wide")) && in.ops.size() == 3)
       return into_reader && all_readers(d, word_add_or_sub) && readers_take(d, took_product_);  // IMAD
     if (op == "shl" && (t == Type::B32 || t == Type::U32 || t == Type::S32) && in.ops.size() == 3 &&

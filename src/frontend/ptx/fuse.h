@@ -6,7 +6,9 @@
 // is a negated predicate operand, `cvta.to.global` is no instruction at all
 // (a global address is its generic address), `shl.b32 s, i, k; add.s32 a,
 // b, s` is one LEA, a 32-bit `mul` read only by 32-bit adds and subtracts
-// is one IMAD with each of them (where the ISA has IMAD), an `add` of an immediate read only as the
+// is one IMAD with each of them (where the ISA has IMAD), a float `mul`
+// and the `add` that alone reads it, neither naming a rounding, are one
+// FFMA (PTX allows the contraction), an `add` of an immediate read only as the
 // base of addresses is their offset (`[R+0x40]`), and a `mov` of an
 // immediate is folded into the instructions that read it. Seen throughout the sm_90 SASS of nvcc 13
 // (examples/hw/h100-2026-11-27-suite/sass.tar.xz; docs/exec.md). This pass
