@@ -27,12 +27,9 @@ bool wide_add(const Instruction& in) {
   return in.opcode == "add" && (t == Type::S64 || t == Type::U64 || t == Type::B64);
 }
 
-bool word_add(const Instruction& in) {
-  Type t = type_of(in);
-  return in.opcode == "add" && (t == Type::S32 || t == Type::U32 || t == Type::B32);
-}
-
 bool word_type(Type t) { return t == Type::S32 || t == Type::U32 || t == Type::B32; }
+
+bool word_add(const Instruction& in) { return in.opcode == "add" && word_type(type_of(in)); }
 
 // A 32-bit add or subtract: IMAD takes a product as its addend's partner
 // (a subtracted product is a negated multiplier).
@@ -182,7 +179,7 @@ class Fuser {
              readers_take(d, took_product_);  // FFMA, DFMA
     if (o_.imad && op == "mul" && (has_mod(in, "lo") || has_mod(in, "wide")) && in.ops.size() == 3)
       return into_reader && all_readers(d, word_add_or_sub) && readers_take(d, took_product_);  // IMAD
-    if (op == "shl" && (t == Type::B32 || t == Type::U32 || t == Type::S32) && in.ops.size() == 3 &&
+    if (op == "shl" && word_type(t) && in.ops.size() == 3 &&
         in.ops[2].kind == Operand::Kind::Imm)
       return into_reader && all_readers(d, word_add);  // LEA
     if (into_reader) return false;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <utility>
+
+#include <sched.h>
 
 #include "common/error.h"
 
@@ -41,6 +44,14 @@ void SpinBarrier::arrive_and_wait() {
   if (next != budget) budget_.store(next, std::memory_order_relaxed);
 }
 
+// The affinity mask, which a container or `taskset` narrows, else what the
+// library reports.
+unsigned Partitions::host_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 Partitions::Partitions(Tick window, unsigned threads) : window_(window), threads_(std::max(1u, threads)) {
   if (window_ == 0) throw Error("internal error: a parallel run needs a window of at least 1 ps");
 }
@@ -53,8 +64,7 @@ void Partitions::start_threads() {
   if (threads_ <= 1) return;
   // Spinning on a host with fewer cores than threads only delays the thread
   // being waited for.
-  unsigned cores = std::thread::hardware_concurrency();
-  uint32_t spins = cores == 0 || cores >= threads_ ? 20000 : 0;
+  uint32_t spins = host_cpus() >= threads_ ? 20000 : 0;
   start_ = std::make_unique<SpinBarrier>(threads_, spins);
   done_ = std::make_unique<SpinBarrier>(threads_, spins);
   for (unsigned i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker(); });

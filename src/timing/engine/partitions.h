@@ -83,6 +83,8 @@ class Partitions {
   Tick end() const { return end_; }
   // The engine stepping on the calling thread (nullptr outside a window).
   static const Engine* current();
+  // CPUs this process may run on.
+  static unsigned host_cpus();
   // Threads that run the windows: gpu.threads, at most one per partition.
   unsigned threads() const { return std::min<unsigned>(threads_, static_cast<unsigned>(engines_.size())); }
   // Runs each window's partitions one after the other on the calling

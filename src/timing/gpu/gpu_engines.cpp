@@ -2,9 +2,6 @@
 // advanced window by window on several threads (docs/parallel.md).
 #include <algorithm>
 #include <cmath>
-#include <thread>
-
-#include <sched.h>
 
 #include "timing/core/sm.h"
 #include "timing/gpu/gpu.h"
@@ -42,14 +39,6 @@ bool windowed_of(const config::Config& cfg) {
   throw ConfigError(kPartitions.name(), "unknown choice '" + layout + "' (known: one, sm-memory)");
 }
 
-// CPUs this process may run on (its affinity mask, which a container or
-// `taskset` narrows), else what the library reports.
-unsigned host_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 }  // namespace
 
 void Gpu::build_engines(const config::Config& cfg) {
@@ -66,7 +55,7 @@ void Gpu::build_engines(const config::Config& cfg) {
     throw ConfigError(kSmGroups.name(), std::to_string(groups) + " groups but only " + std::to_string(sms) +
                                             " SMs (gpu.sms)");
   if (groups == 0) groups = windowed_ && sms >= 2 ? 2 : 1;
-  if (threads == 0) threads = windowed_ ? host_cpus() : 1;
+  if (threads == 0) threads = windowed_ ? Partitions::host_cpus() : 1;
   ClockPeriod icnt = ClockPeriod::from_mhz(cfg.get<double>("clock.icnt_mhz"));
   Tick window = windowed_ ? static_cast<Tick>(kInputLatency.get(cfg)) * icnt.ps : 1;
   parts_ = std::make_unique<Partitions>(window, static_cast<unsigned>(threads));
