@@ -127,16 +127,7 @@ TEST(CoreSm, ConstantMissWaitsForTheL2AndReleasesItsRegisterOnArrival) {
       in_l2.pop_front();
     }
   };
-  ir::WarpInst ld;
-  ld.active_mask = 0xffffffff;
-  ld.kind = ir::OpKind::Load;
-  ld.space = ir::MemSpace::Const;
-  ld.unit = 2;
-  ld.access_bytes = 4;
-  ld.strided = true;  // every lane reads 0x1000 (a broadcast)
-  ld.base = 0x1000;
-  ld.n_dst = 1;
-  ld.dst[0] = 1;
+  ir::WarpInst ld = fake::load(ir::MemSpace::Const, 1, 0x1000, 0);  // every lane reads 0x1000 (a broadcast)
   std::vector<ir::WarpInst> code = {ld, alu(0, 2, 1), ld, alu(0, 3, 1)};
   Cycle base = perfect.run({code});
   Cycle cold = real.run({code}, l2);
@@ -204,6 +195,27 @@ TEST(CoreSm, AConflictHidesUnderTheInitiationInterval) {
   Cycle cycles = conflicted.run({same});
   EXPECT_NEAR(double(cycles), 2 * 40 + 4, 4);  // not 3 per instruction
   EXPECT_EQ(conflicted.reg.sum("sm.0.regfile.bank_conflict_cycles"), 40u);
+}
+
+// A conflict-free shared-memory load (consecutive words) writing `dst`.
+ir::WarpInst lds(uint16_t dst) { return fake::load(ir::MemSpace::Shared, dst, 0, 4); }
+
+// core.lsu_issue_interval: one warp's memory instructions issue that many
+// cycles apart (the stall count ptxas gives them), another warp's in between.
+TEST(CoreSm, AWarpsMemoryInstructionsIssueTheIntervalApart) {
+  std::vector<ir::WarpInst> loads;
+  for (uint16_t k = 1; k <= 8; ++k) loads.push_back(lds(k));
+  SmBench close({"core.lsu_issue_interval=1"}), spaced({"core.lsu_issue_interval=4"});
+  Cycle a = close.run({loads}), b = spaced.run({loads});
+  EXPECT_EQ(b - a, 7u * 3);  // the last of eight issues at 28 instead of 7
+  // Each of the seven later loads waited 3 cycles for its stall count.
+  EXPECT_EQ(spaced.reg.sum("sm.0.stall.wait") - close.reg.sum("sm.0.stall.wait"), 7u * 3);
+  // Two warps of one sub-core (warps 0 and 4 with four sub-cores) fill each
+  // other's gaps: sixteen loads take no longer than one warp's eight.
+  std::vector<ir::WarpInst> idle;  // warps 1-3 on the other sub-cores
+  SmBench two({"core.lsu_issue_interval=4"});
+  Cycle c = two.run({loads, idle, idle, idle, loads});
+  EXPECT_LE(c, b + 2);
 }
 
 TEST(CoreSm, UndeclaredUnitIsAConfigError) {

@@ -188,16 +188,7 @@ TEST(StallSm, ABusyPipelineIsMathPipeThrottle) {
 }
 
 ir::WarpInst global_load(uint16_t dst, uint16_t addr_reg) {
-  ir::WarpInst i;
-  i.active_mask = 0xffffffff;
-  i.kind = ir::OpKind::Load;
-  i.space = ir::MemSpace::Global;
-  i.unit = 2;
-  i.access_bytes = 4;
-  i.strided = true;  // every lane reads 0x1000
-  i.base = 0x1000;
-  i.n_dst = 1;
-  i.dst[0] = dst;
+  ir::WarpInst i = fake::load(ir::MemSpace::Global, dst, 0x1000, 0);  // every lane reads 0x1000
   i.n_src = 1;
   i.src[0] = addr_reg;
   return i;

@@ -159,13 +159,14 @@ TEST(WarpAggregation, AggregatedAtomicsIssueThePtxasSequenceAndKeepTheirValues) 
 // One lane's operation per aggregated reduction, 32 for the run-time-uniform
 // address (the L2 does not combine lanes on one word): slowing the slice's
 // atomic unit from 32 operations per cycle to 1 leaves the aggregated
-// kernel's time as it was and holds the other's slice 31 cycles longer for
-// each of its 64 reductions.
+// kernel's time as it was and makes the other's 64 reductions take 32
+// cycles each at the slice, where the fast unit keeps up with their issue,
+// one per core.lsu_issue_interval (4 on h100): 28 cycles more for each.
 TEST(WarpAggregation, TheL2PerformsOneOperationForAnAggregatedWarp) {
   Counted agg_fast = count(true, false, 32), agg_slow = count(true, false, 1);
   Counted plain_fast = count(false, false, 32), plain_slow = count(false, false, 1);
   EXPECT_NEAR(double(agg_slow.cycles), double(agg_fast.cycles), 2.0);
-  EXPECT_NEAR(double(plain_slow.cycles) - double(plain_fast.cycles), kAtomics * 31.0, kAtomics * 2.0)
+  EXPECT_NEAR(double(plain_slow.cycles) - double(plain_fast.cycles), kAtomics * (32.0 - 4.0), kAtomics * 2.0)
       << plain_fast.cycles << " vs " << plain_slow.cycles;
 }
 

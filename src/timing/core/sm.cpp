@@ -22,6 +22,15 @@ const config::Param<int64_t> kBarrierArrival{
 const config::Param<int64_t> kBarrierRelease{
     "core.barrier.release_cycles", 0, "cycles",
     "cycles from the barrier unit taking a barrier's last arrival until its warps may issue again", {0, 1000}};
+// ptxas puts at least 4 cycles between one warp's consecutive LD/ST-unit
+// instructions (LDG, STG, LDS, STS, ATOM...) in the stall counts of its
+// sm_75, sm_80 and sm_90 code (docs/architecture.md, "Memory issue
+// spacing"); the warp does not issue before its stall count runs out.
+const config::Param<int64_t> kLsuIssueInterval{
+    "core.lsu_issue_interval", 1, "cycles",
+    "cycles from one warp's global, local or shared memory instruction (or atomic) to its next one: the stall count "
+    "ptxas gives such an instruction when another follows (1: back to back)",
+    {1, 64}};
 }  // namespace
 
 Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t id)
@@ -34,6 +43,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       fence_(FenceLatencies::read(cfg)),
       barrier_arrival_cycles_(static_cast<Cycle>(kBarrierArrival.get(cfg))),
       barrier_release_cycles_(static_cast<Cycle>(kBarrierRelease.get(cfg))),
+      lsu_issue_interval_(static_cast<Cycle>(kLsuIssueInterval.get(cfg))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
       thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
       ctas_done_(scope.counter("ctas", "CTAs completed")),
@@ -182,6 +192,7 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
     w.code_base = k.code_base;
     w.pending_loads = 0;
     w.busy_until = 0;
+    w.lsu_next = 0;
     w.wake_at = 0;
     w.scoreboard.clear();
     w.stall_from = clock_.now();
@@ -216,6 +227,10 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
     case ir::OpKind::Load:
     case ir::OpKind::Store:
     case ir::OpKind::Atomic:
+      if (spaced_access(in) && w.lsu_next > now) {
+        wake = w.lsu_next;
+        return false;
+      }
       return true;
     case ir::OpKind::Barrier:
     case ir::OpKind::MemBar:
@@ -336,6 +351,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       // Their reads occupy the banks and a collector unit; the LD/ST unit
       // still takes them now (a cycle or two against its own latencies).
       collect_operands(sc, slot, now);
+      if (spaced_access(in)) w.lsu_next = now + lsu_issue_interval_;
       ldst_.issue(w, slot, in, now);
       break;
     case ir::OpKind::MemBar:

@@ -46,6 +46,8 @@ void Sm::attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now
   from = attribute_wait_until(from, now, Stall::Membar, w.busy_until, add);
   from = attribute_wait_until(from, now, Stall::NoInstruction, w.fetch_ready, add);
   from = attribute_wait_until(from, now, stall_of(w.dep.source), w.dep.ready, add);
+  // The stall count after its previous memory instruction (core.lsu_issue_interval).
+  if (w.inst.is_memory()) from = attribute_wait_until(from, now, Stall::Wait, w.lsu_next, add);
   if (now > from) from = attribute_throttle(sc, w, k, from, now);
   if (now > from) add(Stall::NotSelected, now - from);
 }

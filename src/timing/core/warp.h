@@ -25,6 +25,7 @@ struct Warp {
   Addr code_base = 0;
   uint32_t pending_loads = 0;    // memory instructions whose results are outstanding
   Cycle busy_until = 0;          // a fence holds the warp until this cycle
+  Cycle lsu_next = 0;            // its next LD/ST-unit access may not issue before this (core.lsu_issue_interval)
   // Lower bound on the next cycle the warp could issue (kPending: a memory
   // reply must come first). Lets the scheduler skip sleeping warps cheaply.
   Cycle wake_at = 0;
