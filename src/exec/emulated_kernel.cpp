@@ -172,6 +172,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   w.pc = (function_index(*launch_.module, step.function) << 20) + uint64_t{step.pc} * 16;
   w.kind = op->kind;
   w.unit = op->unit;
+  op->mark(w);
   bool memory = w.is_memory() && accessed;
   // The cache operator rides in the SASS name so that a replay reads it back.
   e.sass = memory ? base + width_suffix(step.access_bytes) +
@@ -259,6 +260,7 @@ void StepTranslator::expand(const ptx::Instruction& in, Entry& e) const {
     b.pc = w.pc;
     b.kind = op.kind;
     b.unit = op.unit;
+    op.mark(b);
     if (fence) {
       b.space = frontend::fence_scope_of(sass);
     } else {
@@ -301,6 +303,7 @@ ir::WarpInst StepTranslator::alu_step(const PtxOpNames::Step& st, const ptx::Ins
   b.pc = pc;
   b.kind = op.kind;
   b.unit = op.unit;
+  op.mark(b);
   return b;
 }
 

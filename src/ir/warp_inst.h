@@ -16,7 +16,7 @@ enum class OpKind : uint8_t {
   Atomic,   // read-modify-write (ATOM, RED)
   Barrier,  // CTA-wide barrier (BAR.SYNC)
   MemBar,   // memory fence
-  Branch,   // control flow (BRA, BSSY, ...): issues on the branch unit
+  Branch,   // control flow (BRA, BSYNC, ...): issues on the branch unit
   Exit,     // the warp's last instruction
 };
 
@@ -72,7 +72,13 @@ struct WarpInst {
   // owned by the CtaSource (valid while it lives); or, when `strided` is set
   // and `addrs` is null, lane l's address is base + l * stride (modulo 2^64)
   // and nothing is stored per lane. Read them through lane_addrs().
-  bool strided = false;
+  bool strided : 1 = false;
+  // A branch waits for the predicate an instruction like ISETP sets
+  // (core.branch_predicate_latency): the instruction sets one a branch may
+  // test; the branch (BRA, EXIT...) tests one. From the ISA tables'
+  // [branch_predicate] lists, so that a trace replays as it ran.
+  bool sets_branch_pred : 1 = false;
+  bool tests_branch_pred : 1 = false;
   CacheOp cache_op = CacheOp::Default;  // memory instructions (fits the padding before `stride`)
   int32_t stride = 0;
   const Addr* addrs = nullptr;

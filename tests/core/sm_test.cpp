@@ -218,6 +218,36 @@ TEST(CoreSm, AWarpsMemoryInstructionsIssueTheIntervalApart) {
   EXPECT_LE(c, b + 2);
 }
 
+// core.branch_predicate_latency and core.branch_resolve_cycles: a branch
+// testing a predicate issues that many cycles after the instruction that set
+// it, and its warp's next instruction that many after the branch (ptxas's
+// 13 and 5 on sm_80-sm_90).
+TEST(CoreSm, ABranchWaitsForItsPredicateAndThenResolves) {
+  const std::vector<std::string> units = {"sp", "sfu", "ldst", "branch"};
+  ir::WarpInst setp = alu(0, 1);
+  setp.sets_branch_pred = true;
+  ir::WarpInst bra;
+  bra.active_mask = 0xffffffff;
+  bra.kind = ir::OpKind::Branch;
+  bra.unit = 3;
+  bra.tests_branch_pred = true;
+  std::vector<ir::WarpInst> code = {setp, bra, alu(0, 2)};
+  SmBench plain({"core.units.branch.latency=1"}, units);
+  SmBench ptxas({"core.units.branch.latency=1", "core.branch_predicate_latency=13", "core.branch_resolve_cycles=5"},
+                units);
+  Cycle a = plain.run({code}), b = ptxas.run({code});
+  EXPECT_EQ(b - a, 12u + 4u);  // the branch issues at 13, not 1; the add at 18, not 2
+  EXPECT_EQ(ptxas.reg.sum("sm.0.stall.wait") - plain.reg.sum("sm.0.stall.wait"), 12u);
+  EXPECT_EQ(ptxas.reg.sum("sm.0.stall.branch_resolving"), 4u);
+  EXPECT_EQ(plain.reg.sum("sm.0.stall.branch_resolving"), 0u);
+  // A branch that tests nothing (bra.uni, as an ISA table may say) does not
+  // wait for the predicate; it still resolves.
+  code[1].tests_branch_pred = false;
+  SmBench untested({"core.units.branch.latency=1", "core.branch_predicate_latency=13", "core.branch_resolve_cycles=5"},
+                   units);
+  EXPECT_EQ(untested.run({code}) - a, 4u);
+}
+
 TEST(CoreSm, UndeclaredUnitIsAConfigError) {
   SmBench b;
   ir::KernelInfo k;

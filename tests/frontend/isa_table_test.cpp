@@ -34,7 +34,7 @@ TEST(IsaTable, ClassesFollowTheGeneration) {
   EXPECT_EQ(op(70, "MUFU.RSQ").unit, unit("sfu"));
   EXPECT_EQ(op(70, "I2F.F64").unit, unit("sfu"));
   EXPECT_EQ(op(70, "HMMA.884.F32").unit, unit("tensor"));
-  EXPECT_EQ(op(70, "BSSY").kind, ir::OpKind::Branch);
+  EXPECT_EQ(op(70, "BSSY").kind, ir::OpKind::Alu);  // a reconvergence record, not a control transfer
   EXPECT_EQ(op(70, "LD.E").space, IsaSpace::Generic);
   EXPECT_EQ(op(70, "RED.E.ADD").kind, ir::OpKind::Atomic);
   EXPECT_EQ(op(70, "MEMBAR.GL").kind, ir::OpKind::MemBar);
@@ -111,6 +111,28 @@ TEST(IsaTable, NewGenerationIsADataFile) {
   test::write_file(d / "sm_6.toml", "[[group]\n");
   m = test::error_of([&] { IsaTable::load_from(d.string(), 6); });
   EXPECT_NE(m.find("sm_6.toml:1"), std::string::npos) << m;
+}
+
+// [branch_predicate]: which instructions set a predicate a branch tests and
+// which branches test one (core.branch_predicate_latency); from Volta on,
+// inherited; an opcode the groups do not define is an error naming the key.
+TEST(IsaTable, BranchesAndThePredicatesTheyTest) {
+  for (uint32_t sm : {70u, 90u}) {
+    EXPECT_TRUE(op(sm, "ISETP.GE.AND").sets_branch_pred) << sm;
+    EXPECT_TRUE(op(sm, "FSETP.GT.AND").sets_branch_pred) << sm;
+    EXPECT_TRUE(op(sm, "PLOP3.LUT").sets_branch_pred) << sm;
+    EXPECT_TRUE(op(sm, "BRA").tests_branch_pred) << sm;
+    EXPECT_TRUE(op(sm, "EXIT").tests_branch_pred) << sm;
+    EXPECT_FALSE(op(sm, "IADD3").sets_branch_pred || op(sm, "IADD3").tests_branch_pred) << sm;
+    EXPECT_FALSE(op(sm, "BSYNC").tests_branch_pred) << sm;
+  }
+  EXPECT_FALSE(op(61, "ISETP").sets_branch_pred);  // not examined before Volta
+  auto d = test::temp_dir("isa_pred");
+  test::write_file(d / "sm_1.toml", "[[group]]\nkind = \"branch\"\nunit = \"branch\"\nops = [\"BRA\"]\n"
+                                     "[branch_predicate]\nsets = [\"ISETP\"]\ntests = [\"BRA\"]\n");
+  std::string m = test::error_of([&] { IsaTable::load_from(d.string(), 1); });
+  EXPECT_NE(m.find("field 'branch_predicate.sets'"), std::string::npos) << m;
+  EXPECT_NE(m.find("'ISETP'"), std::string::npos) << m;
 }
 
 TEST(IsaTable, DataDirHoldsTheTables) {

@@ -1,7 +1,8 @@
 // List scheduling of PTX basic blocks (see schedule.h for why).
 //
 // Each block is cut into regions at its ordering points (fences), which stay
-// where they are. Inside a region an instruction depends on an earlier one
+// where they are; CTA barriers are not fences here but ordered with every
+// memory access, so register-only instructions may cross them. Inside a region an instruction depends on an earlier one
 // when they share a register one of them writes (read-after-write,
 // write-after-read, write-after-write; the carry flag counts as a register),
 // or when both may touch the same memory and one of them is not a plain load
@@ -9,7 +10,10 @@
 // address may be anything). Loads may pass loads. The scheduler then
 // repeatedly takes, among the instructions whose predecessors are placed, the
 // one with the longest latency path to the region's end (source order breaks
-// ties): loads first, with the address arithmetic that feeds them.
+// ties): loads first, with the address arithmetic that feeds them. The
+// instruction that sets the predicate of the branch ending the region counts
+// the branch's wait for it (ptxas hoists it: a branch issues 12-13 cycles
+// after the ISETP it tests, docs/architecture.md "Branches").
 #include "frontend/ptx/schedule.h"
 
 #include <algorithm>
@@ -27,7 +31,7 @@ enum class Kind : uint8_t {
   Pure,     // registers only: moves past anything it does not share a register with
   Load,     // reads memory: may also pass other loads
   Ordered,  // writes memory, or is ordered with it (volatile/acquire loads, atomics)
-  Fence,    // nothing moves past it (barriers, fences, calls, clock reads, control flow, unknown)
+  Fence,    // nothing moves past it (fences, calls, clock reads, control flow, unknown)
 };
 
 Kind classify(const Instruction& in) {
@@ -45,6 +49,11 @@ Kind classify(const Instruction& in) {
   if (op == "st" || op == "atom" || op == "red" || op == "sust" || op == "sured" || op == "stmatrix" ||
       op == "cp")
     return Kind::Ordered;
+  // A CTA barrier orders memory, not registers: ptxas computes a later
+  // branch's ISETP before the BAR.SYNC (srad_reduce's H100 SASS), so
+  // register-only instructions may cross it; no memory access does (it is
+  // ordered with every space).
+  if (op == "bar" || op == "barrier") return Kind::Ordered;
   return pure_opcode(op) ? Kind::Pure : Kind::Fence;
 }
 
@@ -98,6 +107,9 @@ int64_t priority_latency(const Instruction& in, Kind kind) {
   return 4;
 }
 
+// Priority latency of setting the predicate the region's closing branch tests.
+constexpr int64_t kBranchPredicateLatency = 13;
+
 struct Node {
   Kind kind = Kind::Pure;
   int64_t latency = 4;
@@ -106,8 +118,9 @@ struct Node {
   std::vector<uint32_t> succ;
 };
 
-// Dependence edges of the region [begin, end) of `f.body`, indices relative to begin.
-std::vector<Node> build_region(const Function& f, size_t begin, size_t end) {
+// Dependence edges of the region [begin, end) of `f.body`, indices relative
+// to begin; `branch_guard` is the predicate the branch after it tests (-1: none).
+std::vector<Node> build_region(const Function& f, size_t begin, size_t end, int32_t branch_guard) {
   size_t n = end - begin;
   std::vector<Node> nodes(n);
   int32_t cc = static_cast<int32_t>(f.regs.size());
@@ -129,6 +142,8 @@ std::vector<Node> build_region(const Function& f, size_t begin, size_t end) {
     nodes[i].kind = classify(in);
     nodes[i].latency = priority_latency(in, nodes[i].kind);
     RegAccess a = reg_access(in, f, cc);
+    if (branch_guard >= 0 && std::find(a.writes.begin(), a.writes.end(), branch_guard) != a.writes.end())
+      nodes[i].latency = std::max(nodes[i].latency, kBranchPredicateLatency);
     for (int32_t r : a.reads) edge(last_writer[r], i);
     for (int32_t r : a.writes) {
       edge(last_writer[r], i);
@@ -167,7 +182,8 @@ std::vector<Node> build_region(const Function& f, size_t begin, size_t end) {
 // Schedules [begin, end) in place; returns how many instructions moved.
 size_t schedule_region(Function& f, size_t begin, size_t end) {
   if (end - begin < 2) return 0;
-  std::vector<Node> nodes = build_region(f, begin, end);
+  bool branch = end < f.body.size() && ends_block(f.body[end]);
+  std::vector<Node> nodes = build_region(f, begin, end, branch ? f.body[end].guard : -1);
   auto later = [&](uint32_t a, uint32_t b) {  // true when b should go before a
     if (nodes[a].height != nodes[b].height) return nodes[a].height < nodes[b].height;
     return a > b;

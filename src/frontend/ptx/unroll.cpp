@@ -194,6 +194,11 @@ Instruction make(const Instruction& like, std::string op, std::vector<std::strin
   in.ops = std::move(ops);
   in.text = "(unrolled loop's guard) " + in.opcode;
   for (const std::string& m : in.mods) in.text += "." + m;
+  // ptxas's unrolled loop has no such block: its back edge tests whether a
+  // whole pass remains (the ISETP early in the body, the branch at its end),
+  // and its remainder follows it. exec runs the guard, its branch and the
+  // branch past the original loop; the timing model sees the back edge.
+  in.folded = true;
   return in;
 }
 

@@ -23,7 +23,11 @@
 // tests, so results are those of the original loop. As ptxas steps each
 // induction register once per pass (offsets folded into the addresses that
 // use it), the copies' `add/sub r, r, imm` steps other than the last copy's
-// are marked `folded`: exec runs them and does not issue them. Loops with predicated
+// are marked `folded`: exec runs them and does not issue them. So are the
+// guard, its branch and the `bra L_exit`: ptxas's back edge itself tests
+// whether a whole pass remains (its ISETP early in the body,
+// docs/architecture.md "Branches") and its remainder follows, so its passes
+// issue one branch each, as the copies' back edge does here. Loops with predicated
 // instructions, warp collectives, barriers, fences, calls, clock reads or
 // the carry flag are left alone.
 #pragma once

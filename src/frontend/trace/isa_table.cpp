@@ -61,6 +61,26 @@ const struct UnitInstances {
   }
 } kUnitInstances;
 
+// [branch_predicate] sets = [...], tests = [...]: opcodes this file or a
+// base defined.
+template <class Ops>
+void mark_branch_predicates(const toml::table& root, const std::string& file, Ops& table) {
+  const toml::table* t = root["branch_predicate"].as_table();
+  if (!t) return;
+  for (const char* key : {"sets", "tests"}) {
+    const toml::array* list = (*t)[key].as_array();
+    if (!list) throw InputError(file, 0, std::string("branch_predicate.") + key, "expected a list of opcodes");
+    for (const toml::node& op : *list) {
+      auto s = op.value<std::string>();
+      auto it = s ? table.find(*s) : table.end();
+      if (it == table.end())
+        throw InputError(file, 0, std::string("branch_predicate.") + key,
+                         "'" + s.value_or("") + "' is not an opcode of this table's groups");
+      (key[0] == 's' ? it->second.sets_branch_pred : it->second.tests_branch_pred) = true;
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& IsaTable::unit_vocabulary() {
@@ -115,7 +135,9 @@ void IsaTable::load_file(const std::string& dir, const std::string& name, int de
       ops_[*s] = info;
     }
   }
+  mark_branch_predicates(root, file, ops_);
 }
+
 
 const OpInfo* IsaTable::find(std::string_view opcode) const {
   auto it = ops_.find(base_opcode(opcode));

@@ -19,6 +19,13 @@ struct OpInfo {
   ir::OpKind kind = ir::OpKind::Alu;
   IsaSpace space = IsaSpace::None;
   uint8_t unit = 0;  // index into IsaTable::unit_names()
+  // The table's [branch_predicate] lists: sets a predicate a branch may
+  // test; is a branch that tests one (ir::WarpInst's flags of those names).
+  bool sets_branch_pred = false, tests_branch_pred = false;
+  void mark(ir::WarpInst& w) const {
+    w.sets_branch_pred = sets_branch_pred;
+    w.tests_branch_pred = tests_branch_pred;
+  }
 };
 
 class IsaTable {

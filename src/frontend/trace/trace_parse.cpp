@@ -501,6 +501,7 @@ void InstParser::fill_kind(const Resolved& r, bool traced, ParsedInst& out) cons
   ir::WarpInst& w = out.inst;
   w.kind = r.op.kind;
   w.unit = r.op.unit;
+  r.op.mark(w);
   w.tensor_work = r.tensor_work;
   if (w.kind == ir::OpKind::MemBar) w.space = r.fence_scope;
   bool mem = w.is_memory();

@@ -31,6 +31,19 @@ const config::Param<int64_t> kLsuIssueInterval{
     "cycles from one warp's global, local or shared memory instruction (or atomic) to its next one: the stall count "
     "ptxas gives such an instruction when another follows (1: back to back)",
     {1, 64}};
+// ptxas's stall counts on sm_75 to sm_90 (docs/architecture.md, "Branches"):
+// a branch (BRA, EXIT...) issues at least 12 (sm_75) or 13 cycles after the
+// ISETP that sets its predicate, and the warp's next instruction at least 5
+// cycles after the branch.
+const config::Param<int64_t> kBranchPredicateLatency{
+    "core.branch_predicate_latency", 0, "cycles",
+    "cycles from an instruction that sets a predicate (ISETP, FSETP, PLOP3...) to a branch that may test it (BRA, "
+    "EXIT...; the ISA tables' [branch_predicate] lists); 0: no wait",
+    {0, 64}};
+const config::Param<int64_t> kBranchResolve{
+    "core.branch_resolve_cycles", 1, "cycles",
+    "cycles from a branch's issue (a branch- or exit-kind instruction) to its warp's next issue (1: the next cycle)",
+    {1, 64}};
 }  // namespace
 
 Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, uint16_t id)
@@ -44,6 +57,8 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       barrier_arrival_cycles_(static_cast<Cycle>(kBarrierArrival.get(cfg))),
       barrier_release_cycles_(static_cast<Cycle>(kBarrierRelease.get(cfg))),
       lsu_issue_interval_(static_cast<Cycle>(kLsuIssueInterval.get(cfg))),
+      branch_predicate_latency_(static_cast<Cycle>(kBranchPredicateLatency.get(cfg))),
+      branch_resolve_cycles_(static_cast<Cycle>(kBranchResolve.get(cfg))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
       thread_insts_(scope.counter("thread_insts", "thread instructions (active lanes) issued")),
       ctas_done_(scope.counter("ctas", "CTAs completed")),
@@ -193,6 +208,7 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
     w.pending_loads = 0;
     w.busy_until = 0;
     w.lsu_next = 0;
+    w.branch_ready = w.pred_ready = 0;
     w.wake_at = 0;
     w.scoreboard.clear();
     w.stall_from = clock_.now();
@@ -216,8 +232,9 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
 
 bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
   const ir::WarpInst& in = w.inst;
-  if (w.busy_until > now || w.fetch_ready > now) {
-    wake = std::max(w.busy_until, w.fetch_ready);
+  Cycle held = std::max({w.busy_until, w.fetch_ready, w.branch_ready, in.tests_branch_pred ? w.pred_ready : 0});
+  if (held > now) {
+    wake = held;
     return false;
   }
   if (!w.regs_ready(in, now, wake)) return false;
@@ -344,6 +361,8 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
   ++kw.warp_insts;
   kw.thread_insts += in.active_count();
   if (stall_reasons_) attribute_stalls(sc, w, k, now);
+  if (in.sets_branch_pred) w.pred_ready = now + branch_predicate_latency_;
+  if (in.kind == ir::OpKind::Branch || in.kind == ir::OpKind::Exit) w.branch_ready = now + branch_resolve_cycles_;
   switch (in.kind) {
     case ir::OpKind::Load:
     case ir::OpKind::Store:

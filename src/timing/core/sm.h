@@ -163,6 +163,7 @@ class Sm : public Clocked {
   // and from a barrier's last arrival to its warps' next issue.
   Cycle barrier_arrival_cycles_ = 0, barrier_release_cycles_ = 0;
   Cycle lsu_issue_interval_ = 1;
+  Cycle branch_predicate_latency_ = 0, branch_resolve_cycles_ = 1;
   // A memory instruction that core.lsu_issue_interval spaces: any but a
   // constant load (LDC has a path and spacing of its own in ptxas's code).
   static bool spaced_access(const ir::WarpInst& in) { return in.space != ir::MemSpace::Const; }

@@ -44,10 +44,14 @@ void Sm::attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now
   auto add = [&](Stall r, Cycle n) { add_stall(k, r, n); };
   Cycle from = attribute_wait_until(w.stall_from, now, Stall::Barrier, w.barrier_open, add);
   from = attribute_wait_until(from, now, Stall::Membar, w.busy_until, add);
+  from = attribute_wait_until(from, now, Stall::BranchResolving, w.branch_ready, add);
   from = attribute_wait_until(from, now, Stall::NoInstruction, w.fetch_ready, add);
   from = attribute_wait_until(from, now, stall_of(w.dep.source), w.dep.ready, add);
-  // The stall count after its previous memory instruction (core.lsu_issue_interval).
+  // The stall counts ptxas would give: after the warp's previous memory
+  // instruction (core.lsu_issue_interval), after the instruction that set a
+  // predicate this branch tests (core.branch_predicate_latency).
   if (w.inst.is_memory()) from = attribute_wait_until(from, now, Stall::Wait, w.lsu_next, add);
+  if (w.inst.tests_branch_pred) from = attribute_wait_until(from, now, Stall::Wait, w.pred_ready, add);
   if (now > from) from = attribute_throttle(sc, w, k, from, now);
   if (now > from) add(Stall::NotSelected, now - from);
 }

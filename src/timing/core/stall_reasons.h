@@ -18,6 +18,7 @@ namespace ws::timing {
 enum class Stall : uint8_t {
   Barrier,           // at a CTA barrier until it opened
   Membar,            // a memory fence had not completed
+  BranchResolving,   // its last branch had not resolved (core.branch_resolve_cycles)
   NoInstruction,     // the instruction line had not arrived
   LongScoreboard,    // an operand waited for an L1TEX load (global, local, texture)
   ShortScoreboard,   // ... for a variable-latency MIO result (shared memory, constants, SFU)
@@ -34,8 +35,9 @@ inline constexpr size_t kStallReasons = static_cast<size_t>(Stall::kCount);
 
 // The stall's name in stats (stall.<name>) and in ncu's metric names.
 inline constexpr std::array<const char*, kStallReasons> kStallNames = {
-    "barrier",      "membar",      "no_instruction",     "long_scoreboard", "short_scoreboard", "wait",
-    "lg_throttle",  "mio_throttle", "math_pipe_throttle", "not_selected",    "drain",            "selected"};
+    "barrier",      "membar",       "branch_resolving",   "no_instruction", "long_scoreboard", "short_scoreboard",
+    "wait",         "lg_throttle",  "mio_throttle",       "math_pipe_throttle", "not_selected", "drain",
+    "selected"};
 
 using StallCounts = std::array<uint64_t, kStallReasons>;
 

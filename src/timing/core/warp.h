@@ -26,6 +26,8 @@ struct Warp {
   uint32_t pending_loads = 0;    // memory instructions whose results are outstanding
   Cycle busy_until = 0;          // a fence holds the warp until this cycle
   Cycle lsu_next = 0;            // its next LD/ST-unit access may not issue before this (core.lsu_issue_interval)
+  Cycle branch_ready = 0;        // its last branch resolves: nothing issues before (core.branch_resolve_cycles)
+  Cycle pred_ready = 0;          // a branch testing a predicate issues no earlier (core.branch_predicate_latency)
   // Lower bound on the next cycle the warp could issue (kPending: a memory
   // reply must come first). Lets the scheduler skip sleeping warps cheaply.
   Cycle wake_at = 0;
