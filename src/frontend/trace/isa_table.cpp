@@ -138,7 +138,6 @@ void IsaTable::load_file(const std::string& dir, const std::string& name, int de
   mark_branch_predicates(root, file, ops_);
 }
 
-
 const OpInfo* IsaTable::find(std::string_view opcode) const {
   auto it = ops_.find(base_opcode(opcode));
   return it == ops_.end() ? nullptr : &it->second;

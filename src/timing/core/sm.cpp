@@ -232,7 +232,8 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
 
 bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
   const ir::WarpInst& in = w.inst;
-  Cycle held = std::max({w.busy_until, w.fetch_ready, w.branch_ready, in.tests_branch_pred ? w.pred_ready : 0});
+  Cycle held = std::max({w.busy_until, w.fetch_ready, w.branch_ready, in.tests_branch_pred ? w.pred_ready : 0,
+                         spaced_access(in) ? w.lsu_next : 0});
   if (held > now) {
     wake = held;
     return false;
@@ -244,10 +245,6 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
     case ir::OpKind::Load:
     case ir::OpKind::Store:
     case ir::OpKind::Atomic:
-      if (spaced_access(in) && w.lsu_next > now) {
-        wake = w.lsu_next;
-        return false;
-      }
       return true;
     case ir::OpKind::Barrier:
     case ir::OpKind::MemBar:

@@ -166,7 +166,7 @@ class Sm : public Clocked {
   Cycle branch_predicate_latency_ = 0, branch_resolve_cycles_ = 1;
   // A memory instruction that core.lsu_issue_interval spaces: any but a
   // constant load (LDC has a path and spacing of its own in ptxas's code).
-  static bool spaced_access(const ir::WarpInst& in) { return in.space != ir::MemSpace::Const; }
+  static bool spaced_access(const ir::WarpInst& in) { return in.is_memory() && in.space != ir::MemSpace::Const; }
   Cycle barrier_unit_free_ = 0;
   uint64_t warp_age_ = 0;
   Tick next_tick_ = kNever;
