@@ -55,6 +55,11 @@ const config::Param<int64_t> kPtxIfConvert{
     "a forward conditional branch over at most this many straight-line instructions is predicated, as ptxas does: "
     "the region issues in every warp that reaches it, the branch does not (docs/exec.md); 0 branches as written",
     {0, 64}};
+const config::Param<bool> kParamBank{
+    "exec.param_bank", true, "",
+    "a kernel's ld.param is timed as an LDC of its launch's constant bank (c[0x0][0x210] on sm_90, 0x160 on sm_70 "
+    "to sm_89), read through the SM's constant cache, whose first read of each bank line misses (l1c.bank_latency); "
+    "false times it as a MOV (docs/memory-system.md)"};
 
 // Watchdogs: a kernel that loops forever must not run forever. Far above
 // any kernel a simulation can afford (see docs/exec.md for the figures).
@@ -296,7 +301,7 @@ bool Device::timed_under_plan(const ir::KernelInfo& info) {
 // a trace.
 LaunchResult Device::run_emulated(const Launch& l, const ir::KernelInfo& info) {
   Timing& t = *timing_;
-  StepTranslator tr(t.names, t.isa, l);
+  StepTranslator tr(t.names, t.isa, l, kParamBank.get(t.cfg));
   if (t.trace) t.trace->begin_kernel(info, kTraceSharedWindow, kTraceLocalWindow);
   EmulatedKernel kernel(emulator_, l, info, tr, t.trace.get(), false);
   try {
@@ -327,7 +332,7 @@ uint32_t Device::queue_timed(const Launch& l, const ir::KernelInfo& info, Stream
   auto q = std::make_unique<Queued>();
   q->launch = l;
   q->info = info;
-  q->tr = std::make_unique<StepTranslator>(t.names, t.isa, q->launch);
+  q->tr = std::make_unique<StepTranslator>(t.names, t.isa, q->launch, kParamBank.get(t.cfg));
   if (t.trace) q->trace = t.trace->open_kernel(q->info, kTraceSharedWindow, kTraceLocalWindow);
   q->kernel = std::make_unique<EmulatedKernel>(emulator_, q->launch, q->info, *q->tr, q->trace.get(), true);
   if (!gpu_broken_) t.gpu->launch(*q->kernel, stream.id, stream.blocking);

@@ -10,6 +10,7 @@
 #include "exec/warp_aggregation.h"
 #include "frontend/trace/tensor_work.h"
 #include "frontend/trace/trace_parse.h"
+#include "ir/param_bank.h"
 
 namespace ws::exec {
 
@@ -151,8 +152,8 @@ bool StepTranslator::reads_register(const ptx::Function& fn, int32_t reg) const 
 }
 
 StepTranslator::StepTranslator(const PtxOpNames& names, std::shared_ptr<const frontend::IsaTable> isa,
-                               const Launch& launch)
-    : names_(names), isa_(std::move(isa)), launch_(launch) {}
+                               const Launch& launch, bool param_bank)
+    : names_(names), isa_(std::move(isa)), launch_(launch), param_bank_(param_bank) {}
 
 const StepTranslator::Entry& StepTranslator::entry(const WarpStep& step) {
   uint64_t key = reinterpret_cast<uintptr_t>(step.inst) * 16 + static_cast<uint64_t>(step.space);
@@ -165,8 +166,14 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   const ptx::Instruction& in = *step.inst;
   const ptx::Function& fn = *step.function;
   Entry e;
-  bool accessed = step.space != ptx::StateSpace::None && step.space != ptx::StateSpace::Param;
-  std::string base = names_.sass_name(in, step.space, step.function == launch_.kernel, launch_.module->ast.filename);
+  // A kernel's own parameters are in its launch's constant bank (LDC); a
+  // called function's are registers or its stack (a MOV).
+  e.param = param_bank_ && step.space == ptx::StateSpace::Param && step.function == launch_.kernel &&
+            in.opcode == "ld";
+  bool accessed = step.space != ptx::StateSpace::None && (step.space != ptx::StateSpace::Param || e.param);
+  std::string base = e.param ? std::string("LDC")
+                             : names_.sass_name(in, step.space, step.function == launch_.kernel,
+                                                launch_.module->ast.filename);
   const frontend::OpInfo* op = &resolve(base, in);
   ir::WarpInst& w = e.inst;
   w.pc = (function_index(*launch_.module, step.function) << 20) + uint64_t{step.pc} * 16;
@@ -361,9 +368,11 @@ bool StepTranslator::aggregate(const WarpStep& step, bool result_read, Entry& e)
   return true;
 }
 
-void StepTranslator::timing_addrs(const WarpStep& step, bool generic, uint64_t warp_uid, Addr* out) const {
+void StepTranslator::timing_addrs(const WarpStep& step, const Entry& e, uint64_t warp_uid, Addr* out) const {
   bool local = step.space == ptx::StateSpace::Local;
-  Addr shared_base = generic && step.space == ptx::StateSpace::Shared ? kTraceSharedWindow : 0;
+  Addr window = e.generic && step.space == ptx::StateSpace::Shared ? kTraceSharedWindow
+                : e.param ? ir::kParamBankBase + ir::param_bank_offset(isa_->binary_version())
+                          : 0;
   for (unsigned lane = 0; lane < 32; ++lane) {
     if (!(step.active_mask >> lane & 1)) {
       out[lane] = 0;
@@ -374,7 +383,7 @@ void StepTranslator::timing_addrs(const WarpStep& step, bool generic, uint64_t w
       uint64_t off = a % kLocalBytesPerThread;
       a = kLocalTimingBase + warp_uid * 32 * kLocalBytesPerThread + off / 4 * 128 + lane * 4 + off % 4;
     }
-    out[lane] = a + shared_base;
+    out[lane] = a + window;
   }
 }
 
@@ -408,7 +417,7 @@ void CtaRecording::on_step(const WarpStep& step) {
   if (e.leader_only && in.active_mask) in.active_mask = 1u << (31 - std::countl_zero(in.active_mask));
   if (in.is_memory()) {
     std::array<Addr, 32>& a = w.addrs.emplace_back();
-    tr.timing_addrs(step, e.generic, kernel_.warp_uid(index_, step.warp), a.data());
+    tr.timing_addrs(step, e, kernel_.warp_uid(index_, step.warp), a.data());
     in.addrs = a.data();
   }
   if (kernel_.keeps_trace()) w.sass.push_back(&e.sass);

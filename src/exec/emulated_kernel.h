@@ -35,12 +35,16 @@ inline constexpr Addr kTraceLocalWindow = 0x0000'7b00'0000'0000ull;
 // Per launch: what the SASS view of each PTX instruction is (cached).
 class StepTranslator {
  public:
-  StepTranslator(const PtxOpNames& names, std::shared_ptr<const frontend::IsaTable> isa, const Launch& launch);
+  // `param_bank`: a kernel's `ld.param` is an LDC of its launch's constant
+  // bank (ir/param_bank.h), as ptxas compiles it; false times it as a MOV.
+  StepTranslator(const PtxOpNames& names, std::shared_ptr<const frontend::IsaTable> isa, const Launch& launch,
+                 bool param_bank = true);
   // The instruction template (no mask or addresses) and its SASS name.
   struct Entry {
     ir::WarpInst inst;
     std::string sass;
     bool generic = false;  // a generic-space SASS opcode (classified by address)
+    bool param = false;    // a kernel parameter read from the launch's constant bank
     // What ptxas issues ahead of it and after it (isa/ptx.toml [expand]),
     // and their names.
     std::vector<ir::WarpInst> before, after;
@@ -49,7 +53,7 @@ class StepTranslator {
   };
   const Entry& entry(const WarpStep& step);
   // Lane addresses as the timing model sees them (local memory interleaved).
-  void timing_addrs(const WarpStep& step, bool generic, uint64_t warp_uid, Addr* out) const;
+  void timing_addrs(const WarpStep& step, const Entry& e, uint64_t warp_uid, Addr* out) const;
   const frontend::IsaTable& isa() const { return *isa_; }
 
  private:
@@ -68,6 +72,7 @@ class StepTranslator {
   const PtxOpNames& names_;
   std::shared_ptr<const frontend::IsaTable> isa_;
   const Launch& launch_;
+  bool param_bank_;
   std::unordered_map<uint64_t, Entry> cache_;  // (instruction address, space)
   // Per function: which PTX registers some instruction reads.
   mutable std::unordered_map<const ptx::Function*, std::vector<bool>> read_regs_;

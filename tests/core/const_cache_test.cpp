@@ -9,6 +9,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "ir/param_bank.h"
 
 namespace ws::timing {
 namespace {
@@ -118,6 +119,28 @@ TEST(ConstCache, MissReadsTheLineFromTheL2ThenHits) {
   EXPECT_EQ(b.stat("hits"), 1u);
   EXPECT_EQ(b.stat("fills"), 1u);
   EXPECT_EQ(b.stat("sectors"), 2u);
+}
+
+// l1c.bank_latency: a line of the launch's parameter bank is served after
+// that latency (then the hit latency) without L2 traffic; other lines still
+// go to the L2. 0 sends bank lines to the L2 too. (The other tests read
+// ordinary addresses: the default bank latency does not touch them.)
+TEST(ConstCache, ParamBankLinesComeFromTheBankLevel) {
+  ConstBench b({"l1c.bank_latency=40"});
+  Addr bank = ir::kParamBankBase + 0x210;
+  EXPECT_EQ(b.load(same(bank)), 40u + kHit);
+  EXPECT_TRUE(b.l2_reads.empty());
+  EXPECT_EQ(b.stat("fills"), 1u);
+  EXPECT_EQ(b.stat("sectors"), 0u);  // none from the L2
+  Cycle at = b.now;
+  EXPECT_EQ(b.load(same(bank + 8)), at + kHit);  // same line: a hit
+  at = b.now;
+  EXPECT_EQ(b.load(same(0x1010)), at + kMissLatency);  // data: from the L2
+  EXPECT_EQ(b.l2_reads.size(), 1u);
+
+  ConstBench l2({"l1c.bank_latency=0"});
+  EXPECT_EQ(l2.load(same(bank)), kMissLatency);
+  EXPECT_EQ(l2.l2_reads.size(), 1u);
 }
 
 // Distinct addresses serialise on the port, one per cycle, even within a line.

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "config/config.h"
 #include "stats/stats.h"
 #include "timing/core/sm.h"
@@ -59,16 +61,17 @@ struct Bench {
   ClockDomain clk{"core", ClockPeriod{1000}};
   std::vector<std::unique_ptr<Sm>> sms;
   std::unique_ptr<Dispatcher> dispatcher;
-  Bench() {
+  explicit Bench(const std::vector<std::string>& sets = {}) {
     for (const char* s : {"l1i.perfect=true", "core.units.sp.latency=4", "core.units.sp.ii=1", "core.max_warps=8",
                           "core.subcores=4"})
       cfg.set_assignment(s);
+    for (const std::string& s : sets) cfg.set_assignment(s);
     std::vector<Sm*> ptrs;
     for (uint16_t i = 0; i < 2; ++i) {
       sms.push_back(std::make_unique<Sm>(cfg, stats::Scope(reg, "sm." + std::to_string(i)), clk, i));
       ptrs.push_back(sms.back().get());
     }
-    dispatcher = std::make_unique<Dispatcher>(clk, ptrs);
+    dispatcher = std::make_unique<Dispatcher>(cfg, clk, ptrs);
   }
   // A context for `k`: `warps` per CTA, at most `limit` per SM alone.
   SmKernel context(FakeKernel& k, uint32_t limit) {
@@ -113,6 +116,25 @@ TEST(TimingDispatcher, LaterKernelFillsRoomTheEarlierLeaves) {
   EXPECT_EQ(ca.total().warp_insts, 800u);
   EXPECT_EQ(cb.total().warp_insts, 20u);
   EXPECT_EQ(b.reg.sum("sm.*.warp_insts"), 820u);
+}
+
+// gpu.cta_placement: one-CTA kernels run one after the other all land on SM
+// 0 under `restart` (a kernel launched in a loop finds its code where it
+// left it); under `continue` the round robin carries on to SM 1.
+TEST(TimingDispatcher, PlacementRestartsOrContinuesTheRoundRobin) {
+  for (std::string placement : {"restart", "continue"}) {
+    Bench b({"gpu.cta_placement=" + placement});
+    FakeKernel a(1, 32, 10), k2(1, 32, 10);
+    SmKernel ca = b.context(a, 8), cb = b.context(k2, 8);
+    b.dispatcher->add(a, ca, 0);
+    b.run_until([&] { return b.dispatcher->done(ca); });
+    b.dispatcher->add(k2, cb, b.next);
+    b.run_until([&] { return b.dispatcher->done(cb); });
+    bool restart = placement == "restart";
+    EXPECT_EQ(b.reg.sum("sm.0.warp_insts"), restart ? 20u : 10u) << placement;
+    EXPECT_EQ(b.reg.sum("sm.1.warp_insts"), restart ? 0u : 10u) << placement;
+  }
+  EXPECT_THROW(Bench({"gpu.cta_placement=random"}), ConfigError);
 }
 
 // Two small kernels (one 1-warp CTA each) share an SM when it has room: both

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/param_bank.h"
 #include "mem/test_driver.h"
 
 namespace ws::timing {
@@ -193,6 +194,26 @@ TEST(L2Slice, LoadedCodeHitsOnceThenBehavesAsData) {
   off.send(AccessType::Read, code);
   off.run(200);
   EXPECT_EQ(off.dram_reads(), 1u);
+}
+
+// A launch writes its constant bank (ir/param_bank.h): a bank line is found
+// at every read, also after evictions, with or without l2.code_loaded.
+TEST(L2Slice, ParamBankLinesAreAlwaysThere) {
+  std::vector<std::string> sets = kTiny;
+  sets.push_back("l2.code_loaded=false");
+  L2Bench b(sets);
+  Addr bank = ir::kParamBankBase + 0x200;
+  b.send(AccessType::Read, bank);
+  b.run(200);
+  EXPECT_EQ(b.stat("read_hits"), 1u);
+  for (Addr i = 1; i <= 9; ++i) {
+    b.send(AccessType::Read, i * kLineBytes);  // nine data lines evict it
+    b.run(200);
+  }
+  b.send(AccessType::Read, bank);
+  b.run(200);
+  EXPECT_EQ(b.stat("read_hits"), 2u);
+  EXPECT_EQ(b.dram_reads(), 9u);  // the data lines only
 }
 
 // Code regions (one per kernel name) stay below kCodeRegionEnd, clear of data.

@@ -90,8 +90,8 @@ bool ends_block(const Instruction& in) {
 int64_t priority_latency(const Instruction& in, Kind kind) {
   const std::string& op = in.opcode;
   if (kind == Kind::Load) {
-    if (has_mod(in, "param")) return 4;
-    if (has_mod(in, "shared") || has_mod(in, "const") || op == "ldmatrix") return 30;
+    // A kernel parameter is an LDC of the launch's constant bank (ir/param_bank.h).
+    if (has_mod(in, "shared") || has_mod(in, "const") || has_mod(in, "param") || op == "ldmatrix") return 30;
     return 400;  // global, local, generic, texture: a trip past the L1
   }
   if (op == "atom") {  // its result comes back from the L2 (ptxas issues a loop's atomics together)

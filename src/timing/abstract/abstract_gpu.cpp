@@ -24,7 +24,8 @@ AbstractGpu::AbstractGpu(const config::Config& cfg)
       launch_latency_(cycles_of(cfg, "gpu.kernel_launch_latency")),
       launch_overhead_(cycles_of(cfg, "gpu.kernel_launch_overhead")),
       fixed_cycles_(cycles_of(cfg, "gpu.kernel_fixed_cycles")),
-      max_cycles_(cycles_of(cfg, "gpu.max_cycles")) {
+      max_cycles_(cycles_of(cfg, "gpu.max_cycles")),
+      restart_placement_(cfg.get<std::string>("gpu.cta_placement") == "restart") {
   if (cfg.get<bool>("sampling.project_kernels"))
     throw ConfigError("sampling.project_kernels", "intra-kernel projection needs gpu.model = detailed; the abstract "
                                                   "model runs every CTA (docs/abstract-model.md)");
@@ -78,11 +79,13 @@ void AbstractGpu::dispatch(uint32_t sm, Cycle now) {
 }
 
 // As the detailed dispatcher: round robin, one CTA per SM per cycle, until
-// every SM is full or the grid is handed out, starting after the SM that got
-// the previous CTA (of this kernel or the one before: a small grid lands on
-// other SMs, whose instruction caches are cold, than the kernel before).
+// every SM is full or the grid is handed out, starting at SM 0
+// (gpu.cta_placement = restart) or after the SM that got the previous CTA
+// (continue: a small grid lands on other SMs than the kernel before, whose
+// instruction caches are cold).
 void AbstractGpu::first_wave(Cycle at) {
   const size_t n = sms_.size();
+  if (restart_placement_) rr_ = 0;
   for (Cycle t = at; next_cta_; ++t) {
     bool placed = false;
     for (size_t j = 0, start = rr_; j < n && next_cta_; ++j) {

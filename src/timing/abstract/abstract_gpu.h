@@ -90,6 +90,7 @@ class AbstractGpu final : public TimingModel {
   ir::KernelSource* kernel_ = nullptr;
   std::unique_ptr<ir::CtaSource> next_cta_;
   Cycle last_cta_end_ = 0;
+  bool restart_placement_;  // gpu.cta_placement = restart: a kernel's first CTA goes to SM 0
   size_t rr_ = 0;  // the SM after the one that got the last CTA (the dispatcher's round robin)
   uint64_t steps_ = 0;
   std::deque<Queued> queue_;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/error.h"
+#include "ir/param_bank.h"
 #include "timing/mem/atomic_ops.h"
 #include "timing/mem/shared_mem.h"
 
@@ -83,6 +84,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
       cache_global_(cfg.get<bool>("l1d.cache_global")),
       write_allocate_(cfg.get<std::string>("l1d.write_policy") == "write-allocate"),
       code_loaded_(cfg.get<bool>("l2.code_loaded")),
+      bank_latency_(static_cast<Cycle>(cfg.get<int64_t>("l1c.bank_latency"))),
       flit_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.flit_bytes"))),
       header_bytes_(static_cast<uint32_t>(i64(cfg, "icnt.header_bytes"))),
       tag_lookups_(static_cast<uint32_t>(i64(cfg, "l1d.tag_lookups"))),
@@ -193,6 +195,9 @@ MemTiming MemoryModel::access(uint32_t sm, const ir::WarpInst& in, Cycle now) {
   ir::LaneAddrs scratch;
   const Addr* addrs = ir::lane_addrs(in, scratch);
   if (addrs && in.active_mask) coalescer_.coalesce(addrs, in.active_mask, in.access_bytes, lines);
+  if (in.space == ir::MemSpace::Const)
+    for (const LineAccess& a : lines)  // every launch writes its constant bank (ir/param_bank.h)
+      if (ir::is_param_bank_addr(a.line_addr)) warm(a.line_addr, a.line_addr + kLineBytes);
   MemTiming t{now + up(l1_latency_), static_cast<uint32_t>(std::max<size_t>(1, (lines.size() + tag_lookups_ - 1) / tag_lookups_))};
   bool use_l1 = (cache_global_ || in.cache_op == ir::CacheOp::NonCoherent || in.space != ir::MemSpace::Global) &&
                 !bypasses_l1(in.cache_op);
@@ -249,7 +254,9 @@ Cycle MemoryModel::global_load(uint32_t sm, const LineAccess& a, Cycle& at, bool
     else done = std::max(done, l1.ready(*line, s));  // merged with the fill on its way
   }
   if (missing) {
-    Cycle back = l2_read(sm, a.line_addr, missing, at);
+    // A line of the launch's parameter bank comes from the bank level (l1c.bank_latency), as in the detailed SM.
+    Cycle back = bank_latency_ && ir::is_param_bank_addr(a.line_addr) ? at + bank_latency_
+                                                                        : l2_read(sm, a.line_addr, missing, at);
     line->valid |= missing;
     for (uint32_t s = 0; s < kSectorsPerLine; ++s)
       if (missing >> s & 1) l1.ready(*line, s) = back;

@@ -107,6 +107,7 @@ class MemoryModel {
   uint64_t l1_max_bytes_, l2_bytes_;
   uint32_t l1_sets_;
   bool cache_global_, write_allocate_, code_loaded_;
+  Cycle bank_latency_;  // l1c.bank_latency
   std::unordered_map<Addr, uint8_t> loaded_code_;  // code lines installed once (module load)
   // Latencies and per-sector service times, in core cycles.
   double l1_latency_, shared_latency_, icnt_latency_, l2_latency_;

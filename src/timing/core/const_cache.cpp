@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "common/error.h"
+#include "ir/param_bank.h"
 
 namespace ws::timing {
 
@@ -21,6 +22,13 @@ const config::Param<int64_t> kL1cLineBytes{"l1c.line_bytes", 64, "bytes",
                                            {32, 128}};
 const config::Param<int64_t> kWays{"l1c.ways", 4, "ways", "constant cache associativity", {1, 1024}};
 const config::Param<int64_t> kFillQueue{"l1c.fill_queue", 8, "sectors", "replies from the L2 buffered", {1, 4096}};
+const config::Param<int64_t> kBankLatency{
+    "l1c.bank_latency", 130, "cycles",
+    "a constant-cache miss on a line of the launch's parameter bank (ir/param_bank.h) is served after this many "
+    "cycles without L2 traffic, from the level between the constant cache and the L2 that holds the bank when the "
+    "kernel starts (130: the H100's constant and S2R waits of a one-warp kernel, docs/validation-h100.md); 0 reads "
+    "it from the L2 like any constant line (docs/memory-system.md)",
+    {0, 100000}};
 const config::Param<int64_t> kHitLatency{"core.const_latency", 8, "cycles",
                                          "constant-cache hit latency, also from a line's arrival to its waiting "
                                          "loads' data (every constant load's latency with l1c.perfect = true)",
@@ -46,6 +54,7 @@ ConstCache::ConstCache(const config::Config& cfg, stats::Scope scope, const Cloc
       perfect_(kPerfect.get(cfg)),
       hit_latency_(static_cast<uint32_t>(kHitLatency.get(cfg))),
       line_bytes_(static_cast<uint32_t>(kL1cLineBytes.get(cfg))),
+      bank_latency_(static_cast<uint32_t>(kBankLatency.get(cfg))),
       tags_(shape(cfg)),
       l2_(clk, sm_id, MemClient::Const, static_cast<size_t>(kFillQueue.get(cfg))),
       loads_(scope.counter("loads", "warp constant loads")),
@@ -90,7 +99,7 @@ Cycle ConstCache::lookup(Addr addr, Cycle at, uint32_t& waiter, uint32_t token) 
   misses_stat_.inc();  // a new read, or one already under way
   Miss* m = misses_.find(key);
   if (!m) {
-    request_line(key, addr / line_bytes_ * line_bytes_);
+    request_line(key, addr / line_bytes_ * line_bytes_, at);
     m = misses_.find(key);
   }
   if (waiter == ~0u) waiter = new_waiter(token);
@@ -113,15 +122,26 @@ uint32_t ConstCache::new_waiter(uint32_t token) {
 }
 
 // A read of the line's 32 B sectors (one request per 128 B line it covers).
-void ConstCache::request_line(Addr key, Addr first_byte) {
+void ConstCache::request_line(Addr key, Addr first_byte, Cycle at) {
   fills_.inc();
   uint32_t sectors = line_bytes_ / kSectorBytes;
   misses_[key] = Miss{static_cast<uint8_t>(sectors), {}};
+  if (bank_latency_ > 0 && ir::is_param_bank_addr(first_byte)) {
+    auto pos = bank_fills_.end();  // kept in ready order (lookups come in cycle order but for a flush)
+    while (pos != bank_fills_.begin() && std::prev(pos)->ready > at + bank_latency_) --pos;
+    bank_fills_.insert(pos, BankFill{at + bank_latency_, key});
+    return;
+  }
   l2_.read(first_byte, sectors);
 }
 
 void ConstCache::tick(Cycle now) {
   l2_.tick(clk_.tick_of(now), [&](Addr a) { sector_arrived(a, now); });
+  while (!bank_fills_.empty() && bank_fills_.front().ready <= now) {
+    BankFill f = bank_fills_.front();
+    bank_fills_.pop_front();
+    line_arrived(f.key, now);
+  }
 }
 
 void ConstCache::sector_arrived(Addr addr, Cycle now) {

@@ -13,7 +13,9 @@
 // traffic). The cache is emptied at every kernel launch, as constant banks may
 // change between kernels.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "common/flat_map.h"
@@ -49,7 +51,10 @@ class ConstCache {
   void tick(Cycle now);
   std::vector<Done>& done() { return done_; }
   // Earliest time tick() has work (kNever: none).
-  Tick next_event(Tick now) const { return l2_.next_event(now); }
+  Tick next_event(Tick now) const {
+    Tick t = l2_.next_event(now);
+    return bank_fills_.empty() ? t : std::min(t, clk_.tick_of(bank_fills_.front().ready));
+  }
   uint32_t lines_in_flight() const { return static_cast<uint32_t>(misses_.size()); }
   void flush();
 
@@ -66,7 +71,7 @@ class ConstCache {
 
   Cycle lookup(Addr addr, Cycle at, uint32_t& waiter, uint32_t token);
   uint32_t new_waiter(uint32_t token);
-  void request_line(Addr key, Addr first_byte);
+  void request_line(Addr key, Addr first_byte, Cycle at);
   void sector_arrived(Addr addr, Cycle now);
   void line_arrived(Addr key, Cycle now);
   Addr key_of(Addr a) const { return a / line_bytes_ * kLineBytes; }
@@ -74,6 +79,12 @@ class ConstCache {
   const ClockDomain& clk_;
   bool perfect_;
   uint32_t hit_latency_, line_bytes_;
+  uint32_t bank_latency_;  // l1c.bank_latency (0: bank lines come from the L2)
+  struct BankFill {
+    Cycle ready;
+    Addr key;
+  };
+  std::deque<BankFill> bank_fills_;  // launch-bank lines on their way, in ready order
   SectorCache tags_;   // present lines, keyed by line number x 128 (SectorCache's line unit)
   FlatMap<Miss> misses_;  // key -> line being read from the L2
   std::vector<Waiter> waiters_;

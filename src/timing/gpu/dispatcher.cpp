@@ -8,6 +8,22 @@
 
 namespace ws::timing {
 
+namespace {
+const config::Param<std::string> kPlacement{
+    "gpu.cta_placement", "restart", "",
+    "which SM a kernel's first CTA goes to: restart (SM 0, then round robin: a kernel launched again finds its code "
+    "in the same SMs' instruction caches, as the H100's profiles show) or continue (the round robin carries on from "
+    "the previous kernel's last CTA)"};
+}  // namespace
+
+Dispatcher::Dispatcher(const config::Config& cfg, const ClockDomain& core, std::vector<Sm*> sms)
+    : clock_(core), sms_(std::move(sms)) {
+  std::string p = kPlacement.get(cfg);
+  if (p != "restart" && p != "continue")
+    throw ConfigError(kPlacement.name(), "unknown CTA placement '" + p + "' (known: restart, continue)");
+  restart_ = p == "restart";
+}
+
 void Dispatcher::add(ir::KernelSource& kernel, SmKernel& ctx, Cycle first_dispatch) {
   auto e = std::make_unique<Entry>(Entry{&kernel, &ctx, kernel.next_cta(), first_dispatch});
   entries_.push_back(std::move(e));
@@ -55,7 +71,8 @@ bool Dispatcher::any_sm_free(const SmKernel& ctx) const {
 void Dispatcher::dispatch(Cycle now, bool reserve) {
   Entry* e = head(now);
   // Round robin over SMs, one CTA each at most, starting after the SM that
-  // got the previous CTA.
+  // got the previous CTA (or at SM 0 for a kernel's first).
+  if (e && e->dispatched == 0 && restart_) rr_ = 0;
   size_t start = rr_, n = sms_.size();
   for (size_t i = 0; i < n && e; ++i) {
     size_t idx = (start + i) % n;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "config/config.h"
 #include "ir/source.h"
 #include "timing/core/sm_kernel.h"
 #include "timing/engine/clocked.h"
@@ -18,7 +19,7 @@ class Sm;
 
 class Dispatcher : public Clocked {
  public:
-  Dispatcher(const ClockDomain& core, std::vector<Sm*> sms) : clock_(core), sms_(std::move(sms)) {}
+  Dispatcher(const config::Config& cfg, const ClockDomain& core, std::vector<Sm*> sms);
 
   // `ctx` (per-SM resident counts sized to the SMs) and `kernel` stay alive
   // until remove().
@@ -70,6 +71,7 @@ class Dispatcher : public Clocked {
   const ClockDomain& clock_;
   std::vector<Sm*> sms_;
   std::vector<std::unique_ptr<Entry>> entries_;  // in the order added
+  bool restart_;  // gpu.cta_placement = restart: a kernel's first CTA goes to SM 0
   size_t rr_ = 0;
 };
 

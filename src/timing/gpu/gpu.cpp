@@ -74,7 +74,7 @@ Gpu::Gpu(const config::Config& cfg)
     sm_ptrs.push_back(sms_.back().get());
     if (dispatch_between_windows()) sms_.back()->keep_finished();
   }
-  dispatcher_ = std::make_unique<Dispatcher>(*core_, sm_ptrs);
+  dispatcher_ = std::make_unique<Dispatcher>(cfg, *core_, sm_ptrs);
   if (!dispatch_between_windows()) sm_engine_->add(*core_, *dispatcher_);
   copies_ = std::make_unique<CopyEngines>(cfg, root.sub("copy_engine"), *core_);
   sm_engine_->add(*core_, *copies_);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "ir/param_bank.h"
 
 namespace ws::timing {
 namespace {
@@ -207,6 +208,10 @@ bool L2Slice::process_read(MemRequest& r) {
   uint8_t want = r.sector_bits();
   if (code_loaded_ && is_code_addr(line_addr) && (!line || (line->valid & want) != want) && load_code(line_addr))
     line = tags_.find(line_addr);
+  if (ir::is_param_bank_addr(line_addr) && (!line || (line->valid & want) != want)) {
+    warm(line_addr, kLineBytes);  // every launch writes its constant bank (ir/param_bank.h)
+    line = tags_.find(line_addr);
+  }
   uint8_t hits = line ? want & line->valid : 0;
   if (hits) {
     if (!streams(r)) tags_.touch(*line);
