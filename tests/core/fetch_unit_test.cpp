@@ -200,5 +200,31 @@ TEST(CoreFetch, KernelsWithDifferentCodeBasesDoNotShareLines) {
   EXPECT_EQ(b.stat("sm.0.l1i.misses"), 2u);
 }
 
+// l1i.warm_start: the L1I holds the kernel's code at its start (a profiler's
+// replay): the first pass reads nothing from the L2 and pays the L1I-to-L0
+// latency per line; code larger than the L1I still misses on the next pass,
+// and a new launch finds its code again.
+TEST(CoreFetch, WarmStartFindsTheCodeInTheL1IOncePerLaunch) {
+  FetchBench b({"l1i.warm_start=true", "l1i.size_kb=1", "l1i.ways=8"});  // 8 lines
+  const uint32_t lines = 4, n = lines * kInstsPerLine;
+  EXPECT_EQ(b.run_straight(0, 0, n), Cycle{n} + lines * 10);
+  EXPECT_EQ(b.l2_reads, 0u);
+  EXPECT_EQ(b.stat("sm.0.l1i.hits"), lines);
+
+  const uint32_t big = 16 * kInstsPerLine;  // twice the L1I
+  b.run_straight(1, 0x1000, big);
+  EXPECT_EQ(b.l2_reads, 0u);  // every line there at the start
+  b.run_straight(1, 0x1000, big);
+  EXPECT_EQ(b.l2_reads, 16u);  // evicted by the first pass: from the L2
+  b.unit->begin_kernel(0x1000'0000);  // the next launch starts warm again
+  uint64_t before = b.l2_reads;
+  b.run_straight(2, 0x1000, big);
+  EXPECT_EQ(b.l2_reads, before);
+
+  FetchBench cold({"l1i.size_kb=1", "l1i.ways=8"});
+  cold.run_straight(0, 0, n);
+  EXPECT_EQ(cold.l2_reads, lines);
+}
+
 }  // namespace
 }  // namespace ws::timing

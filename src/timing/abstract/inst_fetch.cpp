@@ -11,6 +11,7 @@ InstFetch::InstFetch(const config::Config& cfg, uint32_t sm, uint32_t subcores, 
     : sm_(sm),
       mem_(mem),
       perfect_(cfg.get<bool>("l1i.perfect")),
+      warm_start_(cfg.get<bool>("l1i.warm_start")),
       l1_latency_(static_cast<Cycle>(cfg.get<int64_t>("l1i.latency"))),
       fill_latency_(cfg.get<int64_t>("l0i.size_kb") > 0 ? l1_latency_ : 0),
       prefetch_lines_(static_cast<uint32_t>(cfg.get<int64_t>("l1i.prefetch_lines"))),
@@ -22,8 +23,10 @@ InstFetch::InstFetch(const config::Config& cfg, uint32_t sm, uint32_t subcores, 
 Cycle InstFetch::from_l1(uint32_t s, Addr line, Cycle now) {
   auto [it, added] = l1_.try_emplace(line, 0);
   Cycle ready;
-  // A line from the L2 is installed in the L1I and reaches the L0 l1i.latency later.
-  if (added) ready = it->second = mem_.inst_read(sm_, line, now) + fill_latency_;
+  // A line from the L2 is installed in the L1I and reaches the L0 l1i.latency
+  // later; with l1i.warm_start the L1I held it from the kernel's start.
+  if (added && warm_start_) ready = it->second = now + l1_latency_;
+  else if (added) ready = it->second = mem_.inst_read(sm_, line, now) + fill_latency_;
   else ready = it->second > now ? it->second : now + l1_latency_;  // on its way, or there
   l0_[s][line] = ready;
   return ready;

@@ -30,6 +30,7 @@ class InstFetch {
   uint32_t sm_;
   MemoryModel& mem_;
   bool perfect_;
+  bool warm_start_;  // l1i.warm_start
   Cycle l1_latency_, fill_latency_;
   uint32_t prefetch_lines_;
   Addr code_base_ = 0;

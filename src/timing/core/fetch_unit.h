@@ -43,6 +43,7 @@ class FetchUnit {
     code_base_ = code_base;
     for (WarpLine& w : warp_line_) w.line = ~Addr{0};
     prefetched_to_.assign(prefetched_to_.size(), 0);
+    warmed_.clear();
   }
 
   // Warp `slot` of `subcore` wants the instruction at `pc` at cycle `now`:
@@ -80,6 +81,7 @@ class FetchUnit {
   };
 
   Cycle from_l1(uint32_t subcore, uint32_t slot, Addr line, Cycle now);
+  CacheLine* find_l1(Addr line);
   void prefetch_after(uint32_t subcore, Addr line, Cycle now);
   void fill_l0(uint32_t subcore, Addr line, Cycle ready) {
     l0_[subcore].start_fill(line, ready);
@@ -94,6 +96,7 @@ class FetchUnit {
 
   const ClockDomain& clk_;
   bool perfect_;
+  bool warm_start_;  // l1i.warm_start
   uint32_t l1_latency_, prefetch_lines_, max_misses_;
   Addr code_base_ = 0;
   std::vector<FixedMissTags> l0_;      // per sub-core; fills timed by the L1I
@@ -105,6 +108,7 @@ class FetchUnit {
   std::vector<WarpLine> warp_line_;    // per warp slot
   SectorCache l1_;                     // present lines only
   FlatMap<Miss> misses_;               // line -> outstanding L2 read
+  FlatMap<uint8_t> warmed_;            // l1i.warm_start: lines this launch found there
   L2Reads l2_;
   std::vector<Wake> woken_;
   stats::Counter &accesses_, &l0_misses_, &l1_hits_, &misses_stat_, &merges_, &prefetches_, &sectors_;
