@@ -13,7 +13,9 @@
 # --section WarpStateStats"), HW_SKIP_UBENCH=1 (profile only), HW_NATIVE_ONLY=1 (of the
 # microbenchmarks, only ubench/native), HW_ARCH (nvcc -arch, default native),
 # HW_NCU_TIMEOUT (seconds per program, default 120), HW_NCU_LAUNCHES (profile at most this many
-# launches per program), HW_UBENCH="clocks atomics" (run only these microbenchmarks).
+# launches per program), HW_UBENCH="clocks atomics" (run only these microbenchmarks),
+# HW_L2_SOURCES="hotspot srad" (profile these programs' first launches a second time with the L2's
+# sectors by source unit, into OUT_DIR/ncu-l2-sources/; empty: skip).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out=${1:?usage: scripts/hw-ground-truth.sh OUT_DIR [program ...]}
@@ -70,5 +72,17 @@ for p in "${progs[@]}"; do
   # shellcheck disable=SC2086
   timeout "${HW_NCU_TIMEOUT:-120}" ncu ${NCU_FLAGS:-} "${launches[@]}" --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" \
     2> "$out/ncu/$p.err"
+done
+# Where the L2's extra write sectors come from (docs/validation-h100.md, "L2 write
+# sectors"): SM traffic against traffic between the two L2 partitions. A pass of its
+# own, so a metric this ncu does not know costs only these files.
+l2_metrics=lts__t_sectors_op_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
+l2_metrics+=,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_ltcfabric.sum,sm__cycles_active.max
+for p in ${HW_L2_SOURCES-hotspot srad}; do
+  [[ -x "$out/bin/cuda/$p" ]] || continue
+  mkdir -p "$out/ncu-l2-sources"
+  # shellcheck disable=SC2086
+  timeout "${HW_NCU_TIMEOUT:-120}" ncu ${NCU_FLAGS:-} --launch-count 3 --csv --page raw --metrics "$l2_metrics" \
+    "$out/bin/cuda/$p" > "$out/ncu-l2-sources/$p.csv" 2> "$out/ncu-l2-sources/$p.err"
 done
 echo "done: $(ls "$out/ncu"/*.csv 2>/dev/null | wc -l) profiles, $(grep -c = "$out/ubench-results.txt" 2>/dev/null) ubench figures"

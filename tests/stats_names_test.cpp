@@ -57,6 +57,23 @@ TEST(StatsRegistry, SumSeesCountersRegisteredAfterIt) {
   EXPECT_EQ(reg.sum("sm.*.reads"), 12u);
 }
 
+// The largest change between two snapshots, not the largest value: an SM busy
+// before the window but idle in it does not count.
+TEST(StatsRegistry, MaxIsTheLargestChangeOverTheWindow) {
+  stats::Registry reg;
+  reg.counter("sm.0.active_cycles").inc(100);
+  reg.counter("sm.1.active_cycles").inc(10);
+  reg.counter("l2.0.active_cycles").inc(1000);
+  stats::Snapshot before = reg.snapshot();
+  reg.counter("sm.0.active_cycles").inc(5);
+  reg.counter("sm.1.active_cycles").inc(30);
+  reg.counter("sm.2.active_cycles").inc(20);  // registered inside the window
+  stats::Snapshot after = reg.snapshot();
+  EXPECT_EQ(reg.max("sm.*.active_cycles", before, after), 30u);
+  EXPECT_EQ(reg.max("sm.*.idle_cycles", before, after), 0u);
+  EXPECT_EQ(reg.max("sm.*.active_cycles", stats::Snapshot(reg.size(), 0), after), 105u);
+}
+
 // Patterns are matched against the counters with their last segment; a '*'
 // there, an exact name, one-segment names and a leaf first seen after the
 // pattern was summed still give the full sum.

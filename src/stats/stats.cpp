@@ -1,5 +1,7 @@
 #include "stats/stats.h"
 
+#include <algorithm>
+
 #include "config/param.h"
 
 namespace ws::stats {
@@ -54,6 +56,15 @@ uint64_t Registry::sum(std::string_view pattern, const Snapshot& from, const Sna
     total += b - a;
   }
   return total;
+}
+
+uint64_t Registry::max(std::string_view pattern, const Snapshot& from, const Snapshot& to) const {
+  uint64_t most = 0;
+  for (size_t i : matching(pattern)) {
+    uint64_t a = i < from.size() ? from[i] : 0, b = i < to.size() ? to[i] : 0;
+    most = std::max(most, b - a);
+  }
+  return most;
 }
 
 std::vector<std::pair<std::string, uint64_t>> Registry::diff(const Snapshot& from, const Snapshot& to) const {

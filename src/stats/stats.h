@@ -34,6 +34,8 @@ class Registry {
   // Sum over counters whose name matches `pattern` ('*' matches one segment).
   uint64_t sum(std::string_view pattern) const;
   uint64_t sum(std::string_view pattern, const Snapshot& from, const Snapshot& to) const;
+  // The largest change over the matching counters between two snapshots.
+  uint64_t max(std::string_view pattern, const Snapshot& from, const Snapshot& to) const;
   // (name, to - from) for every counter.
   std::vector<std::pair<std::string, uint64_t>> diff(const Snapshot& from, const Snapshot& to) const;
   size_t size() const { return counters_.size(); }

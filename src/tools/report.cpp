@@ -77,6 +77,7 @@ ordered_json ncu_metrics(const stats::Registry& reg, const stats::Snapshot& a, c
   return ordered_json{
       {"gpc__cycles_elapsed.max", cycles},
       {"sm__cycles_active.avg", run.sms ? double(active) / run.sms : 0.0},
+      {"sm__cycles_active.max", reg.max("sm.*.active_cycles", a, b)},
       {"smsp__inst_executed.sum", reg.sum("sm.*.warp_insts", a, b)},
       {"smsp__thread_inst_executed.sum", reg.sum("sm.*.thread_insts", a, b)},
       {"sm__warps_active.avg.pct_of_peak_sustained_active",
