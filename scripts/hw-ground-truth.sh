@@ -73,8 +73,8 @@ for p in "${progs[@]}"; do
   timeout "${HW_NCU_TIMEOUT:-120}" ncu ${NCU_FLAGS:-} "${launches[@]}" --csv --page raw --metrics "$metrics" "$out/bin/cuda/$p" > "$out/ncu/$p.csv" \
     2> "$out/ncu/$p.err"
 done
-# Where the L2's extra write sectors come from (docs/validation-h100.md, "L2 write
-# sectors"): SM traffic against traffic between the two L2 partitions. A pass of its
+# Where the L2's extra write sectors come from (docs/validation-h100.md, "Time outside
+# the SMs and L2 write sectors"): SM traffic against traffic between the two L2 partitions. A pass of its
 # own, so a metric this ncu does not know costs only these files.
 l2_metrics=lts__t_sectors_op_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
 l2_metrics+=,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_ltcfabric.sum,sm__cycles_active.max

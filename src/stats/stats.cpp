@@ -49,30 +49,28 @@ uint64_t Registry::sum(std::string_view pattern) const {
   return total;
 }
 
+namespace {
+// Counter i's change between two snapshots (one taken before it was registered reads 0).
+uint64_t delta(size_t i, const Snapshot& from, const Snapshot& to) {
+  return (i < to.size() ? to[i] : 0) - (i < from.size() ? from[i] : 0);
+}
+}  // namespace
+
 uint64_t Registry::sum(std::string_view pattern, const Snapshot& from, const Snapshot& to) const {
   uint64_t total = 0;
-  for (size_t i : matching(pattern)) {
-    uint64_t a = i < from.size() ? from[i] : 0, b = i < to.size() ? to[i] : 0;
-    total += b - a;
-  }
+  for (size_t i : matching(pattern)) total += delta(i, from, to);
   return total;
 }
 
 uint64_t Registry::max(std::string_view pattern, const Snapshot& from, const Snapshot& to) const {
   uint64_t most = 0;
-  for (size_t i : matching(pattern)) {
-    uint64_t a = i < from.size() ? from[i] : 0, b = i < to.size() ? to[i] : 0;
-    most = std::max(most, b - a);
-  }
+  for (size_t i : matching(pattern)) most = std::max(most, delta(i, from, to));
   return most;
 }
 
 std::vector<std::pair<std::string, uint64_t>> Registry::diff(const Snapshot& from, const Snapshot& to) const {
   std::vector<std::pair<std::string, uint64_t>> out;
-  for (size_t i = 0; i < names_.size(); ++i) {
-    uint64_t a = i < from.size() ? from[i] : 0, b = i < to.size() ? to[i] : 0;
-    out.emplace_back(names_[i], b - a);
-  }
+  for (size_t i = 0; i < names_.size(); ++i) out.emplace_back(names_[i], delta(i, from, to));
   return out;
 }
 
