@@ -71,6 +71,9 @@ def main():
          "a half-written sector still takes a whole message: half the bytes per cycle"),
         ("geometry", ["only=2"], "l1_sector_bytes", 32, 32,
          "the L1D is sectored in 32 B sectors (l1d.sectored = true on QV100)"),
+        ("merge", ["ctas=8"], "l1_merge_requests_per_miss", p["l1d"]["mshr_max_merge"], p["l1d"]["mshr_max_merge"],
+         "requests for a sector in flight beyond l1d.mshr_max_merge stall the in-order tag stage until the fill "
+         "returns: the warps' own misses behind them take a second L2 round trip"),
     ]
     bad = 0
     for program, args, key, low, high, why in checks:

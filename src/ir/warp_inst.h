@@ -85,6 +85,13 @@ struct WarpInst {
   Addr base = 0;
 
   bool is_memory() const { return kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Atomic; }
+  // A local, global or texture access (and a global atomic): it waits for
+  // room in the LD/ST unit's queue of L1 accesses, the LG queue of ncu's
+  // lg_throttle. Shared-memory and constant accesses (LDS/STS/ATOMS, LDC)
+  // go through the MIO queue instead and never wait behind global ones.
+  bool uses_lg_queue() const {
+    return is_memory() && space != MemSpace::Shared && space != MemSpace::Const && space != MemSpace::None;
+  }
   bool has_addrs() const { return addrs != nullptr || strided; }
   // One lane's address (meaningful for active lanes of a memory instruction).
   Addr lane_addr(uint32_t lane) const {

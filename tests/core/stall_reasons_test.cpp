@@ -232,31 +232,46 @@ TEST(StallSm, DependentGlobalLoadsWaitTheLoadLatencyAsLongScoreboard) {
   EXPECT_NEAR(double(nine - one), 8 * 27, 8);
 }
 
-// Stores from four warps through a one-access LD/ST queue whose L1 can send
-// one sector every 8 cycles: the queue is full nearly all the time, and the
-// warps' waits for it are lg_throttle, not "not selected".
+// Stores from four warps (0, 4, 8, 12: all on sub-core 0) through a
+// one-access LD/ST queue whose L1 can send one line every 32 cycles; `extra`
+// adds warps of the same CTA (warp 1 is on sub-core 1).
+struct StoreFlood {
+  SmBench b{{"core.ldst_queue=1"}};
+  Port<MemRequest> to_l2{1};
+  explicit StoreFlood(const std::vector<std::pair<uint32_t, std::vector<ir::WarpInst>>>& extra = {}) {
+    L1D& l1 = b.sm->l1();
+    l1.connect(&to_l2);
+    auto memory = [&](Cycle c) {
+      Tick t = b.clk.tick_of(c);
+      if (c % 32 == 0 && to_l2.ready(t)) to_l2.pop();  // a line's store (one message) per 32 cycles
+      if (l1.next_event() <= t) l1.tick();
+    };
+    std::vector<std::vector<ir::WarpInst>> warps(13);
+    for (uint32_t w : {0u, 4u, 8u, 12u})
+      for (int k = 0; k < 8; ++k) {
+        ir::WarpInst st = global_load(0, 1);
+        st.kind = ir::OpKind::Store;
+        st.n_dst = 0;
+        st.base = 0x10000 + 0x1000 * w + 128 * static_cast<Addr>(k);
+        st.stride = 4;  // one line, four sectors
+        warps[w].push_back(st);
+      }
+    for (const auto& [w, insts] : extra) warps[w] = insts;
+    b.run(warps, memory);
+  }
+  // Warp cycles of every kind, over all warps.
+  uint64_t warp_cycles() {
+    uint64_t n = 0;
+    for (uint64_t c : stalls(b)) n += c;
+    return n;
+  }
+};
+
+// The queue is full nearly all the time, and the warps' waits for it are
+// lg_throttle, not "not selected".
 TEST(StallSm, AFullLdstQueueIsLgThrottle) {
-  SmBench b({"core.ldst_queue=1"});
-  Port<MemRequest> to_l2(1);
-  L1D& l1 = b.sm->l1();
-  l1.connect(&to_l2);
-  auto memory = [&](Cycle c) {
-    Tick t = b.clk.tick_of(c);
-    if (c % 32 == 0 && to_l2.ready(t)) to_l2.pop();  // a line's store (one message) per 32 cycles
-    if (l1.next_event() <= t) l1.tick();
-  };
-  std::vector<std::vector<ir::WarpInst>> warps(13);
-  for (uint32_t w : {0u, 4u, 8u, 12u})  // all on sub-core 0
-    for (int k = 0; k < 8; ++k) {
-      ir::WarpInst st = global_load(0, 1);
-      st.kind = ir::OpKind::Store;
-      st.n_dst = 0;
-      st.base = 0x10000 + 0x1000 * w + 128 * static_cast<Addr>(k);
-      st.stride = 4;  // one line, four sectors
-      warps[w].push_back(st);
-    }
-  b.run(warps, memory);
-  StallCounts n = stalls(b);
+  StoreFlood f;
+  StallCounts n = stalls(f.b);
   uint64_t waited = 0;
   for (size_t r = 0; r < kStallReasons; ++r)
     if (r != at(Stall::Selected) && r != at(Stall::Drain)) waited += n[r];
@@ -264,8 +279,26 @@ TEST(StallSm, AFullLdstQueueIsLgThrottle) {
       << n[at(Stall::LgThrottle)] << " of " << waited << ", not selected " << n[at(Stall::NotSelected)];
   // 32 line stores leave at one per 32 cycles (1024 cycles): the queue is
   // full for most of them.
-  EXPECT_GT(b.reg.sum("sm.0.ldst.queue_full_cycles"), 32u * 4 * 8 * 6 / 10);
-  expect_all_cycles_attributed(b);
+  EXPECT_GT(f.b.reg.sum("sm.0.ldst.queue_full_cycles"), 32u * 4 * 8 * 6 / 10);
+  expect_all_cycles_attributed(f.b);
+}
+
+// Shared-memory instructions go through the MIO queue, not the LG queue the
+// stores fill: a warp of eight independent shared loads (and one use) lives
+// about as long alone as beside the flood (ncu: lg_throttle and mio_throttle
+// are two queues). Held by the LG queue it would live hundreds of cycles.
+TEST(StallSm, SharedLoadsDoNotWaitForAFullLgQueue) {
+  std::vector<ir::WarpInst> shared;
+  for (uint16_t k = 0; k < 8; ++k) shared.push_back(fake::load(ir::MemSpace::Shared, static_cast<uint16_t>(2 + k), 0x100 * k, 4));
+  shared.push_back(alu(0, 20, 9));
+  SmBench alone;
+  Cycle alone_cycles = alone.run({{}, shared});
+  StoreFlood without, with({{1u, shared}});
+  ASSERT_GT(without.b.clk.now(), 800u);  // the flood keeps the LG queue full ~850 cycles
+  uint64_t lifetime = with.warp_cycles() - without.warp_cycles();
+  EXPECT_LE(lifetime, alone_cycles + 8) << "alone: " << alone_cycles;
+  EXPECT_EQ(stalls(with.b)[at(Stall::MioThrottle)], 0u);
+  expect_all_cycles_attributed(with.b);
 }
 
 TEST(StallSm, CountsAreTheSameRunAfterRunAndOffWhenDisabled) {

@@ -198,7 +198,7 @@ Cycle AbstractSm::issue_time(const SubCore& sc, const Warp& w) const {
   if (w.inst.kind == ir::OpKind::Barrier || w.inst.kind == ir::OpKind::MemBar) return w.ready;
   // Every other instruction needs a collector unit for its operand reads.
   Cycle t = sc.collector.enabled() ? std::max(w.ready, sc.collector.unit_free()) : w.ready;
-  if (w.inst.is_memory()) return std::max(t, ldst_free_);
+  if (w.inst.is_memory()) return std::max(t, w.inst.uses_lg_queue() ? ldst_free_ : mio_free_);
   int16_t kind = unit_of_[w.inst.unit];
   if (kind == kLdstUnit) return t;
   // Its pipelines may also be taken by what bodies booked on the unit kind.
@@ -271,7 +271,7 @@ void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
     case ir::OpKind::Atomic: {
       collect(sc, w, now);
       MemTiming t = mem_.access(id_, in, now);
-      ldst_free_ = now + t.ldst_cycles;
+      (in.uses_lg_queue() ? ldst_free_ : mio_free_) = now + t.ldst_cycles;
       done = in.kind == ir::OpKind::Store ? now : t.done;
       break;
     }

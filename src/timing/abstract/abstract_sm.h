@@ -133,7 +133,9 @@ class AbstractSm {
   uint32_t max_warps_;
   uint32_t ctas_per_sm_ = 0, live_ctas_ = 0, live_warps_ = 0;
   uint64_t age_ = 0;
-  Cycle ldst_free_ = 0, const_latency_;
+  // The LD/ST unit takes local/global accesses (the LG queue) and shared and
+  // constant ones (the MIO queue) apart: neither waits behind the other.
+  Cycle ldst_free_ = 0, mio_free_ = 0, const_latency_;
   uint32_t collector_units_ = 1;  // core.collector.units
   FenceLatencies fence_;
   // The SM's barrier unit, as in the detailed model (core.barrier.*).

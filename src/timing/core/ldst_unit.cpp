@@ -9,7 +9,8 @@ namespace ws::timing {
 
 namespace {
 const config::Param<int64_t> kQueue{"core.ldst_queue", 32, "accesses",
-                                    "L1 accesses the LD/ST unit buffers before it stops accepting instructions",
+                                    "L1 accesses the LD/ST unit buffers before it stops accepting local/global "
+                                    "instructions (the LG queue; shared and constant ones do not wait for it)",
                                     {1, 4096}};
 // A load spends one cycle in the access queue before the L1's tag stage takes
 // it (tick() runs before the cycle's issue) and one on the L1's done port

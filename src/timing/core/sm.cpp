@@ -331,10 +331,11 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
   // wait at: they are not among this scan's candidates, so scan again next cycle.
   if (sc.live & ~sc.sleeping & ~awake) probe.sub_wake = std::min(probe.sub_wake, now + 1);
   uint64_t candidates = awake & ~ended;
-  // A full LD/ST queue holds every memory instruction: those warps are not
-  // tested, and the sub-core rescans once the queue has room.
-  if ((candidates & sc.mem_next) && !ldst_.can_accept()) {
-    candidates &= ~sc.mem_next;
+  // A full LD/ST queue holds every local/global instruction (not shared or
+  // constant ones): those warps are not tested, and the sub-core rescans
+  // once the queue has room.
+  if ((candidates & sc.lg_next) && !ldst_.can_accept()) {
+    candidates &= ~sc.lg_next;
     sc.ldst_blocked = ldst_waiters_ = true;
   }
   int local = sc.scheduler->pick_first(candidates, probe);
@@ -420,7 +421,7 @@ void Sm::next_inst(Warp& w, Cycle now) { fetch(w, static_cast<uint32_t>(&w - war
 void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   SubCore& sc = subcores_[subcore_of(slot)];
   uint64_t bit = uint64_t{1} << local_of(slot);
-  sc.mem_next &= ~bit;
+  sc.lg_next &= ~bit;
   if (!ctas_[w.cta_slot].source->next_into(w.warp_in_cta, w.inst)) {
     sc.ended |= bit;
     return;
@@ -431,7 +432,7 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
     for (int line = 0; line < 4; ++line) __builtin_prefetch(reinterpret_cast<const char*>(w.inst.addrs) + 64 * line);
   w.fetch_ready = fetch_.fetch_at(subcore_of(slot), slot, w.code_base + w.inst.pc, now);
   if (sc.collector.enabled()) w.src_banks = sc.collector.raw_counts(w.inst);
-  if (w.inst.is_memory()) sc.mem_next |= bit;
+  if (w.inst.uses_lg_queue()) sc.lg_next |= bit;
 }
 
 void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {

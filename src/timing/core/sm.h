@@ -83,8 +83,8 @@ class Sm : public Clocked {
     uint64_t live = 0;      // local slots holding live warps
     uint64_t sleeping = 0;  // live warps that only an event can wake (memory reply, barrier)
     uint64_t ended = 0;     // live warps whose instruction stream has ended
-    uint64_t mem_next = 0;  // live warps whose next instruction goes to the LD/ST unit queue
-    bool ldst_blocked = false;  // a scan left out memory warps because the LD/ST queue was full
+    uint64_t lg_next = 0;  // live warps whose next instruction waits for the LD/ST unit's LG queue
+    bool ldst_blocked = false;  // a scan left out LG warps because the LD/ST queue was full
     // No warp can issue before this cycle unless woken by an event (a load
     // completion, a barrier release, a launch): lets idle scans be skipped.
     Cycle next_scan = 0;

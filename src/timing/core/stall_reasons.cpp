@@ -64,12 +64,11 @@ void Sm::attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now
 // instruction waits for its pipeline (UnitPool::last_held).
 Cycle Sm::attribute_throttle(const SubCore& sc, const Warp& w, SmKernel& k, Cycle from, Cycle now) {
   const ir::WarpInst& in = w.inst;
-  if (in.is_memory()) {
+  if (in.uses_lg_queue()) {
     Cycle full = ldst_.full_cycles(now) - w.queue_full_mark;
     Cycle held = std::min(now - from, full * (now - from) / (now - w.stall_from));
     if (held == 0) return from;
-    bool mio = in.space == ir::MemSpace::Shared || in.space == ir::MemSpace::Const;
-    add_stall(k, mio ? Stall::MioThrottle : Stall::LgThrottle, held);
+    add_stall(k, Stall::LgThrottle, held);
     return from + held;
   }
   if (in.kind == ir::OpKind::Barrier || in.kind == ir::OpKind::MemBar || w.unit_of[in.unit] == kLdstUnit) return from;

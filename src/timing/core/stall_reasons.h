@@ -23,8 +23,8 @@ enum class Stall : uint8_t {
   LongScoreboard,    // an operand waited for an L1TEX load (global, local, texture)
   ShortScoreboard,   // ... for a variable-latency MIO result (shared memory, constants, SFU)
   Wait,              // ... for a fixed-latency pipeline's result
-  LgThrottle,        // a global/local access waited for room in the LD/ST queue
-  MioThrottle,       // a shared/constant access waited for room in the LD/ST queue
+  LgThrottle,        // a global/local access waited for room in the LD/ST unit's LG queue
+  MioThrottle,       // a shared/constant access waited for room in the MIO queue (not bounded yet: unused)
   MathPipeThrottle,  // the instruction's pipeline was busy
   NotSelected,       // ready, another warp issued (operand-collector waits too)
   Drain,             // after the last instruction, until the warp's writes completed
