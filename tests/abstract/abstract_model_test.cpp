@@ -313,6 +313,24 @@ TEST(AbstractModel, KernelEndsWhenItsStoresArePerformedAtTheL2) {
   EXPECT_EQ(slow - fast, 100u);
 }
 
+// A warp that stored exits core.store_drain_latency cycles after the L1
+// took the store (the next cycle). With one CTA at a time, the second CTA
+// starts that much later; the last CTA's drain hides under its store's
+// trip to the L2, which the kernel waits for anyway.
+TEST(AbstractModel, AStoreHoldsItsWarpForTheDrainLatency) {
+  ir::WarpInst st = load(0, 0x10000);
+  st.kind = ir::OpKind::Store;
+  st.n_dst = 0;
+  auto cycles = [&](const char* drain, uint32_t ctas) { return run(one_sm({"core.max_ctas=1", drain}), {{st}}, ctas); };
+  EXPECT_EQ(cycles("core.store_drain_latency=50", 1), cycles("core.store_drain_latency=0", 1));
+  // At most the drain and the cycle before the L1 takes the store; a few
+  // cycles less, as the second CTA's store (same line) no longer queues
+  // right behind the first one's on the way to the L2.
+  Cycle held = cycles("core.store_drain_latency=50", 2), free = cycles("core.store_drain_latency=0", 2);
+  EXPECT_LE(held - free, 51u);
+  EXPECT_GE(held - free, 40u);
+}
+
 // Two stores that each write every other word of a line: as in the detailed
 // slice, a sector's written bytes add up and it is valid once all 32 are
 // written, so a later read of the line hits in the L2 (no DRAM read).

@@ -301,6 +301,35 @@ TEST(StallSm, SharedLoadsDoNotWaitForAFullLgQueue) {
   expect_all_cycles_attributed(with.b);
 }
 
+// A warp that ends on a store exits core.store_drain_latency cycles after
+// the L1 took it (ncu's drain); with 0 the store does not hold it. The fake
+// L2 takes a message per cycle, so the store leaves the LD/ST queue at once.
+TEST(StallSm, AStoreHoldsItsWarpForTheDrainLatency) {
+  auto run = [](const char* drain) {
+    SmBench b({drain});
+    Port<MemRequest> to_l2(64);
+    L1D& l1 = b.sm->l1();
+    l1.connect(&to_l2);
+    ir::WarpInst st = global_load(0, 1);
+    st.kind = ir::OpKind::Store;
+    st.n_dst = 0;
+    st.stride = 4;  // one line
+    Cycle end = b.run({{st}}, [&](Cycle c) {
+      Tick t = b.clk.tick_of(c);
+      while (to_l2.ready(t)) to_l2.pop();
+      if (l1.next_event() <= t) l1.tick();
+    });
+    expect_all_cycles_attributed(b);
+    return std::pair{end, stalls(b)[at(Stall::Drain)]};
+  };
+  auto [end0, drain0] = run("core.store_drain_latency=0");
+  auto [end20, drain20] = run("core.store_drain_latency=20");
+  EXPECT_LE(drain0, 1u);
+  // Taken by the L1 the cycle after its issue; the warp's last cycle is 20 later.
+  EXPECT_NEAR(double(drain20), 20, 1);
+  EXPECT_NEAR(double(end20 - end0), 20, 1);
+}
+
 TEST(StallSm, CountsAreTheSameRunAfterRunAndOffWhenDisabled) {
   std::vector<ir::WarpInst> mix;
   for (int k = 0; k < 12; ++k) mix.push_back(alu(static_cast<uint8_t>(k % 2), static_cast<uint16_t>(k % 3), k % 3));

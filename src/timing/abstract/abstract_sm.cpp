@@ -35,6 +35,7 @@ AbstractSm::AbstractSm(const config::Config& cfg, stats::Scope scope, uint32_t i
       scheduler_name_(cfg.get<std::string>("core.scheduler")),
       max_warps_(static_cast<uint32_t>(cfg.get<int64_t>("core.max_warps"))),
       const_latency_(static_cast<Cycle>(cfg.get<int64_t>("core.const_latency"))),
+      store_drain_(static_cast<Cycle>(cfg.get<int64_t>("core.store_drain_latency"))),
       fence_(FenceLatencies::read(cfg)),
       barrier_arrival_cycles_(static_cast<Cycle>(cfg.get<int64_t>("core.barrier.arrival_cycles"))),
       barrier_release_cycles_(static_cast<Cycle>(cfg.get<int64_t>("core.barrier.release_cycles"))),
@@ -93,6 +94,7 @@ void AbstractSm::launch(std::unique_ptr<ir::CtaSource> source, Cycle now) {
     if (w.live) continue;
     w.live = true;
     w.ended = w.at_barrier = false;
+    w.stores_done = 0;
     w.cta = static_cast<uint32_t>(slot_it - ctas_.begin());
     w.in_cta = static_cast<uint32_t>(cta.slots.size());
     w.regs.clear();
@@ -120,7 +122,7 @@ void AbstractSm::next_block(Warp& w, Cycle now, Cycle floor) {
     if (ends_block(scratch_[n++])) break;
   if (n == 0) {
     w.ended = true;
-    w.ready = std::max({now, floor, w.regs.all_done(now)});
+    w.ready = std::max({now, floor, w.regs.all_done(now), w.stores_done});
     return;
   }
   Cycle t0 = std::max(now, floor);
@@ -273,6 +275,9 @@ void AbstractSm::issue(SubCore& sc, Warp& w, Cycle now) {
       MemTiming t = mem_.access(id_, in, now);
       (in.uses_lg_queue() ? ldst_free_ : mio_free_) = now + t.ldst_cycles;
       done = in.kind == ir::OpKind::Store ? now : t.done;
+      // The L1 takes the store the next cycle (as the detailed LD/ST unit's queue does when empty).
+      if (in.kind == ir::OpKind::Store && store_drain_ > 0 && in.active_mask)
+        w.stores_done = std::max(w.stores_done, now + 1 + store_drain_);
       break;
     }
     case ir::OpKind::MemBar:

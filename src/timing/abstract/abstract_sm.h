@@ -67,6 +67,7 @@ class AbstractSm {
     Cycle ready = 0;    // operands of `inst` ready (and `inst` fetched); the warp issued before this
     Addr line = ~Addr{0};  // the code line of the last fetch (the next from it is free)
     uint32_t cta = 0, in_cta = 0;
+    Cycle stores_done = 0;  // its stores drained (core.store_drain_latency): it exits no earlier
     bool live = false, ended = false, at_barrier = false;
   };
   struct Cta {
@@ -135,7 +136,7 @@ class AbstractSm {
   uint64_t age_ = 0;
   // The LD/ST unit takes local/global accesses (the LG queue) and shared and
   // constant ones (the MIO queue) apart: neither waits behind the other.
-  Cycle ldst_free_ = 0, mio_free_ = 0, const_latency_;
+  Cycle ldst_free_ = 0, mio_free_ = 0, const_latency_, store_drain_;
   uint32_t collector_units_ = 1;  // core.collector.units
   FenceLatencies fence_;
   // The SM's barrier unit, as in the detailed model (core.barrier.*).

@@ -12,6 +12,12 @@ const config::Param<int64_t> kQueue{"core.ldst_queue", 32, "accesses",
                                     "L1 accesses the LD/ST unit buffers before it stops accepting local/global "
                                     "instructions (the LG queue; shared and constant ones do not wait for it)",
                                     {1, 4096}};
+const config::Param<int64_t> kStoreDrain{
+    "core.store_drain_latency", 0, "cycles",
+    "a warp that stored exits this many cycles after the L1's tag stage took its last store's last access, not "
+    "before (its data read out of the register file and written: ncu's drain stall); 0: stores never hold their "
+    "warp",
+    {0, 100000}};
 // A load spends one cycle in the access queue before the L1's tag stage takes
 // it (tick() runs before the cycle's issue) and one on the L1's done port
 // before its warp sees the data: both are inside the measured load-to-use
@@ -23,6 +29,7 @@ LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDom
     : clock_(clock),
       l1_(l1),
       queue_limit_(static_cast<size_t>(kQueue.get(cfg))),
+      store_drain_(static_cast<Cycle>(kStoreDrain.get(cfg))),
       shared_latency_(static_cast<uint32_t>(cfg.get<int64_t>("shared.latency"))),
       const_cache_(cfg, scope.sub("l1c"), clock, sm_id),
       shared_banks_(static_cast<uint32_t>(cfg.get<int64_t>("shared.banks"))),
@@ -115,6 +122,14 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
     token = alloc_pending(warp_slot, inst);
     pending_[token].remaining = static_cast<uint32_t>(scratch_.size());
   }
+  // A store holds its warp (not its issue) until the L1 has taken it and the drain latency passed.
+  uint32_t store = kNoStore;
+  if (!waits && store_drain_ > 0 && !scratch_.empty()) {
+    store = alloc_pending(warp_slot, inst);
+    pending_[store].n_dst = 0;
+    pending_[store].remaining = 1;
+    ++warp.pending_loads;
+  }
   // Texture fetches take the read-only path (cached in L1 like ld.global.nc).
   ir::CacheOp op = inst.space == ir::MemSpace::Tex && inst.cache_op == ir::CacheOp::Default ? ir::CacheOp::NonCoherent
                                                                                            : inst.cache_op;
@@ -128,7 +143,8 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
     acc.local = inst.space == ir::MemSpace::Local;
     acc.token = waits ? alloc_access_token(token) : 0;
     if (type == AccessType::Atomic) acc.thread_ops = atomic_ops_per_sector(addrs, inst.active_mask, a.line_addr, a.lanes);
-    queue_.push_back(Queued{acc, &a == &scratch_.back()});
+    bool last = &a == &scratch_.back();
+    queue_.push_back(Queued{acc, last, last ? store : kNoStore});
   }
   global_accesses_.inc(scratch_.size());
   if (!full_since_ && !can_accept()) full_since_ = now;
@@ -192,10 +208,15 @@ void LdstUnit::tick(Cycle now, std::vector<Warp>& warps) {
   const_cache_.tick(now);
   for (const ConstCache::Done& d : const_cache_.done()) finish(d.token, d.ready, warps);
   const_cache_.done().clear();
+  while (!drains_.empty() && drains_.front().ready <= now) {
+    finish(drains_.front().token, now, warps);
+    drains_.pop_front();
+  }
   // The tag stage takes lines of one instruction per cycle.
   while (!queue_.empty() && l1_.can_accept()) {
     bool ends = queue_.front().ends_inst;
     l1_.accept(queue_.front().access);
+    if (queue_.front().store != kNoStore) drains_.push_back(StoreDrain{now + store_drain_, queue_.front().store});
     queue_.pop_front();
     if (ends) break;
   }

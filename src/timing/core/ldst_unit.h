@@ -44,7 +44,8 @@ class LdstUnit {
   // Earliest time a queued L1 completion becomes visible or the constant
   // cache has work.
   Tick next_completion(Tick now) const {
-    return std::min(l1_.done().next_ready(), const_cache_.next_event(now));
+    Tick t = std::min(l1_.done().next_ready(), const_cache_.next_event(now));
+    return drains_.empty() ? t : std::min(t, clock_.tick_of(drains_.front().ready));
   }
   ConstCache& const_cache() { return const_cache_; }
 
@@ -56,9 +57,15 @@ class LdstUnit {
     bool holds_warp = true;  // counted in its warp's pending_loads (not a reduction)
     std::array<uint16_t, ir::kMaxDst> dst{};
   };
+  static constexpr uint32_t kNoStore = ~0u;
   struct Queued {
     L1Access access;
     bool ends_inst = false;  // the instruction's last access: the next one waits for the next cycle
+    uint32_t store = kNoStore;  // a store's last access: its pending token (drain)
+  };
+  struct StoreDrain {  // a store whose last access the L1 took; its warp may exit at `ready`
+    Cycle ready;
+    uint32_t token;
   };
   uint32_t alloc_pending(uint32_t warp_slot, const ir::WarpInst& inst);
   void issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now);
@@ -75,6 +82,8 @@ class LdstUnit {
   ir::LaneAddrs lanes_{};  // strided lane addresses, expanded
   std::deque<Queued> queue_;
   size_t queue_limit_;
+  Cycle store_drain_;            // core.store_drain_latency
+  std::deque<StoreDrain> drains_;  // in order of `ready` (one latency for all)
   std::vector<Pending> pending_;
   std::vector<uint32_t> free_tokens_;
   std::vector<uint32_t> woken_;
