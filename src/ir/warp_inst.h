@@ -92,6 +92,8 @@ struct WarpInst {
   bool uses_lg_queue() const {
     return is_memory() && space != MemSpace::Shared && space != MemSpace::Const && space != MemSpace::None;
   }
+  // A shared-memory access: it waits for room in the MIO queue (core.mio_queue).
+  bool uses_mio_queue() const { return is_memory() && space == MemSpace::Shared; }
   bool has_addrs() const { return addrs != nullptr || strided; }
   // One lane's address (meaningful for active lanes of a memory instruction).
   Addr lane_addr(uint32_t lane) const {

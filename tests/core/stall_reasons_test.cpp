@@ -301,6 +301,29 @@ TEST(StallSm, SharedLoadsDoNotWaitForAFullLgQueue) {
   expect_all_cycles_attributed(with.b);
 }
 
+// Eight shared loads, each a 32-way bank conflict (32 cycles in the pipe),
+// then a use of the last. With room for two in the MIO queue, issue waits
+// for the pipe (mio_throttle); unbounded, the loads issue at once and wait
+// in the pipe (short_scoreboard). The pipe sets the time either way.
+TEST(StallSm, AFullMioQueueIsMioThrottle) {
+  std::vector<ir::WarpInst> loads;
+  for (uint16_t k = 0; k < 8; ++k) loads.push_back(fake::load(ir::MemSpace::Shared, static_cast<uint16_t>(2 + k), 4 * k, 128));
+  loads.push_back(alu(0, 20, 9));
+  auto run = [&](const char* queue) {
+    SmBench b({queue});
+    Cycle end = b.run({loads});
+    expect_all_cycles_attributed(b);
+    return std::pair{end, stalls(b)};
+  };
+  auto [end0, n0] = run("core.mio_queue=0");
+  auto [end2, n2] = run("core.mio_queue=2");
+  EXPECT_EQ(n0[at(Stall::MioThrottle)], 0u);
+  // Loads 4..8 wait for the pipe to take the one three ahead: about 5 x 32 cycles.
+  EXPECT_GT(n2[at(Stall::MioThrottle)], 4u * 32);
+  EXPECT_LT(n2[at(Stall::ShortScoreboard)], n0[at(Stall::ShortScoreboard)]);
+  EXPECT_NEAR(double(end2), double(end0), 4);
+}
+
 // A warp that ends on a store exits core.store_drain_latency cycles after
 // the L1 took it (ncu's drain); with 0 the store does not hold it. The fake
 // L2 takes a message per cycle, so the store leaves the LD/ST queue at once.

@@ -12,6 +12,11 @@ const config::Param<int64_t> kQueue{"core.ldst_queue", 32, "accesses",
                                     "L1 accesses the LD/ST unit buffers before it stops accepting local/global "
                                     "instructions (the LG queue; shared and constant ones do not wait for it)",
                                     {1, 4096}};
+const config::Param<int64_t> kMioQueue{
+    "core.mio_queue", 0, "instructions",
+    "shared-memory instructions the SM's MIO queue holds waiting for the shared-memory pipe before it stops "
+    "accepting them (ncu's mio_throttle); 0: unbounded (they wait in the pipe, as short_scoreboard)",
+    {0, 4096}};
 const config::Param<int64_t> kStoreDrain{
     "core.store_drain_latency", 0, "cycles",
     "a warp that stored exits this many cycles after the L1's tag stage took its last store's last access, not "
@@ -33,6 +38,7 @@ LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDom
       shared_latency_(static_cast<uint32_t>(cfg.get<int64_t>("shared.latency"))),
       const_cache_(cfg, scope.sub("l1c"), clock, sm_id),
       shared_banks_(static_cast<uint32_t>(cfg.get<int64_t>("shared.banks"))),
+      mio_limit_(static_cast<size_t>(kMioQueue.get(cfg))),
       shared_accesses_(scope.counter("shared_accesses", "warp shared-memory instructions")),
       shared_wavefronts_(scope.counter("shared_wavefronts", "shared-memory cycles incl. bank conflicts")),
       shared_bank_conflicts_(scope.counter("shared_bank_conflicts",
@@ -87,6 +93,10 @@ void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
       inst.active_mask && addrs ? shared_conflict_free_cycles(inst.active_mask, inst.access_bytes, shared_banks_) : 1;
   Cycle start = std::max(now, shared_free_);
   shared_free_ = start + waves;
+  if (mio_limit_ > 0 && start > now) {
+    mio_waiting_.push_back(start);
+    if (!mio_can_accept() && !mio_full_since_) mio_full_since_ = now;
+  }
   shared_accesses_.inc();
   shared_wavefronts_.inc(waves);
   shared_bank_conflicts_.inc(waves - std::min(waves, free_of_conflicts));
@@ -160,6 +170,17 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
   if (!pending_[token].holds_warp) return;
   ++warp.pending_loads;
   warp.write_dsts(inst, kPending, RegSource::L1tex);
+}
+
+void LdstUnit::mio_advance(Cycle now) {
+  while (!mio_waiting_.empty() && mio_waiting_.front() <= now) {
+    Cycle started = mio_waiting_.front();
+    mio_waiting_.pop_front();
+    if (mio_full_since_ && mio_can_accept()) {
+      mio_full_total_ += started - std::min(started, *mio_full_since_);
+      mio_full_since_.reset();
+    }
+  }
 }
 
 uint32_t LdstUnit::alloc_access_token(uint32_t owner) {

@@ -31,6 +31,17 @@ class LdstUnit {
   // from the start up to `now`: the difference between two calls is how long
   // it was full in between (stall attribution).
   Cycle full_cycles(Cycle now) const { return full_total_ + (full_since_ ? now - *full_since_ : 0); }
+  // The MIO queue (core.mio_queue): shared-memory instructions issued whose
+  // turn in the shared-memory pipe has not come. While it holds the limit,
+  // no shared-memory instruction issues; room opens at mio_room_at().
+  // mio_advance(now) lets those whose turn came leave (call it each tick
+  // before issue); mio_full_cycles() as full_cycles() for this queue.
+  bool mio_can_accept() const { return mio_limit_ == 0 || mio_waiting_.size() < mio_limit_; }
+  Cycle mio_room_at() const { return mio_waiting_.empty() ? 0 : mio_waiting_.front(); }
+  void mio_advance(Cycle now);
+  Cycle mio_full_cycles(Cycle now) const {
+    return mio_full_total_ + (mio_full_since_ ? now - *mio_full_since_ : 0);
+  }
   // Issues a memory (or fence) instruction of `warp`; sets its scoreboard.
   void issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, Cycle now);
   // Sends queued accesses to the L1 and retires completed loads (from the
@@ -93,6 +104,10 @@ class LdstUnit {
   ConstCache const_cache_;
   uint32_t shared_banks_;
   Cycle shared_free_ = 0;  // the shared-memory pipe is busy until this cycle
+  size_t mio_limit_;                    // core.mio_queue (0: unbounded)
+  std::deque<Cycle> mio_waiting_;       // start cycles in the pipe, in order, of those not started
+  std::optional<Cycle> mio_full_since_;  // the MIO queue has been full since then
+  Cycle mio_full_total_ = 0;
   std::optional<Cycle> full_since_;  // the access queue has been full since then
   Cycle full_total_ = 0;  // full cycles of the spans that ended
   stats::Counter &shared_accesses_, &shared_wavefronts_, &shared_bank_conflicts_, &global_accesses_, &const_accesses_, &queue_full_cycles_;

@@ -213,6 +213,7 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
     w.scoreboard.clear();
     w.stall_from = clock_.now();
     w.queue_full_mark = ldst_.full_cycles(clock_.now());
+    w.mio_full_mark = ldst_.mio_full_cycles(clock_.now());
     w.barrier_open = 0;
     w.dep = RegDep{};
     fetch(w, slot, clock_.now());
@@ -338,6 +339,12 @@ bool Sm::issue_subcore(uint32_t s, Cycle now, Cycle& wake) {
     candidates &= ~sc.lg_next;
     sc.ldst_blocked = ldst_waiters_ = true;
   }
+  // A full MIO queue holds shared-memory instructions until the next one's
+  // turn in the shared-memory pipe comes.
+  if ((candidates & sc.mio_next) && !ldst_.mio_can_accept()) {
+    candidates &= ~sc.mio_next;
+    probe.sub_wake = std::min(probe.sub_wake, ldst_.mio_room_at());
+  }
   int local = sc.scheduler->pick_first(candidates, probe);
   if (local < 0) {
     sc.next_scan = probe.sub_wake;
@@ -422,6 +429,7 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   SubCore& sc = subcores_[subcore_of(slot)];
   uint64_t bit = uint64_t{1} << local_of(slot);
   sc.lg_next &= ~bit;
+  sc.mio_next &= ~bit;
   if (!ctas_[w.cta_slot].source->next_into(w.warp_in_cta, w.inst)) {
     sc.ended |= bit;
     return;
@@ -433,6 +441,7 @@ void Sm::fetch(Warp& w, uint32_t slot, Cycle now) {
   w.fetch_ready = fetch_.fetch_at(subcore_of(slot), slot, w.code_base + w.inst.pc, now);
   if (sc.collector.enabled()) w.src_banks = sc.collector.raw_counts(w.inst);
   if (w.inst.uses_lg_queue()) sc.lg_next |= bit;
+  if (w.inst.uses_mio_queue()) sc.mio_next |= bit;
 }
 
 void Sm::arrive_at_barrier(CtaSlot& cta, Warp& w) {
@@ -496,6 +505,7 @@ void Sm::tick() {
   if (reserved_next_ < reserved_.size()) launch_reserved(now);
   account_residency(now);
   ldst_.tick(now, warps_);
+  ldst_.mio_advance(now);
   for (uint32_t slot : ldst_.woken()) set_sleeping(slot, false);
   ldst_.woken().clear();
   take_fetched_lines(now);

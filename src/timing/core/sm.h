@@ -84,6 +84,7 @@ class Sm : public Clocked {
     uint64_t sleeping = 0;  // live warps that only an event can wake (memory reply, barrier)
     uint64_t ended = 0;     // live warps whose instruction stream has ended
     uint64_t lg_next = 0;  // live warps whose next instruction waits for the LD/ST unit's LG queue
+    uint64_t mio_next = 0;  // live warps whose next instruction waits for the MIO queue (shared memory)
     bool ldst_blocked = false;  // a scan left out LG warps because the LD/ST queue was full
     // No warp can issue before this cycle unless woken by an event (a load
     // completion, a barrier release, a launch): lets idle scans be skipped.
@@ -122,6 +123,7 @@ class Sm : public Clocked {
     add_stall(k, Stall::Selected, 1);
     w.stall_from = now + 1;
     w.queue_full_mark = ldst_.full_cycles(now + 1);
+    w.mio_full_mark = ldst_.mio_full_cycles(now + 1);
     w.barrier_open = 0;
     w.dep = RegDep{};
   }

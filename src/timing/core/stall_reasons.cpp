@@ -58,17 +58,19 @@ void Sm::attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now
 
 // The cycles from `from` on that a shared resource held the warp's
 // instruction; returns where attribution goes on. A memory instruction waits
-// for room in the LD/ST queue, which may fill and drain many times while it
+// for room in the LD/ST unit's LG queue or (shared memory) in the MIO queue,
+// which may fill and drain many times while it
 // waits: of the cycles since the warp's last issue the queue was full on some
 // (counted by the LD/ST unit); the cycles left here get that share. Another
 // instruction waits for its pipeline (UnitPool::last_held).
 Cycle Sm::attribute_throttle(const SubCore& sc, const Warp& w, SmKernel& k, Cycle from, Cycle now) {
   const ir::WarpInst& in = w.inst;
-  if (in.uses_lg_queue()) {
-    Cycle full = ldst_.full_cycles(now) - w.queue_full_mark;
+  if (in.uses_lg_queue() || in.uses_mio_queue()) {
+    bool lg = in.uses_lg_queue();
+    Cycle full = lg ? ldst_.full_cycles(now) - w.queue_full_mark : ldst_.mio_full_cycles(now) - w.mio_full_mark;
     Cycle held = std::min(now - from, full * (now - from) / (now - w.stall_from));
     if (held == 0) return from;
-    add_stall(k, Stall::LgThrottle, held);
+    add_stall(k, lg ? Stall::LgThrottle : Stall::MioThrottle, held);
     return from + held;
   }
   if (in.kind == ir::OpKind::Barrier || in.kind == ir::OpKind::MemBar || w.unit_of[in.unit] == kLdstUnit) return from;

@@ -24,7 +24,7 @@ enum class Stall : uint8_t {
   ShortScoreboard,   // ... for a variable-latency MIO result (shared memory, constants, SFU)
   Wait,              // ... for a fixed-latency pipeline's result
   LgThrottle,        // a global/local access waited for room in the LD/ST unit's LG queue
-  MioThrottle,       // a shared/constant access waited for room in the MIO queue (not bounded yet: unused)
+  MioThrottle,       // a shared-memory access waited for room in the MIO queue (core.mio_queue)
   MathPipeThrottle,  // the instruction's pipeline was busy
   NotSelected,       // ready, another warp issued (operand-collector waits too)
   Drain,             // after the last instruction, until the warp's writes completed

@@ -46,6 +46,7 @@ struct Warp {
   Cycle stall_from = 0;
   Cycle barrier_open = 0;
   Cycle queue_full_mark = 0;  // the LD/ST unit's full_cycles() at that first cycle
+  Cycle mio_full_mark = 0;    // and its mio_full_cycles()
   RegDep dep;
 
   // Sources (true dependences) and destinations (output dependences) written.

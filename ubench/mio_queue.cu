@@ -1,0 +1,73 @@
+// How many shared-memory instructions warps can issue before issue waits for
+// the MIO queue (Nsight Compute's `mio_throttle` stall; `core.mio_queue`):
+// each warp of one CTA per SM issues N independent shared loads back to back,
+// each a 32-way bank conflict (lane l reads word l * 32 + i: every lane in
+// bank i, so the shared-memory pipe takes 32 cycles per load), and reads the
+// clock once the N-th has issued, before any result is used. Figure: cycles
+// from just before the first load to just after the N-th, mean over the
+// warps, per load. While the loads fit in the queue in front of the pipe, a
+// load costs an issue slot or two; past it, about the pipe's 32 cycles.
+//   keys: mio_issue_cycles_per_load_w{W}_n{N}, W warps per SM (1, 4), N = 2..32
+//   args: ctas=N (default: the SM count)
+#include "ubench.h"
+
+__device__ __forceinline__ unsigned ld_shared(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "l"(__cvta_generic_to_shared(p)) : "memory");
+  return v;
+}
+
+template <int N>
+__global__ void burst(ub::Span* spans, unsigned* sink) {
+  __shared__ unsigned words[32 * 32];
+  const unsigned lane = threadIdx.x % 32;
+  for (unsigned i = threadIdx.x; i < 32 * 32; i += blockDim.x) words[i] = i;
+  __syncthreads();
+  unsigned v[N], sum = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass brings the code into the instruction caches
+    long long t0 = ub::clock_now();
+#pragma unroll
+    for (int i = 0; i < N; ++i) v[i] = ld_shared(&words[lane * 32 + i % 32]);
+    long long t1 = ub::clock_now();
+#pragma unroll
+    for (int i = 0; i < N; ++i) sum += v[i];
+    if (pass == 1) ub::record_span(spans, t0, t1, float(N));
+  }
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// Mean over the warps of (t1 - t0) / N.
+template <int N>
+double cycles_per_load(ub::Span* spans, unsigned* sink, int ctas, int warps) {
+  double total = 0;
+  for (int k = 0; k < 2; ++k) {  // the first launch pays the code's fetch
+    burst<N><<<ctas, warps * 32>>>(spans, sink);
+    UB_LAUNCHED();
+  }
+  std::vector<ub::Span> s(static_cast<size_t>(ctas) * warps);
+  UB_CHECK(cudaMemcpy(s.data(), spans, s.size() * sizeof(ub::Span), cudaMemcpyDeviceToHost));
+  for (const ub::Span& x : s) total += double(x.t1 - x.t0) / N;
+  return total / double(s.size());
+}
+
+template <int N>
+void curve(ub::Span* spans, unsigned* sink, int ctas) {
+  for (int warps : {1, 4}) {
+    std::string key = "mio_issue_cycles_per_load_w" + std::to_string(warps) + "_n" + std::to_string(N);
+    ub::emit(key.c_str(), cycles_per_load<N>(spans, sink, ctas, warps));
+  }
+}
+
+int main(int argc, char** argv) {
+  const int ctas = static_cast<int>(ub::arg(argc, argv, "ctas", ub::props().multiProcessorCount));
+  unsigned* sink;
+  ub::Span* spans;
+  UB_CHECK(cudaMalloc(&sink, static_cast<size_t>(ctas) * 128 * 4));
+  UB_CHECK(cudaMalloc(&spans, sizeof(ub::Span) * ctas * 4));
+  curve<2>(spans, sink, ctas);
+  curve<4>(spans, sink, ctas);
+  curve<8>(spans, sink, ctas);
+  curve<16>(spans, sink, ctas);
+  curve<32>(spans, sink, ctas);
+  return 0;
+}
