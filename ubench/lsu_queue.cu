@@ -34,15 +34,8 @@ __global__ void burst(const unsigned* base, ub::Span* spans, unsigned* sink) {
 // Mean over the warps of (t1 - t0) / N.
 template <int N>
 double cycles_per_load(const unsigned* base, ub::Span* spans, unsigned* sink, int ctas, int warps) {
-  double total = 0;
-  for (int k = 0; k < 2; ++k) {  // the first launch pays the code's fetch
-    burst<N><<<ctas, warps * 32>>>(base, spans, sink);
-    UB_LAUNCHED();
-  }
-  std::vector<ub::Span> s(static_cast<size_t>(ctas) * warps);
-  UB_CHECK(cudaMemcpy(s.data(), spans, s.size() * sizeof(ub::Span), cudaMemcpyDeviceToHost));
-  for (const ub::Span& x : s) total += double(x.t1 - x.t0) / N;
-  return total / double(s.size());
+  return ub::mean_span_per([&] { burst<N><<<ctas, warps * 32>>>(base, spans, sink); }, spans,
+                           static_cast<size_t>(ctas) * warps, N);
 }
 
 template <int N>

@@ -126,6 +126,22 @@ __device__ __forceinline__ void record_span(Span* spans, long long t0, long long
   spans[warp] = Span{t0, t1, sm_id(), work};
 }
 
+// The issue-burst benchmarks (lsu_queue, mio_queue): `launch()` runs the
+// kernel, twice (the first launch pays the code's fetch); then the mean over
+// the `warps` recorded spans of (t1 - t0) / per.
+template <class Launch>
+double mean_span_per(Launch launch, const Span* dev_spans, size_t warps, double per) {
+  for (int k = 0; k < 2; ++k) {
+    launch();
+    UB_LAUNCHED();
+  }
+  std::vector<Span> s(warps);
+  UB_CHECK(cudaMemcpy(s.data(), dev_spans, warps * sizeof(Span), cudaMemcpyDeviceToHost));
+  double total = 0;
+  for (const Span& x : s) total += double(x.t1 - x.t0) / per;
+  return total / double(s.size());
+}
+
 // Per SM (clocks of different SMs are not comparable): the SM's work and
 // the cycles from its first warp's start to its last warp's end.
 struct SmTotal {
