@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 # Fixed order: latencies first, then geometry, units, bandwidths, the rest.
-order=(mem_latency geometry icache units regbank clocks fence bandwidth divergent lsu_queue mio_queue copy mshr merge store atomics placement launch tensor)
+order=(mem_latency geometry icache units regbank clocks fence bandwidth divergent lsu_queue mio_queue copy mshr merge l1_persist store atomics placement launch tensor)
 [[ -d $bin ]] || { echo "ubench-run.sh: no $bin: build the benchmarks with 'make ubench'" >&2; exit 2; }
 if (( native )); then
   name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
