@@ -210,6 +210,7 @@ Device::Device(const DeviceOptions& opts)
     t.report.core_mhz = t.gpu->core_mhz();
     t.report.host_threads = t.gpu->host_threads();
     t.report.max_warps_per_sm = t.gpu->max_warps_per_sm();
+    t.report.launch_l2_reads = tools::launch_l2_read_sectors(t.cfg);
     t.gpu->set_stop_check(interrupt_reason);
     if (!opts.plan.empty()) {
       t.plan = sampling::KernelPlan::load(opts.plan);

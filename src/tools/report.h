@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "sampling/plan.h"
 #include "stats/stats.h"
 #include "timing/model.h"
@@ -43,7 +44,13 @@ struct RunReport {
   // (parallel to `kernels`; empty where nobody measured them).
   std::vector<double> wall_at_kernel_end;
   std::optional<SamplingReport> sampling;  // run under a plan (--plan)
+  // stats.launch_l2_read_sectors: what each launch adds to the profiler's
+  // L2 read sectors beyond the kernel's own accesses (launch_l2_read_sectors()).
+  uint64_t launch_l2_reads = 0;
 };
+
+// stats.launch_l2_read_sectors of `cfg` (declared with the report).
+uint64_t launch_l2_read_sectors(const config::Config& cfg);
 
 // Memory-hierarchy totals between two snapshots (sector granularity).
 struct MemTotals {

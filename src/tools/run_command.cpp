@@ -152,6 +152,7 @@ ModelRun run_model(const RunOptions& opt, const config::Config& cfg, const std::
   report.core_mhz = gpu.core_mhz();
   report.host_threads = gpu.host_threads();
   report.max_warps_per_sm = gpu.max_warps_per_sm();
+  report.launch_l2_reads = launch_l2_read_sectors(cfg);
   auto start = Clock::now();
   try {
     simulate(*work, gpu, report, opt.progress, plan ? &*plan : nullptr);

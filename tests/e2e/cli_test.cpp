@@ -68,12 +68,30 @@ TEST(CliRun, WritesStatsAndEffectiveConfig) {
   EXPECT_NEAR(ncu["sm__warps_active.avg.pct_of_peak_sustained_active"].get<double>(), 50.0, 1.0);
   EXPECT_EQ(ncu["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], j["l1d"]["reads"]);
   EXPECT_EQ(ncu["lts__t_sectors_op_write.sum"], j["l2"]["writes"]);
+  EXPECT_EQ(ncu["lts__t_sectors_op_read.sum"], j["l2"]["reads"]);
   EXPECT_EQ(ncu["gpc__cycles_elapsed.max"].get<uint64_t>(), j["kernels"][0]["cycles"].get<uint64_t>());
   EXPECT_EQ(j["kernels"][0]["launch_gap_cycles"], 5000);  // the first launch pays the full latency
   EXPECT_EQ(j["total"]["elapsed_cycles"].get<uint64_t>(), j["total"]["cycles"].get<uint64_t>() + 5000);
   std::ifstream cfg(out / "config.toml");
   std::string text((std::istreambuf_iterator<char>(cfg)), {});
   EXPECT_NE(text.find("\"l2.size_kb\" = 6144"), std::string::npos);
+}
+
+// The profiler's L2 read sectors are the L2's reads plus what each launch
+// adds outside the kernel's accesses (stats.launch_l2_read_sectors: 0 on
+// qv100, as the test above reads; set here): per kernel once, in the run's
+// total once per kernel.
+TEST(CliRun, NcuReadSectorsAddEachLaunchsOwnReads) {
+  fs::path out = temp("launch-reads");
+  Result r = run("run " + example_traces() + "/matrixmul-32-32-trace --gpu qv100 --set stats.launch_l2_read_sectors=240 --out " +
+                 out.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = read_json(out / "stats.json");
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  EXPECT_EQ(j["kernels"][0]["ncu"]["lts__t_sectors_op_read.sum"].get<uint64_t>(),
+            j["kernels"][0]["l2"]["reads"].get<uint64_t>() + 240);
+  EXPECT_EQ(j["ncu"]["lts__t_sectors_op_read.sum"].get<uint64_t>(), j["l2"]["reads"].get<uint64_t>() + 240);
+  EXPECT_EQ(j["ncu"]["lts__t_sectors_op_write.sum"], j["l2"]["writes"]);  // writes unchanged
 }
 
 TEST(CliRun, AccelSimFormatHasTheLinesScriptsParse) {
