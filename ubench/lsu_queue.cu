@@ -13,22 +13,18 @@
 //   args: ctas=N (default: the SM count)
 #include "ubench.h"
 
+// Load i: a word of the lane's line (the first pass brings the lines into the L1).
+struct LineWord {
+  const unsigned* mine;
+  __device__ unsigned operator()(int i) const { return mine[i % 32]; }
+};
+
 template <int N>
 __global__ void burst(const unsigned* base, ub::Span* spans, unsigned* sink) {
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   // 32 lines per warp (one per lane), 4 KiB apart so that no two share a line.
   const unsigned* mine = base + (size_t{blockIdx.x} * 8 + warp) * 32 * 1024 + size_t{lane} * 32;
-  unsigned v[N], sum = 0;
-  for (int pass = 0; pass < 2; ++pass) {  // the first pass brings the lines into the L1
-    long long t0 = ub::clock_now();
-#pragma unroll
-    for (int i = 0; i < N; ++i) v[i] = mine[i % 32];  // a word of the lane's line per load
-    long long t1 = ub::clock_now();
-#pragma unroll
-    for (int i = 0; i < N; ++i) sum += v[i];
-    if (pass == 1) ub::record_span(spans, t0, t1, float(N));
-  }
-  sink[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = ub::timed_burst<N>(LineWord{mine}, spans);
 }
 
 // Mean over the warps of (t1 - t0) / N.

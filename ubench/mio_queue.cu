@@ -17,23 +17,19 @@ __device__ __forceinline__ unsigned ld_shared(const unsigned* p) {
   return v;
 }
 
+// Load i: word lane * 32 + i of the CTA's words, every lane in bank i.
+struct ConflictingWord {
+  const unsigned* words;
+  unsigned lane;
+  __device__ unsigned operator()(int i) const { return ld_shared(&words[lane * 32 + i % 32]); }
+};
+
 template <int N>
 __global__ void burst(ub::Span* spans, unsigned* sink) {
   __shared__ unsigned words[32 * 32];
-  const unsigned lane = threadIdx.x % 32;
   for (unsigned i = threadIdx.x; i < 32 * 32; i += blockDim.x) words[i] = i;
   __syncthreads();
-  unsigned v[N], sum = 0;
-  for (int pass = 0; pass < 2; ++pass) {  // the first pass brings the code into the instruction caches
-    long long t0 = ub::clock_now();
-#pragma unroll
-    for (int i = 0; i < N; ++i) v[i] = ld_shared(&words[lane * 32 + i % 32]);
-    long long t1 = ub::clock_now();
-#pragma unroll
-    for (int i = 0; i < N; ++i) sum += v[i];
-    if (pass == 1) ub::record_span(spans, t0, t1, float(N));
-  }
-  sink[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = ub::timed_burst<N>(ConflictingWord{words, threadIdx.x % 32}, spans);
 }
 
 // Mean over the warps of (t1 - t0) / N.

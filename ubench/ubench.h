@@ -126,6 +126,25 @@ __device__ __forceinline__ void record_span(Span* spans, long long t0, long long
   spans[warp] = Span{t0, t1, sm_id(), work};
 }
 
+// The issue-burst benchmarks' timed part (lsu_queue, mio_queue): N
+// independent loads `load(i)` back to back between two clock reads, their
+// results used only after the second; twice (the first pass warms what the
+// loads need), the second pass recorded. Returns the results' sum.
+template <int N, class Load>
+__device__ __forceinline__ unsigned timed_burst(const Load& load, Span* spans) {
+  unsigned v[N], sum = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    long long t0 = clock_now();
+#pragma unroll
+    for (int i = 0; i < N; ++i) v[i] = load(i);
+    long long t1 = clock_now();
+#pragma unroll
+    for (int i = 0; i < N; ++i) sum += v[i];
+    if (pass == 1) record_span(spans, t0, t1, float(N));
+  }
+  return sum;
+}
+
 // The issue-burst benchmarks (lsu_queue, mio_queue): `launch()` runs the
 // kernel, twice (the first launch pays the code's fetch); then the mean over
 // the `warps` recorded spans of (t1 - t0) / per.

@@ -2,7 +2,8 @@
 // cache, and the path to the L1D for global/local/texture accesses through
 // the sub-warp coalescer. Results are written into the warps' scoreboards;
 // loads that wait for memory (L1D or constant-cache misses) release them when
-// they complete.
+// they complete, and a store holds its warp's exit until it has drained
+// (core.store_drain_latency).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -52,8 +53,8 @@ class LdstUnit {
   void begin_kernel() { const_cache_.flush(); }
   // Warp slots whose loads completed since the last call (to wake them).
   std::vector<uint32_t>& woken() { return woken_; }
-  // Earliest time a queued L1 completion becomes visible or the constant
-  // cache has work.
+  // Earliest time a queued L1 completion becomes visible, the constant
+  // cache has work or a store has drained.
   Tick next_completion(Tick now) const {
     Tick t = std::min(l1_.done().next_ready(), const_cache_.next_event(now));
     return drains_.empty() ? t : std::min(t, clock_.tick_of(drains_.front().ready));
@@ -65,7 +66,7 @@ class LdstUnit {
     uint32_t warp_slot = 0;
     uint32_t remaining = 0;
     uint8_t n_dst = 0;
-    bool holds_warp = true;  // counted in its warp's pending_loads (not a reduction)
+    bool holds_warp = true;  // counted in its warp's pending_loads (not a reduction; a draining store is)
     std::array<uint16_t, ir::kMaxDst> dst{};
   };
   static constexpr uint32_t kNoStore = ~0u;

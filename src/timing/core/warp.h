@@ -23,7 +23,7 @@ struct Warp {
   // Its kernel's unit map and code (copied from the SmKernel: read per issue).
   const int16_t* unit_of = nullptr;
   Addr code_base = 0;
-  uint32_t pending_loads = 0;    // memory instructions whose results are outstanding
+  uint32_t pending_loads = 0;    // memory instructions outstanding: loads' results, stores draining
   Cycle busy_until = 0;          // a fence holds the warp until this cycle
   Cycle lsu_next = 0;            // its next LD/ST-unit access may not issue before this (core.lsu_issue_interval)
   Cycle branch_ready = 0;        // its last branch resolves: nothing issues before (core.branch_resolve_cycles)
