@@ -387,6 +387,35 @@ TEST(AbstractModel, AtomicsCoalescePerSubWarpAsTheDetailedModel) {
   EXPECT_EQ(gpu.stats().sum("l2.*.atomics", r.before, r.after), 5u);
 }
 
+// Lanes on one word go in passes, a request each, as in the detailed L1: a
+// warp's 32 lanes on one address make 32 requests at the L2, and at 16 L1
+// cycles a request (l1d.atomic_request_cycles) they hold the LD/ST unit 512
+// cycles, so a third such atomic issues that much after the second and,
+// its predecessor's replies long back and the line in the L2 (the first
+// fetched it), ends as much later.
+TEST(AbstractModel, AtomicLanesOnOneWordAreARequestEach) {
+  auto run = [](size_t atomics, uint64_t* requests) {
+    ir::WarpInst atom = load(1, 0);
+    atom.kind = ir::OpKind::Atomic;
+    atom.strided = false;
+    std::array<Addr, 32> addrs{};
+    addrs.fill(0x10000);
+    atom.addrs = addrs.data();
+    std::vector<ir::WarpInst> insts(atomics, atom);
+    for (size_t i = 0; i < atomics; ++i) insts[i].dst[0] = static_cast<uint16_t>(1 + i);
+    AbstractGpu gpu(one_sm({"l1d.atomic_request_cycles=16"}));
+    FakeKernel k({insts}, 1);
+    KernelResult r = gpu.run_kernel(k);
+    *requests = gpu.stats().sum("l2.*.atomics", r.before, r.after);
+    return r.cycles;
+  };
+  uint64_t requests_two = 0, requests_three = 0;
+  Cycle two = run(2, &requests_two), three = run(3, &requests_three);
+  EXPECT_EQ(requests_two, 64u);
+  EXPECT_EQ(requests_three, 96u);
+  EXPECT_EQ(three - two, 512u) << two << " vs " << three;
+}
+
 // Shared memory counts wavefronts as the detailed LD/ST unit does: a 16-byte
 // load that every lane takes from one address still moves in four lane
 // groups of 8 (four wavefronts), a 4-byte one in one.

@@ -124,18 +124,22 @@ std::string counter_ptx(bool provable, bool result) {
 }
 
 struct Counted {
-  uint64_t cycles = 0, warp_insts = 0;
+  uint64_t cycles = 0, warp_insts = 0, l1_atomic_requests = 0;
   uint32_t total = 0;
   std::vector<uint32_t> olds;
 };
 
 // Word 0 is the counter, words 2-3 its address (for the run-time-uniform
 // form), words 4-35 the lanes' last old values.
-Counted count(bool provable, bool result, int atomic_ops_per_clk = 32) {
+Counted count(bool provable, bool result, int atomic_ops_per_clk = 32, int request_cycles = 4) {
   test::TimedRun r = test::run_timed(counter_ptx(provable, result), "counter", std::vector<uint32_t>(4 + 32), "h100",
-                                     {"l1i.perfect=true", "l2.atomic_ops_per_clk=" + std::to_string(atomic_ops_per_clk)},
+                                     {"l1i.perfect=true", "l2.atomic_ops_per_clk=" + std::to_string(atomic_ops_per_clk),
+                                      "l1d.atomic_request_cycles=" + std::to_string(request_cycles)},
                                      [](std::vector<uint32_t>& w, Addr p) { std::memcpy(&w[2], &p, 8); });
-  return {r.cycles, r.warp_insts, r.words[0], std::vector<uint32_t>(r.words.begin() + 4, r.words.end())};
+  uint64_t requests = 0;
+  for (const auto& [name, v] : r.counters.items())
+    if (name.starts_with("sm.") && name.ends_with(".l1d.atomics")) requests += static_cast<uint64_t>(v.get<double>());
+  return {r.cycles, r.warp_insts, requests, r.words[0], std::vector<uint32_t>(r.words.begin() + 4, r.words.end())};
 }
 
 // ptxas's sequence for a counted add whose result is read is five steps
@@ -157,17 +161,28 @@ TEST(WarpAggregation, AggregatedAtomicsIssueThePtxasSequenceAndKeepTheirValues) 
 }
 
 // One lane's operation per aggregated reduction, 32 for the run-time-uniform
-// address (the L2 does not combine lanes on one word): slowing the slice's
-// atomic unit from 32 operations per cycle to 1 leaves the aggregated
-// kernel's time as it was and makes the other's 64 reductions take 32
-// cycles each at the slice, where the fast unit keeps up with their issue,
-// one per core.lsu_issue_interval (4 on h100): 28 cycles more for each.
+// address (the L2 does not combine lanes on one word; they name one word, so
+// they go in 32 passes, a request of one operation each). Slowing the
+// slice's atomic unit from 32 operations per cycle to 1 leaves the
+// aggregated kernel's time as it was.
 TEST(WarpAggregation, TheL2PerformsOneOperationForAnAggregatedWarp) {
-  Counted agg_fast = count(true, false, 32), agg_slow = count(true, false, 1);
-  Counted plain_fast = count(false, false, 32), plain_slow = count(false, false, 1);
+  Counted agg_fast = count(true, false, 32, 1), agg_slow = count(true, false, 1, 1);
   EXPECT_NEAR(double(agg_slow.cycles), double(agg_fast.cycles), 2.0);
-  EXPECT_NEAR(double(plain_slow.cycles) - double(plain_fast.cycles), kAtomics * (32.0 - 4.0), kAtomics * 2.0)
-      << plain_fast.cycles << " vs " << plain_slow.cycles;
+  EXPECT_EQ(agg_fast.l1_atomic_requests, uint64_t{kAtomics});
+  EXPECT_EQ(count(false, false, 32, 1).l1_atomic_requests, 32u * kAtomics);
+}
+
+// The run-time-uniform address's 32 lanes name one word: the L1 sends them
+// in 32 passes, a request each, where the aggregated warp sends one. At 4
+// L1 cycles a request (l1d.atomic_request_cycles, h100) instead of 1, the
+// aggregated kernel's time is as it was and each of the other's 64
+// reductions holds the L1 128 cycles instead of 32: 96 more each.
+TEST(WarpAggregation, LanesOnOneWordLeaveTheL1AsARequestEach) {
+  Counted agg_one = count(true, false, 32, 1), agg_four = count(true, false, 32, 4);
+  Counted plain_one = count(false, false, 32, 1), plain_four = count(false, false, 32, 4);
+  EXPECT_NEAR(double(agg_four.cycles), double(agg_one.cycles), 4.0);
+  EXPECT_NEAR(double(plain_four.cycles) - double(plain_one.cycles), kAtomics * 96.0, kAtomics * 2.0)
+      << plain_one.cycles << " vs " << plain_four.cycles;
 }
 
 }  // namespace

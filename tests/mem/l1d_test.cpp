@@ -268,6 +268,35 @@ TEST(L1D, AtomicGoesToL2AndInvalidatesLocalCopy) {
   EXPECT_EQ(b.stat("read_misses"), 2u);
 }
 
+// Lanes on one word go to the L2 in passes, a request each carrying its
+// share of the sector's operations; with l1d.atomic_request_cycles = 4 the
+// tag stage takes no other access until the last request's 4 cycles are up
+// (the H100: ubench/atomics, docs/validation-h100.md).
+TEST(L1D, AtomicPassesAreRequestsThatHoldTheTagStage) {
+  L1Bench b({"l1d.atomic_request_cycles=4"});
+  b.to_cycle(1);
+  L1Access a;
+  a.line_addr = 0x5000;
+  a.sector_mask = 0x3;  // sectors 0 and 1
+  a.type = AccessType::Atomic;
+  a.token = 2;
+  a.thread_ops = {12, 2};
+  a.atomic_passes = {3, 1};  // three lanes name one word of sector 0
+  Cycle start = b.core.now();
+  ASSERT_TRUE(b.l1->can_accept());
+  b.l1->accept(a);
+  b.to_cycle(start + 15);
+  EXPECT_FALSE(b.l1->can_accept());  // 4 requests x 4 cycles
+  b.to_cycle(start + 16);
+  EXPECT_TRUE(b.l1->can_accept());
+  EXPECT_NE(b.wait_done(2), ~Cycle{0});
+  ASSERT_EQ(b.mem.seen.size(), 4u);
+  std::vector<uint32_t> ops;
+  for (const MemRequest& r : b.mem.seen) ops.push_back(r.thread_ops);
+  EXPECT_EQ(ops, (std::vector<uint32_t>{4, 4, 4, 2}));
+  EXPECT_EQ(b.stat("atomics"), 4u);
+}
+
 TEST(L1D, CarveOutChangesCapacity) {
   L1Bench b;
   EXPECT_EQ(b.l1->capacity_bytes(), 128u * 1024);

@@ -103,6 +103,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
   slice_request_ = per_l2;
   slice_queue_ = static_cast<double>(i64(cfg, "l2.input_queue"));
   atomic_op_ = per_l2 / static_cast<double>(i64(cfg, "l2.atomic_ops_per_clk"));
+  atomic_request_cycles_ = static_cast<uint32_t>(i64(cfg, "l1d.atomic_request_cycles"));
   stats::Scope root(reg, "");
   for (uint32_t i = 0; i < n_sms; ++i) {
     l1_.push_back(std::make_unique<TimedTags>(l1_shape(cfg)));
@@ -123,7 +124,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
     slice_counters_.push_back({&s.counter("reads", "read sectors"), &s.counter("read_hits", "read sectors valid in L2"),
                                &s.counter("writes", "written sectors"),
                                &s.counter("write_hits", "written sectors already allocated"),
-                               &s.counter("atomics", "atomic sectors performed at L2")});
+                               &s.counter("atomics", "atomic requests performed at L2 (a sector and pass each: lanes on one address go in different passes)")});
   }
   slice_port_.resize(n_slices);
   slice_atomics_.resize(n_slices);
@@ -155,15 +156,6 @@ void MemoryModel::warm(Addr begin, Addr end) {
   }
 }
 
-namespace {
-// The lane operations an atomic performs on one coalesced access
-// (timing/mem/atomic_ops.h).
-uint32_t access_ops(const ir::WarpInst& in, const Addr* addrs, const LineAccess& a) {
-  uint32_t n = 0;
-  for (uint8_t ops : atomic_ops_per_sector(addrs, in.active_mask, a.line_addr, a.lanes)) n += ops;
-  return n;
-}
-}  // namespace
 
 // Shared memory: the access's wavefronts (bank conflicts and lane groups,
 // as the detailed model counts them: timing/mem/shared_mem.h) serialise it.
@@ -206,11 +198,14 @@ MemTiming MemoryModel::access(uint32_t sm, const ir::WarpInst& in, Cycle now) {
   // queue holds back the ones after it (l1_cursor_).
   Cycle& at = l1_cursor_[sm];
   at = std::max(at, now);
+  uint32_t atomic_requests = 0;
   for (const LineAccess& a : lines) {
     if (in.kind == ir::OpKind::Load) t.done = std::max(t.done, global_load(sm, a, at, use_l1));
     else if (in.kind == ir::OpKind::Store) global_store(sm, a, at, use_l1);
-    else t.done = std::max(t.done, atomic(sm, a, access_ops(in, addrs, a), at));
+    else t.done = std::max(t.done, atomic(sm, a, atomic_lanes(addrs, in.active_mask, a.line_addr, a.lanes), at, atomic_requests));
   }
+  // The L1 sends an atomic's requests one after another (l1d.atomic_request_cycles each).
+  t.ldst_cycles = std::max(t.ldst_cycles, atomic_requests * atomic_request_cycles_);
   return t;
 }
 
@@ -308,12 +303,15 @@ CacheLine& MemoryModel::l2_allocate(uint32_t slice, Addr line, Cycle now) {
   return l;
 }
 
-Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now, uint32_t atomic_ops, bool l1_request) {
+Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now, uint32_t atomic_ops, bool l1_request,
+                           uint32_t atomic_requests) {
   bool is_atomic = atomic_ops > 0;
   uint32_t slice = map_.slice_of(line_addr), n = static_cast<uint32_t>(std::popcount(mask));
-  // A read asks for the line's sectors in one header flit; atomics go a sector a message.
-  uint32_t req_flits = is_atomic ? std::max(n, (n * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_) : 1;
-  Cycle at = to_slice(sm, slice, req_flits, is_atomic ? n : 1, now, l1_request);
+  // A read asks for the line's sectors in one header flit; atomics go a sector (and pass) a message.
+  uint32_t messages = is_atomic ? std::max(n, atomic_requests) : 1;
+  uint32_t req_flits = is_atomic ? std::max(messages, (messages * 32 + header_bytes_ + flit_bytes_ - 1) / flit_bytes_) : 1;
+  Cycle at = to_slice(sm, slice, req_flits, messages, now, l1_request);
+  if (is_atomic && messages > n) slice_counters_[slice].atomics->inc(messages - n);  // further passes
   TimedTags& l2 = *l2_[slice];
   SliceCounters& c = slice_counters_[slice];
   CacheLine* line = l2.tags().find(line_addr);
@@ -362,7 +360,7 @@ Cycle MemoryModel::l2_read(uint32_t sm, Addr line_addr, uint8_t mask, Cycle now,
     ready = std::max(ready, static_cast<Cycle>(std::ceil(unit)));
     stores_landed_ = std::max(stores_landed_, ready);  // a reduction nobody waits for still ends the kernel
   }
-  return from_slice(slice, sm, n, ready);
+  return from_slice(slice, sm, is_atomic ? messages : n, ready);
 }
 
 void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1) {
@@ -412,9 +410,18 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
   stores_landed_ = std::max(stores_landed_, at + up(l2_latency_));
 }
 
-Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle& at) {
-  at = miss_room(sm, static_cast<uint32_t>(std::popcount(a.sector_mask)), at);
-  return l2_read(sm, a.line_addr, a.sector_mask, at, std::max<uint32_t>(ops, 1));
+// An atomic sends a request per sector and pass (atomic_ops.h), as the
+// detailed L1 does; they are added to `requests`.
+Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, const AtomicLanes& lanes, Cycle& at, uint32_t& all_requests) {
+  uint32_t requests = 0, ops = 0;
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
+    if (!(a.sector_mask >> s & 1)) continue;
+    requests += std::max<uint32_t>(1, lanes.passes[s]);
+    ops += lanes.ops[s];
+  }
+  all_requests += requests;
+  at = miss_room(sm, requests, at);
+  return l2_read(sm, a.line_addr, a.sector_mask, at, std::max<uint32_t>(ops, 1), true, requests);
 }
 
 }  // namespace ws::timing::abstract

@@ -18,6 +18,7 @@
 #include "timing/abstract/calendar.h"
 #include "timing/abstract/dram_model.h"
 #include "timing/core/coalescer.h"
+#include "timing/mem/atomic_ops.h"
 #include "timing/mem/l1_data_array.h"
 #include "timing/mem/l2_slice.h"
 #include "timing/mem/sector_cache.h"
@@ -81,14 +82,17 @@ class MemoryModel {
   MemTiming shared_access(const ir::WarpInst& in, Cycle now) const;
   Cycle global_load(uint32_t sm, const LineAccess& a, Cycle& at, bool use_l1);
   void global_store(uint32_t sm, const LineAccess& a, Cycle now, bool use_l1);
-  // `ops`: the lane operations the slice's atomic unit performs (atomic_ops.h).
-  Cycle atomic(uint32_t sm, const LineAccess& a, uint32_t ops, Cycle& at);
+  // `lanes`: the operations and passes of the access's sectors (atomic_ops.h);
+  // the requests they make are added to `requests`.
+  Cycle atomic(uint32_t sm, const LineAccess& a, const AtomicLanes& lanes, Cycle& at, uint32_t& requests);
   Cycle miss_room(uint32_t sm, uint32_t n, Cycle at);
   // A request for the sectors `mask` of a line reaching its L2 slice from
   // SM `sm` at `now`; returns when the data is back at the SM. An atomic
   // (`atomic_ops` > 0) also waits for the slice's atomic unit.
   // `l1_request`: from the L1 (its places upstream of the crossbar count), not the instruction cache.
-  Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, uint32_t atomic_ops = 0, bool l1_request = true);
+  // `atomic_requests`: the messages an atomic's passes make (at least one per sector).
+  Cycle l2_read(uint32_t sm, Addr line, uint8_t mask, Cycle now, uint32_t atomic_ops = 0, bool l1_request = true,
+                uint32_t atomic_requests = 0);
   Cycle to_slice(uint32_t sm, uint32_t slice, uint32_t flits, uint32_t messages, Cycle now, bool sm_waits);
   Cycle from_slice(uint32_t slice, uint32_t sm, uint32_t sectors, Cycle data_ready);
   Cycle dram_read(uint32_t slice, Addr line, uint32_t sectors, Cycle now);
@@ -112,6 +116,7 @@ class MemoryModel {
   // Latencies and per-sector service times, in core cycles.
   double l1_latency_, shared_latency_, icnt_latency_, l2_latency_;
   double slice_request_, atomic_op_;  // atomic_op_: one lane operation in a slice's atomic unit
+  uint32_t atomic_request_cycles_;  // l1d.atomic_request_cycles
   uint32_t flit_bytes_, header_bytes_, tag_lookups_, upstream_cap_, shared_banks_, bank_bytes_, max_merge_;
   std::vector<Cycle> l1_cursor_;  // per SM: when its L1 looks up the next access
   // Per SM: when each of its read requests still upstream of the crossbar leaves.

@@ -152,7 +152,11 @@ void LdstUnit::issue_l1(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst
     acc.type = type;
     acc.local = inst.space == ir::MemSpace::Local;
     acc.token = waits ? alloc_access_token(token) : 0;
-    if (type == AccessType::Atomic) acc.thread_ops = atomic_ops_per_sector(addrs, inst.active_mask, a.line_addr, a.lanes);
+    if (type == AccessType::Atomic) {
+      AtomicLanes lanes = atomic_lanes(addrs, inst.active_mask, a.line_addr, a.lanes);
+      acc.thread_ops = lanes.ops;
+      acc.atomic_passes = lanes.passes;
+    }
     bool last = &a == &scratch_.back();
     queue_.push_back(Queued{acc, last, last ? store : kNoStore});
   }

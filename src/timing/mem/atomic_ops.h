@@ -2,6 +2,7 @@
 // warp's atomic instruction (l2.atomic_ops_per_clk), shared by the detailed
 // and the abstract model.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -11,23 +12,33 @@
 
 namespace ws::timing {
 
-// Per sector of the line at `line_addr`: one operation per lane of
-// `access_lanes` (the lanes one coalesced access carries; all active lanes
-// by default) addressing it, lanes on the same word each counting: the H100
-// does not combine them (ubench/atomics, 32 lanes on one word run 9x slower
-// than on 32 words; docs/validation-h100.md). A warp whose lanes the
-// compiler proved to share one address sends a single lane instead
-// (exec/warp_aggregation.h; an NVBit trace records that lane alone).
-inline std::array<uint8_t, 4> atomic_ops_per_sector(const Addr* addrs, uint32_t mask, Addr line_addr,
-                                                    uint32_t access_lanes = ~0u) {
+// What one coalesced access of a warp's atomic asks of the L2, per sector of
+// the line at `line_addr`, from the lanes of `access_lanes` (all active lanes
+// by default) that address it:
+// - ops: one operation per lane, lanes on the same word each counting (the
+//   H100 does not combine them: ubench/atomics, 32 lanes on one word run 9x
+//   slower than on 32 words; docs/validation-h100.md). A warp whose lanes the
+//   compiler proved to share one address sends a single lane instead
+//   (exec/warp_aggregation.h; an NVBit trace records that lane alone).
+// - passes: the requests the L1 makes of them, each with at most one lane per
+//   address (the most lanes that name one address; 0 where none do).
+struct AtomicLanes {
   std::array<uint8_t, 4> ops{};
-  if (!addrs) return ops;
+  std::array<uint8_t, 4> passes{};
+};
+
+inline AtomicLanes atomic_lanes(const Addr* addrs, uint32_t mask, Addr line_addr, uint32_t access_lanes = ~0u) {
+  AtomicLanes out;
+  if (!addrs) return out;
+  std::array<uint8_t, kLineBytes / 4> per_word{};  // lanes per 4 B word (an 8 B operand names its first)
   for (uint32_t m = mask & access_lanes; m; m &= m - 1) {
     Addr a = addrs[std::countr_zero(m)];
     if (a - line_addr >= kLineBytes) continue;  // another line's
-    ++ops[(a - line_addr) / kSectorBytes];
+    uint32_t word = static_cast<uint32_t>(a - line_addr) / 4, s = word / (kSectorBytes / 4);
+    ++out.ops[s];
+    out.passes[s] = std::max(out.passes[s], ++per_word[word]);
   }
-  return ops;
+  return out;
 }
 
 }  // namespace ws::timing

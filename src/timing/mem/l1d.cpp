@@ -47,6 +47,14 @@ const Param<bool> kCacheGlobal{"l1d.cache_global", true, "",
                                "global loads without a cache operator (and ld.ca) are cached in the L1; false: they "
                                "and global stores use L2 only, as Kepler does by default (ld.global.nc and texture "
                                "fetches, the read-only path, still use the L1)"};
+// The H100 sends about one atomic request per 4 cycles per SM, whatever its
+// lanes (ubench/atomics: 3.5-5.2 cycles per request whether it carries 1, 4,
+// 8 or 16 lanes; docs/validation-h100.md, "Atomics: a request per pass").
+const Param<int64_t> kAtomicRequestCycles{
+    "l1d.atomic_request_cycles", 1, "cycles",
+    "tag-stage cycles per request an atomic sends to L2 (one per sector and pass, a pass holding at most one lane per "
+    "address): the L1 takes no other access meanwhile",
+    {1, 256}};
 const Param<std::string> kReplacement{"l1d.replacement", "lru", "", "L1D replacement policy (lru, fifo)"};
 const Param<std::string> kSetIndex{"l1d.set_index", "linear", "", "L1D set-index function (linear, xor, ipoly)"};
 
@@ -105,6 +113,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       max_merge_(static_cast<uint32_t>(kMaxMerge.get(cfg))),
       mshr_count_(static_cast<uint32_t>(kMshrs.get(cfg))),
       tag_lookups_(static_cast<uint32_t>(kTagLookups.get(cfg))),
+      atomic_request_cycles_(static_cast<uint32_t>(kAtomicRequestCycles.get(cfg))),
       hit_latency_(latency_),
       max_bytes_(static_cast<uint64_t>(kSizeKb.get(cfg)) * 1024),
       write_policy_(write_policy(cfg)),
@@ -127,7 +136,7 @@ L1D::L1D(const config::Config& cfg, stats::Scope scope, const ClockDomain& core,
       local_writebacks_(scope.counter("local_writebacks", "dirty local sectors written to L2 on eviction")),
       bypass_reads_(scope.counter("bypass_reads",
                                   "read sectors sent to L2 without using the L1 (cache operator or l1d.cache_global)")),
-      atomics_(scope.counter("atomics", "atomic sectors sent to L2")),
+      atomics_(scope.counter("atomics", "atomic requests sent to L2 (a sector and pass each: lanes on one address go in different passes)")),
       mshr_merges_(scope.counter("mshr_merges", "read sectors merged into an in-flight MSHR")),
       mshr_stalls_(scope.counter("mshr_stalls", "accesses that had to wait for an MSHR or miss-queue slot")),
       stall_cycles_(scope.counter("stall_cycles", "cycles accesses spent waiting for an MSHR or miss-queue slot")),
@@ -170,6 +179,7 @@ void L1D::set_capacity_bytes(uint64_t bytes) {
 bool L1D::can_accept() const {
   if (stalled_) return false;
   Cycle now = clk_.now();
+  if (now < atomic_busy_until_) return false;
   return last_accept_ == now ? accepted_this_cycle_ < tag_lookups_ : data_.free_at() <= now;
 }
 
@@ -197,6 +207,12 @@ void L1D::accept(const L1Access& access) {
       bank_conflicts_.inc(data_.conflict_wavefronts() - conflicts_before);
     }
     pending(access.token) = Pending{0, true, true, clk_.tick_of(data_at + hit_latency_)};
+  }
+  if (access.type == AccessType::Atomic) {
+    uint32_t requests = 0;
+    for (uint32_t s = 0; s < kSectorsPerLine; ++s)
+      if (access.sector_mask >> s & 1) requests += std::max<uint32_t>(1, access.atomic_passes[s]);
+    atomic_busy_until_ = now + Cycle{requests} * atomic_request_cycles_;
   }
   stalled_ = access;
   issue_stalled();
@@ -226,11 +242,20 @@ void L1D::issue_stalled() {
   }
 }
 
-// Atomics: a message per sector, in order.
+// Atomics: a message per sector and pass, in order. Lanes that name one
+// address go in different passes; a sector's operations are shared out
+// over its passes (which lane goes in which changes no count).
 bool L1D::issue_atomics(L1Access& a) {
   while (a.sector_mask != 0) {
     uint32_t s = static_cast<uint32_t>(std::countr_zero(a.sector_mask));
-    if (!issue_atomic(a, a.line_addr + Addr{s} * kSectorBytes, s)) return false;
+    uint32_t passes = std::max<uint32_t>(1, a.atomic_passes[s]);
+    uint32_t ops = (a.thread_ops[s] + passes - 1) / passes;
+    if (!issue_atomic(a, a.line_addr + Addr{s} * kSectorBytes, s, ops)) return false;
+    a.thread_ops[s] = static_cast<uint8_t>(a.thread_ops[s] - std::min<uint32_t>(ops, a.thread_ops[s]));
+    if (passes > 1) {
+      a.atomic_passes[s] = static_cast<uint8_t>(passes - 1);
+      continue;
+    }
     a.sector_mask &= static_cast<uint8_t>(~(1u << s));
   }
   return true;
@@ -440,7 +465,7 @@ CacheLine& L1D::install(Addr line_addr, Retention r) {
   return line;
 }
 
-bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
+bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s, uint32_t ops) {
   if (!out_.read_room()) return blocked(Wait::MissQueue);
   auto slot = alloc_mshr(sector, AccessType::Atomic, a.token);
   if (!slot) return blocked(Wait::MshrFull);
@@ -450,7 +475,7 @@ bool L1D::issue_atomic(const L1Access& a, Addr sector, uint32_t s) {
   std::array<uint32_t, kSectorsPerLine> slots{};
   slots[s] = *slot;
   send_request(a.line_addr, static_cast<uint8_t>(1u << s), slots, AccessType::Atomic, ir::CacheOp::Default,
-               a.byte_masks[s], a.thread_ops[s]);
+               a.byte_masks[s], ops);
   pending(a.token).misses_left++;
   return true;
 }

@@ -32,6 +32,7 @@ struct L1Access {
   uint8_t sector_mask = 0;                // bit s = sector s of the line
   std::array<uint32_t, 4> byte_masks{};  // per sector, bytes written (stores/atomics) or read (loads; 0 = all)
   std::array<uint8_t, 4> thread_ops{};   // atomics: per sector, the lanes' operations (same-word ones each count)
+  std::array<uint8_t, 4> atomic_passes{};  // atomics: per sector, requests to make (one lane per address each)
   AccessType type = AccessType::Read;
   bool local = false;  // local memory (l1d.local_write_policy applies to its stores)
   ir::CacheOp cache_op = ir::CacheOp::Default;  // the instruction's cache operator
@@ -133,7 +134,7 @@ class L1D : public Clocked {
                     AccessType type, ir::CacheOp op, uint32_t byte_mask = 0, uint32_t thread_ops = 0);
   void write_back_local(const L1Access& a, uint32_t s);
   CacheLine& install(Addr line_addr, Retention r = Retention::Normal);
-  bool issue_atomic(const L1Access& a, Addr sector, uint32_t s);
+  bool issue_atomic(const L1Access& a, Addr sector, uint32_t s, uint32_t ops);
   std::optional<uint32_t> alloc_mshr(Addr sector, AccessType type, uint32_t token);
   void send(Addr sector, uint32_t byte_mask, AccessType type, uint32_t tag, ir::CacheOp op = ir::CacheOp::Default,
             uint32_t thread_ops = 0, uint8_t sectors = 0);
@@ -152,6 +153,7 @@ class L1D : public Clocked {
   const ClockDomain& clk_;
   uint16_t sm_id_;
   uint32_t latency_, max_merge_, mshr_count_, tag_lookups_;
+  uint32_t atomic_request_cycles_;  // l1d.atomic_request_cycles
   uint32_t hit_latency_;  // latency_ less the client's cycles (set_client_cycles)
   uint64_t max_bytes_;  // l1d.size_kb: the carve-out never grows the L1 beyond it
   const L1WritePolicy& write_policy_;
@@ -185,6 +187,7 @@ class L1D : public Clocked {
   bool blocked_on_fill_ = false;  // the stalled access waits for an MSHR to free
   Wait waiting_for_ = Wait::MissQueue;
   Cycle last_accept_ = ~Cycle{0};
+  Cycle atomic_busy_until_ = 0;  // the tag stage sends an atomic's requests until then
   uint32_t accepted_this_cycle_ = 0;
 
   stats::Counter &reads_, &read_hits_, &read_misses_, &writes_, &write_hits_, &write_misses_;

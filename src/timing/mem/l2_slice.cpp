@@ -107,7 +107,7 @@ L2Slice::L2Slice(const config::Config& cfg, stats::Scope scope, const ClockDomai
       writes_(scope.counter("writes", "written sectors")),
       write_hits_(scope.counter("write_hits", "written sectors already allocated")),
       write_misses_(scope.counter("write_misses", "written sectors allocated by the write")),
-      atomics_(scope.counter("atomics", "atomic sectors performed at L2")),
+      atomics_(scope.counter("atomics", "atomic requests performed at L2 (a sector and pass each: lanes on one address go in different passes)")),
       dram_reads_(scope.counter("dram_reads", "sectors read from DRAM")),
       dram_writes_(scope.counter("dram_writes", "dirty sectors written back to DRAM")),
       mshr_merges_(scope.counter("mshr_merges", "misses merged into an in-flight sector")),
