@@ -55,6 +55,10 @@ const config::Param<int64_t> kPtxIfConvert{
     "a forward conditional branch over at most this many straight-line instructions is predicated, as ptxas does: "
     "the region issues in every warp that reaches it, the branch does not (docs/exec.md); 0 branches as written",
     {0, 64}};
+const config::Param<bool> kPtxReconvergence{
+    "exec.ptx_reconvergence", true, "",
+    "a forward conditional branch around a region that is not predicated, on a predicate not provably uniform, "
+    "issues ptxas's BSSY ahead of it and a BSYNC at its target (SSY/SYNC before Volta) (docs/exec.md)"};
 const config::Param<bool> kParamBank{
     "exec.param_bank", true, "",
     "a kernel's ld.param is timed as an LDC of its launch's constant bank (c[0x0][0x210] on sm_90, 0x160 on sm_70 "
@@ -196,6 +200,7 @@ Device::Device(const DeviceOptions& opts)
   program_.set_fuse(kPtxFuse.get(t.cfg), {.imad = facts_.cc_major < 5 || facts_.cc_major >= 7,
                                           .add_min_max = facts_.cc_major >= 9});
   program_.set_if_convert(static_cast<unsigned>(kPtxIfConvert.get(t.cfg)));
+  program_.set_reconvergence(kPtxReconvergence.get(t.cfg));
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);

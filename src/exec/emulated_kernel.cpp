@@ -224,7 +224,41 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   expand(in, e);  // fences around an ordered access
   if (memory) aggregate(step, result_read, e);
   if (step.function == launch_.kernel && step.pc == 0 && !branched_to(fn, 0)) prologue(in, e);
+  reconvergence(in, e);
   return e;
+}
+
+// ptxas's BSSY ahead of a branch around an unpredicated region and the
+// BSYNC at its target, ahead of everything else there (frontend/ptx/fuse.h,
+// mark_reconvergence_function). They use no registers; a generation whose
+// table has neither (nor a [fallback]) issues nothing.
+void StepTranslator::reconvergence(const ptx::Instruction& in, Entry& e) const {
+  auto control = [&](std::string& sass) -> std::optional<ir::WarpInst> {
+    const frontend::OpInfo* op = isa_->find(sass);
+    for (int hop = 0; !op && hop < 4; ++hop) {
+      sass = names_.fallback(sass);
+      if (sass.empty()) return std::nullopt;
+      op = isa_->find(sass);
+    }
+    if (!op) return std::nullopt;
+    ir::WarpInst b;
+    b.pc = e.inst.pc;
+    b.kind = op->kind;
+    b.unit = op->unit;
+    op->mark(b);
+    return b;
+  };
+  std::string bssy = "BSSY", bsync = "BSYNC";
+  if (in.bssy)
+    if (auto b = control(bssy)) {
+      e.before.push_back(*b);
+      e.before_sass.push_back(bssy);
+    }
+  for (uint8_t k = 0; k < in.bsync; ++k)
+    if (auto b = control(bsync)) {
+      e.before.insert(e.before.begin(), *b);
+      e.before_sass.insert(e.before_sass.begin(), bsync);
+    }
 }
 
 const frontend::OpInfo& StepTranslator::resolve(std::string& sass, const ptx::Instruction& in) const {

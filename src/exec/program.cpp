@@ -38,6 +38,7 @@ LoadedModule& Program::load(ptx::Module module) {
   if (schedule_) ptx::schedule_module(lm->ast);
   if (fuse_) ptx::fuse_module(lm->ast, fuse_options_);
   if (if_convert_ > 0) ptx::if_convert_module(lm->ast, if_convert_);
+  if (reconvergence_) ptx::mark_reconvergence_module(lm->ast);
   const std::string& file = lm->ast.filename;
   for (const ptx::Variable& v : lm->ast.globals) {
     if (!is_device_variable(v)) continue;

@@ -39,6 +39,9 @@ class Program {
   // Forward branches over at most this many instructions run predicated
   // (frontend/ptx/fuse.h, if_convert_module); 0: as written.
   void set_if_convert(unsigned max_region) { if_convert_ = max_region; }
+  // Branches around unpredicated regions issue BSSY and BSYNC
+  // (frontend/ptx/fuse.h, mark_reconvergence_module).
+  void set_reconvergence(bool on) { reconvergence_ = on; }
   // Allocates and initialises the module's variables. Throws InputError
   // (naming the module and variable) when that is impossible.
   LoadedModule& load(ptx::Module module);
@@ -55,6 +58,7 @@ class Program {
   bool fuse_ = true;
   ptx::FuseOptions fuse_options_;
   unsigned if_convert_ = 8;
+  bool reconvergence_ = true;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
 };
 

@@ -80,7 +80,8 @@ std::string skip_ptx(unsigned bound) {
 TEST(PtxFuseTimed, ABranchedOverShortRegionIssuesPredicatedOff) {
   auto run = [](unsigned bound, unsigned region) {
     return test::run_timed(skip_ptx(bound), "skip", std::vector<uint32_t>(32), "qv100",
-                           {"l1i.perfect=true", "exec.ptx_if_convert=" + std::to_string(region)});
+                           {"l1i.perfect=true", "exec.ptx_if_convert=" + std::to_string(region),
+                            "exec.ptx_reconvergence=false"});  // the branch alone (no BSSY/BSYNC)
   };
   for (unsigned bound : {0u, 1u, 16u}) {  // lanes below `bound` skip: none, lane 0, lanes 0-15
     test::TimedRun predicated = run(bound, 8), branched = run(bound, 0);

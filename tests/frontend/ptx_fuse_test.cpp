@@ -8,6 +8,7 @@
 #include <string>
 
 #include "frontend/ptx/parser.h"
+#include "frontend/ptx/uniform.h"
 #include "frontend/ptx_test_util.h"
 
 namespace ws::ptx {
@@ -292,6 +293,93 @@ TEST(PtxIfConvert, ShortStraightRegionsUnderAForwardBranchArePredicated) {
   EXPECT_EQ(test::inst(f, "@%p3 bra").if_converted_end, -1);  // six instructions, over the limit of 4
   EXPECT_EQ(test::inst(f, "@%p1 bra L4").if_converted_end, -1);  // to a `ret`: an `@P EXIT`, which issues
   EXPECT_EQ(if_convert_function(f, 8), 2u);                       // the first again, and the third now fits
+}
+
+// Branches ptxas keeps (not predicated) around a region: BSSY ahead of the
+// branch and BSYNC at its target when the predicate may differ between
+// lanes; nothing when it is uniform (a parameter's), when the target is a
+// `ret` (`@P EXIT`), or when the region is an if/else's lone jump.
+TEST(PtxReconvergence, DivergentBranchesAroundKeptRegionsAreBssyAndBsync) {
+  Module m = fused(R"(
+    ld.param.u64 %rd1, [a];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.global.u32 %r9, [%rd2];
+    mov.u32 %r1, %tid.x;
+    setp.gt.u32 %p1, %r1, 127;
+    @%p1 bra L1;
+    atom.global.add.u32 %r2, [%rd2], 1;
+    st.global.u32 [%rd2+4], %r2;
+  L1:
+    setp.gt.u32 %p2, %r9, 7;
+    @%p2 bra L2;
+    atom.global.add.u32 %r3, [%rd2], 1;
+  L2:
+    cvt.u32.u64 %r4, %rd1;
+    setp.gt.u32 %p3, %r4, 7;
+    @%p3 bra L3;
+    atom.global.add.u32 %r5, [%rd2], 1;
+  L3:
+    @%p1 bra L4;
+    bra.uni L5;
+  L4:
+    atom.global.add.u32 %r6, [%rd2], 1;
+  L5:
+    @%p1 bra L6;
+    atom.global.add.u32 %r7, [%rd2], 1;
+  L6:
+    ret;)");
+  Function& f = m.functions.front();
+  EXPECT_EQ(if_convert_function(f, 8), 0u);  // every region has an atomic
+  EXPECT_EQ(mark_reconvergence_function(f), 2u);
+  EXPECT_TRUE(test::inst(f, "@%p1 bra L1").bssy);  // on %tid.x
+  EXPECT_EQ(f.body[static_cast<size_t>(f.labels.at("L1"))].bsync, 1u);
+  EXPECT_TRUE(test::inst(f, "@%p2 bra").bssy);  // on a loaded value
+  EXPECT_EQ(f.body[static_cast<size_t>(f.labels.at("L2"))].bsync, 1u);
+  EXPECT_FALSE(test::inst(f, "@%p3 bra").bssy);     // on a parameter: uniform
+  EXPECT_FALSE(test::inst(f, "@%p1 bra L4").bssy);  // an if/else's skeleton
+  EXPECT_FALSE(test::inst(f, "@%p1 bra L6").bssy);  // to the `ret`: an `@P EXIT`
+  EXPECT_EQ(f.body[static_cast<size_t>(f.labels.at("L3"))].bsync, 0u);
+}
+
+// A tile loop's bound check on its induction variable (written twice, from a
+// parameter and in the loop) is uniform when the loop's own branch is, as
+// ptxas sees it: no BSSY. The same check on a variable that a thread-dependent
+// branch may skip is not.
+TEST(PtxReconvergence, InductionVariablesOfUniformLoopsAreUniform) {
+  Module m = fused(R"(
+    ld.param.u64 %rd1, [a];
+    cvta.to.global.u64 %rd2, %rd1;
+    cvt.u32.u64 %r1, %rd1;
+    mov.u32 %r2, 0;
+    mov.u32 %r5, %tid.x;
+  LOOP:
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra SKIP;
+    atom.global.add.u32 %r3, [%rd2], 1;
+  SKIP:
+    add.s32 %r2, %r2, 256;
+    setp.lt.u32 %p2, %r2, 4096;
+    @%p2 bra LOOP;
+    mov.u32 %r4, 0;
+    setp.gt.u32 %p3, %r5, 7;
+    @%p3 bra NEXT;
+    add.s32 %r4, %r4, 1;
+  NEXT:
+    setp.ge.u32 %p4, %r4, %r1;
+    @%p4 bra END;
+    atom.global.add.u32 %r6, [%rd2], 1;
+  END:
+    st.global.u32 [%rd2], %r4;
+    ret;)");
+  Function& f = m.functions.front();
+  EXPECT_TRUE(UniformRegs::through_control(f).reg(test::reg(f, "%r2")));
+  EXPECT_FALSE(UniformRegs(f).reg(test::reg(f, "%r2")));  // the aggregation's analysis: one definition only
+  EXPECT_FALSE(UniformRegs::through_control(f).reg(test::reg(f, "%r4")));  // written under %tid's branch
+  EXPECT_EQ(if_convert_function(f, 8), 1u);  // the one-add region under %p3 is predicated
+  mark_reconvergence_function(f);
+  EXPECT_FALSE(test::inst(f, "@%p1 bra").bssy);
+  EXPECT_FALSE(test::inst(f, "@%p3 bra").bssy);
+  EXPECT_TRUE(test::inst(f, "@%p4 bra").bssy);
 }
 
 }  // namespace

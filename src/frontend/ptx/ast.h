@@ -91,6 +91,12 @@ struct Instruction {
   // instructions [this + 1, if_converted_end) issue predicated in every warp
   // that reaches the branch, and the branch itself does not issue. -1: none.
   int32_t if_converted_end = -1;
+  // A forward `@p bra` around a region ptxas branches around (fuse.h,
+  // mark_reconvergence_function): a BSSY issues ahead of the branch.
+  bool bssy = false;
+  // The reconvergence point of this many such branches: a BSYNC each
+  // issues ahead of this instruction.
+  uint8_t bsync = 0;
 };
 
 // A variable: module scope (global/const/shared/extern shared) or function

@@ -1,4 +1,5 @@
 #include "frontend/ptx/fuse.h"
+#include "frontend/ptx/uniform.h"
 
 #include <algorithm>
 #include <string_view>
@@ -274,6 +275,32 @@ size_t if_convert_function(Function& f, unsigned max_region) {
     ++marked;
   }
   return marked;
+}
+
+size_t mark_reconvergence_function(Function& f) {
+  UniformRegs uniform = UniformRegs::through_control(f);
+  size_t marked = 0;
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    Instruction& br = f.body[i];
+    if (br.opcode != "bra" || br.guard < 0 || has_mod(br, "uni") || br.ops.size() != 1 ||
+        br.ops[0].kind != Operand::Kind::Symbol || br.ops[0].label <= static_cast<int32_t>(i) + 1 ||
+        br.if_converted_end >= 0 || uniform.reg(br.guard))
+      continue;
+    auto end = static_cast<size_t>(br.ops[0].label);
+    if (end >= f.body.size() || f.body[end].opcode == "ret" || f.body[end].opcode == "exit") continue;
+    const Instruction& first = f.body[i + 1];
+    if (end == i + 2 && first.opcode == "bra" && first.guard < 0) continue;  // an if/else's skeleton
+    br.bssy = true;
+    if (f.body[end].bsync < UINT8_MAX) ++f.body[end].bsync;
+    ++marked;
+  }
+  return marked;
+}
+
+size_t mark_reconvergence_module(Module& m) {
+  size_t n = 0;
+  for (Function& f : m.functions) n += mark_reconvergence_function(f);
+  return n;
 }
 
 size_t if_convert_module(Module& m, unsigned max_region) {

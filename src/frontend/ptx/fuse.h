@@ -58,4 +58,14 @@ FuseStats fuse_module(Module& m, const FuseOptions& o = {});
 size_t if_convert_function(Function& f, unsigned max_region);
 size_t if_convert_module(Module& m, unsigned max_region);
 
+// Reconvergence: a forward `@p bra` that is not if-converted, whose
+// predicate is not provably uniform (uniform.h) and whose target is not a
+// `ret` or `exit` (an `@P EXIT`) nor skipped by a lone jump (an if/else's
+// `@p bra THEN; bra ELSE`), is BSSY, the branch, and BSYNC at the target in
+// ptxas's sm_70+ code (bfs's atomic region, hotspot's 17-instruction one,
+// pathfinder's and dwt2d's guarded blocks in the H100 SASS). Marks them
+// (Instruction::bssy, Instruction::bsync); returns the branches marked.
+size_t mark_reconvergence_function(Function& f);
+size_t mark_reconvergence_module(Module& m);
+
 }  // namespace ws::ptx

@@ -44,6 +44,45 @@ UniformRegs::UniformRegs(const Function& fn) : fn_(fn), uniform_(fn.regs.size(),
   }
 }
 
+UniformRegs UniformRegs::through_control(const Function& fn) {
+  const auto cc = static_cast<int32_t>(fn.regs.size());
+  std::vector<std::vector<size_t>> defs(fn.regs.size());
+  for (size_t i = 0; i < fn.body.size(); ++i)
+    for (int32_t r : reg_access(fn.body[i], fn, cc).writes)
+      if (r >= 0 && r < cc) defs[static_cast<size_t>(r)].push_back(i);
+  std::vector<bool> start(fn.regs.size());
+  for (size_t r = 0; r < defs.size(); ++r) start[r] = !defs[r].empty();
+  UniformRegs u(fn, std::move(start));
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<bool> divergent = u.divergent_regions();
+    for (size_t r = 0; r < defs.size(); ++r) {
+      if (!u.uniform_[r]) continue;
+      for (size_t d : defs[r])
+        if (divergent[d] || !u.inputs_uniform(fn.body[d])) {
+          u.uniform_[r] = false;
+          changed = true;
+          break;
+        }
+    }
+  }
+  return u;
+}
+
+std::vector<bool> UniformRegs::divergent_regions() const {
+  std::vector<bool> in(fn_.body.size(), false);
+  for (size_t i = 0; i < fn_.body.size(); ++i) {
+    const Instruction& br = fn_.body[i];
+    if (br.opcode != "bra" || br.guard < 0 || has_mod(br, "uni") || reg(br.guard) || br.ops.size() != 1 ||
+        br.ops[0].kind != Operand::Kind::Symbol || br.ops[0].label < 0)
+      continue;
+    auto target = static_cast<size_t>(br.ops[0].label);
+    size_t from = target > i ? i + 1 : target, to = target > i ? target : i + 1;
+    for (size_t k = from; k < std::min(to, in.size()); ++k) in[k] = true;
+  }
+  return in;
+}
+
 bool UniformRegs::reg(int32_t r) const {
   return r >= 0 && static_cast<size_t>(r) < uniform_.size() && uniform_[static_cast<size_t>(r)];
 }

@@ -24,13 +24,23 @@ namespace ws::ptx {
 class UniformRegs {
  public:
   explicit UniformRegs(const Function& fn);
+  // As a compiler sees a branch's predicate (mark_reconvergence_function):
+  // a register written in several places (a loop's induction variable) is
+  // uniform too when every write computes on uniform inputs and none lies
+  // in a region that a non-uniform branch skips or repeats (a forward
+  // branch's region, a backward branch's loop). Optimistic: every register
+  // starts uniform and loses it, until nothing changes.
+  static UniformRegs through_control(const Function& fn);
   // Register index `r` of the function (false for an index out of range).
   bool reg(int32_t r) const;
   // An operand's value (or, for an address, the address) is uniform.
   bool operand(const Operand& o) const;
 
  private:
+  UniformRegs(const Function& fn, std::vector<bool> uniform) : fn_(fn), uniform_(std::move(uniform)) {}
   bool inputs_uniform(const Instruction& in) const;
+  // Instructions that a branch on a non-uniform predicate skips or repeats.
+  std::vector<bool> divergent_regions() const;
   const Function& fn_;
   std::vector<bool> uniform_;
 };
