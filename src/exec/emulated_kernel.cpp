@@ -234,12 +234,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
 // table has neither (nor a [fallback]) issues nothing.
 void StepTranslator::reconvergence(const ptx::Instruction& in, Entry& e) const {
   auto control = [&](std::string& sass) -> std::optional<ir::WarpInst> {
-    const frontend::OpInfo* op = isa_->find(sass);
-    for (int hop = 0; !op && hop < 4; ++hop) {
-      sass = names_.fallback(sass);
-      if (sass.empty()) return std::nullopt;
-      op = isa_->find(sass);
-    }
+    const frontend::OpInfo* op = try_resolve(sass);
     if (!op) return std::nullopt;
     ir::WarpInst b;
     b.pc = e.inst.pc;
@@ -261,7 +256,7 @@ void StepTranslator::reconvergence(const ptx::Instruction& in, Entry& e) const {
     }
 }
 
-const frontend::OpInfo& StepTranslator::resolve(std::string& sass, const ptx::Instruction& in) const {
+const frontend::OpInfo* StepTranslator::try_resolve(std::string& sass) const {
   const frontend::OpInfo* op = isa_->find(sass);
   for (int hop = 0; !op && hop < 4; ++hop) {
     std::string older = names_.fallback(sass);
@@ -269,6 +264,11 @@ const frontend::OpInfo& StepTranslator::resolve(std::string& sass, const ptx::In
     sass = older;
     op = isa_->find(sass);
   }
+  return op;
+}
+
+const frontend::OpInfo& StepTranslator::resolve(std::string& sass, const ptx::Instruction& in) const {
+  const frontend::OpInfo* op = try_resolve(sass);
   if (!op)
     throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
                      "isa/ptx.toml names " + sass + " for `" + in.text + "`, which isa/sm_" +
@@ -291,12 +291,16 @@ void StepTranslator::expand(const ptx::Instruction& in, Entry& e) const {
   bool chained = false;  // some step wrote the destination
   for (const PtxOpNames::Step& st : *steps) {
     std::string sass = st.sass;
+    // Reconvergence steps a generation lacks (Fermi has no SYNC) are left out.
+    if ((sass == "BSSY" || sass == "BSYNC") && !try_resolve(sass)) continue;
     const frontend::OpInfo& op = resolve(sass, in);
     bool fence = op.kind == ir::OpKind::MemBar;
-    if (!fence && (op.kind != ir::OpKind::Alu || st.after || w.is_memory() || w.kind == ir::OpKind::MemBar))
+    bool control = op.kind == ir::OpKind::Branch;  // a slow path's BRA or BSYNC: no registers
+    if (!fence && !control &&
+        (op.kind != ir::OpKind::Alu || st.after || w.is_memory() || w.kind == ir::OpKind::MemBar))
       throw InputError(launch_.module->ast.filename, static_cast<uint64_t>(in.line), in.opcode,
                        "isa/ptx.toml [expand] lists " + sass + " for `" + in.text +
-                           "`: a step is a fence, or arithmetic ahead of an arithmetic instruction");
+                           "`: a step is a fence, a branch, or arithmetic ahead of an arithmetic instruction");
     ir::WarpInst b;
     b.pc = w.pc;
     b.kind = op.kind;
@@ -304,7 +308,7 @@ void StepTranslator::expand(const ptx::Instruction& in, Entry& e) const {
     op.mark(b);
     if (fence) {
       b.space = frontend::fence_scope_of(sass);
-    } else {
+    } else if (!control) {
       chain_step(st, w, b, chained);
     }
     (st.after ? e.after : e.before).push_back(b);

@@ -65,6 +65,8 @@ class StepTranslator {
   // A warp-aggregated atomic's steps (warp_aggregation.h); false when `in`
   // is not one.
   bool aggregate(const WarpStep& step, bool result_read, Entry& e) const;
+  // The table's entry for `sass` or its [fallback]s (renaming `sass`); null when none.
+  const frontend::OpInfo* try_resolve(std::string& sass) const;
   void reconvergence(const ptx::Instruction& in, Entry& e) const;
   void prologue(const ptx::Instruction& in, Entry& e) const;
   ir::WarpInst alu_step(const PtxOpNames::Step& st, const ptx::Instruction& in, uint64_t pc, const char* table,

@@ -88,6 +88,17 @@ TEST(PtxExpandTimed, RemainderByARegisterIsTenDependentIntegerInstructions) {
   EXPECT_NEAR(extra / kChain, 9 * 4.0, 4.0) << rem.cycles << " vs " << add.cycles;
 }
 
+// A float division is ptxas's fast path: MUFU.RCP, FCHK, four FFMA, the
+// final FFMA, then `@!P0 BRA` over the slow path's call: seven instructions
+// more than a multiply, the BRA waiting for FCHK's predicate.
+TEST(PtxExpandTimed, FloatDivisionIssuesItsFastPathWithItsBranches) {
+  Result div = run("div.rn.f32", 0x3f800000), mul = run("mul.rn.f32", 0x3f800000);  // d = 1.0f
+  EXPECT_EQ(div.value, 1000003u);  // x / 1.0f, as many times: the bits unchanged
+  EXPECT_EQ(div.warp_insts, mul.warp_insts + 7u * kChain);
+  // At least the five dependent FFMA latencies and the MUFU's per division.
+  EXPECT_GT(double(div.cycles) - double(mul.cycles), kChain * 5 * 4.0) << div.cycles << " vs " << mul.cycles;
+}
+
 const std::vector<std::string> kFenceSets = {"core.fence_cta_latency=10", "core.fence_latency=300",
                                              "core.fence_sys_latency=900"};
 
