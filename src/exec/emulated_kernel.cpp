@@ -291,8 +291,6 @@ void StepTranslator::expand(const ptx::Instruction& in, Entry& e) const {
   bool chained = false;  // some step wrote the destination
   for (const PtxOpNames::Step& st : *steps) {
     std::string sass = st.sass;
-    // Reconvergence steps a generation lacks (Fermi has no SYNC) are left out.
-    if ((sass == "BSSY" || sass == "BSYNC") && !try_resolve(sass)) continue;
     const frontend::OpInfo& op = resolve(sass, in);
     bool fence = op.kind == ir::OpKind::MemBar;
     bool control = op.kind == ir::OpKind::Branch;  // a slow path's BRA or BSYNC: no registers

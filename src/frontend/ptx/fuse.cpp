@@ -1,11 +1,11 @@
 #include "frontend/ptx/fuse.h"
-#include "frontend/ptx/uniform.h"
 
 #include <algorithm>
 #include <string_view>
 #include <unordered_set>
 
 #include "frontend/ptx/reg_access.h"
+#include "frontend/ptx/uniform.h"
 
 namespace ws::ptx {
 
@@ -256,9 +256,7 @@ size_t if_convert_function(Function& f, unsigned max_region) {
   size_t marked = 0;
   for (size_t i = 0; i < f.body.size(); ++i) {
     Instruction& br = f.body[i];
-    if (br.opcode != "bra" || br.guard < 0 || has_mod(br, "uni") || br.ops.size() != 1 ||
-        br.ops[0].kind != Operand::Kind::Symbol || br.ops[0].label <= static_cast<int32_t>(i) + 1)
-      continue;
+    if (conditional_branch_target(br) <= static_cast<int32_t>(i) + 1) continue;
     auto end = static_cast<size_t>(br.ops[0].label);
     // A branch to the end is `@P EXIT` in the SASS: it issues, as here.
     if (end >= f.body.size() || f.body[end].opcode == "ret" || f.body[end].opcode == "exit") continue;
@@ -282,9 +280,8 @@ size_t mark_reconvergence_function(Function& f) {
   size_t marked = 0;
   for (size_t i = 0; i < f.body.size(); ++i) {
     Instruction& br = f.body[i];
-    if (br.opcode != "bra" || br.guard < 0 || has_mod(br, "uni") || br.ops.size() != 1 ||
-        br.ops[0].kind != Operand::Kind::Symbol || br.ops[0].label <= static_cast<int32_t>(i) + 1 ||
-        br.if_converted_end >= 0 || uniform.reg(br.guard))
+    if (conditional_branch_target(br) <= static_cast<int32_t>(i) + 1 || br.if_converted_end >= 0 ||
+        uniform.reg(br.guard))
       continue;
     auto end = static_cast<size_t>(br.ops[0].label);
     if (end >= f.body.size() || f.body[end].opcode == "ret" || f.body[end].opcode == "exit") continue;

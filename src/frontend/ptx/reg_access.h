@@ -55,6 +55,15 @@ inline void collect_regs(const Operand& o, std::vector<int32_t>& out) {
   for (const Operand& e : o.elems) collect_regs(e, out);
 }
 
+// The label index an `@p bra label` (guarded, not .uni) jumps to; -1 for
+// anything else (if-conversion, reconvergence and uniformity look at these).
+inline int32_t conditional_branch_target(const Instruction& in) {
+  if (in.opcode != "bra" || in.guard < 0 || has_mod(in, "uni") || in.ops.size() != 1 ||
+      in.ops[0].kind != Operand::Kind::Symbol)
+    return -1;
+  return in.ops[0].label;
+}
+
 // The first operand is the destination when it is a register or a vector of
 // them (an address operand is read: st, red, ...); a second predicate operand
 // is a second destination in `d|p` forms (setp, shfl, match, elect, tex), but

@@ -72,11 +72,9 @@ UniformRegs UniformRegs::through_control(const Function& fn) {
 std::vector<bool> UniformRegs::divergent_regions() const {
   std::vector<bool> in(fn_.body.size(), false);
   for (size_t i = 0; i < fn_.body.size(); ++i) {
-    const Instruction& br = fn_.body[i];
-    if (br.opcode != "bra" || br.guard < 0 || has_mod(br, "uni") || reg(br.guard) || br.ops.size() != 1 ||
-        br.ops[0].kind != Operand::Kind::Symbol || br.ops[0].label < 0)
-      continue;
-    auto target = static_cast<size_t>(br.ops[0].label);
+    int32_t label = conditional_branch_target(fn_.body[i]);
+    if (label < 0 || reg(fn_.body[i].guard)) continue;
+    auto target = static_cast<size_t>(label);
     size_t from = target > i ? i + 1 : target, to = target > i ? target : i + 1;
     for (size_t k = from; k < std::min(to, in.size()); ++k) in[k] = true;
   }

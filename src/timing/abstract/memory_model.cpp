@@ -413,12 +413,9 @@ void MemoryModel::global_store(uint32_t sm, const LineAccess& a, Cycle now, bool
 // An atomic sends a request per sector and pass (atomic_ops.h), as the
 // detailed L1 does; they are added to `requests`.
 Cycle MemoryModel::atomic(uint32_t sm, const LineAccess& a, const AtomicLanes& lanes, Cycle& at, uint32_t& all_requests) {
-  uint32_t requests = 0, ops = 0;
-  for (uint32_t s = 0; s < kSectorsPerLine; ++s) {
-    if (!(a.sector_mask >> s & 1)) continue;
-    requests += std::max<uint32_t>(1, lanes.passes[s]);
-    ops += lanes.ops[s];
-  }
+  uint32_t requests = atomic_requests(lanes.passes, a.sector_mask), ops = 0;
+  for (uint32_t s = 0; s < kSectorsPerLine; ++s)
+    if (a.sector_mask >> s & 1) ops += lanes.ops[s];
   all_requests += requests;
   at = miss_room(sm, requests, at);
   return l2_read(sm, a.line_addr, a.sector_mask, at, std::max<uint32_t>(ops, 1), true, requests);

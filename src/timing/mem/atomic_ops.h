@@ -41,4 +41,13 @@ inline AtomicLanes atomic_lanes(const Addr* addrs, uint32_t mask, Addr line_addr
   return out;
 }
 
+// The requests the L1 sends for the sectors `sector_mask` (a pass each, at
+// least one per sector), which each hold it l1d.atomic_request_cycles.
+inline uint32_t atomic_requests(const std::array<uint8_t, 4>& passes, uint8_t sector_mask) {
+  uint32_t n = 0;
+  for (uint32_t s = 0; s < passes.size(); ++s)
+    if (sector_mask >> s & 1) n += std::max<uint32_t>(1, passes[s]);
+  return n;
+}
+
 }  // namespace ws::timing

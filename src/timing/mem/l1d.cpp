@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "timing/mem/atomic_ops.h"
 
 namespace ws::timing {
 namespace {
@@ -208,12 +209,8 @@ void L1D::accept(const L1Access& access) {
     }
     pending(access.token) = Pending{0, true, true, clk_.tick_of(data_at + hit_latency_)};
   }
-  if (access.type == AccessType::Atomic) {
-    uint32_t requests = 0;
-    for (uint32_t s = 0; s < kSectorsPerLine; ++s)
-      if (access.sector_mask >> s & 1) requests += std::max<uint32_t>(1, access.atomic_passes[s]);
-    atomic_busy_until_ = now + Cycle{requests} * atomic_request_cycles_;
-  }
+  if (access.type == AccessType::Atomic)
+    atomic_busy_until_ = now + Cycle{atomic_requests(access.atomic_passes, access.sector_mask)} * atomic_request_cycles_;
   stalled_ = access;
   issue_stalled();
 }
