@@ -59,6 +59,10 @@ const config::Param<bool> kPtxReconvergence{
     "exec.ptx_reconvergence", true, "",
     "a forward conditional branch around a region that is not predicated, on a predicate not provably uniform, "
     "issues ptxas's BSSY ahead of it and a BSYNC at its target (SSY/SYNC before Volta) (docs/exec.md)"};
+const config::Param<bool> kPtxVectorize{
+    "exec.ptx_vectorize", true, "",
+    "shared loads of one aligned base at consecutive constant offsets (a tile row read in an unrolled loop) issue "
+    "as the one LDS.64/LDS.128 ptxas makes of them (docs/exec.md); false issues each as written"};
 const config::Param<bool> kParamBank{
     "exec.param_bank", true, "",
     "a kernel's ld.param is timed as an LDC of its launch's constant bank (c[0x0][0x210] on sm_90, 0x160 on sm_70 "
@@ -201,6 +205,7 @@ Device::Device(const DeviceOptions& opts)
                                           .add_min_max = facts_.cc_major >= 9});
   program_.set_if_convert(static_cast<unsigned>(kPtxIfConvert.get(t.cfg)));
   program_.set_reconvergence(kPtxReconvergence.get(t.cfg));
+  program_.set_vectorize(kPtxVectorize.get(t.cfg));
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);
@@ -556,6 +561,17 @@ void Device::copy_on_device(Addr dst, Addr src, uint64_t bytes) {
   std::vector<uint8_t> tmp(bytes);
   memory_.read(src, tmp.data(), bytes);
   memory_.write(dst, tmp.data(), bytes);
+  // The copy reads its source through the L2 and writes its destination
+  // there (no host synchronisation).
+  Timing& t = *timing_;
+  if (t.gpu) {
+    t.gpu->memcpy_htod(ir::MemcpyHtoD{src, bytes, false});
+    t.gpu->memcpy_htod(ir::MemcpyHtoD{dst, bytes, false});
+  }
+  if (t.trace) {
+    t.trace->device_copy(src, bytes);
+    t.trace->device_copy(dst, bytes);
+  }
   now_ns_ += static_cast<double>(bytes) / 400.0;
 }
 

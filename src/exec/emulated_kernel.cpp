@@ -182,7 +182,9 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   op->mark(w);
   bool memory = w.is_memory() && accessed;
   // The cache operator rides in the SASS name so that a replay reads it back.
-  e.sass = memory ? base + width_suffix(step.access_bytes) +
+  // A load ptxas merges into a vector load (ptx/vectorize.h) issues its width.
+  uint32_t bytes = in.merged_bytes ? in.merged_bytes : step.access_bytes;
+  e.sass = memory ? base + width_suffix(bytes) +
                         frontend::cache_op_suffix(step.cache_op, isa_->binary_version())
                   : base + tensor_suffix(in);
   w.tensor_work = frontend::tensor_work_of(e.sass);
@@ -203,6 +205,12 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   std::vector<std::vector<uint16_t>> srcs;
   for (size_t i = 0; i < in.ops.size(); ++i) {
     add_regs(in.ops[i], fn, is_dst_operand(in, i) ? dst : srcs.emplace_back());
+  }
+  for (int32_t r : in.merged_dsts) {
+    ptx::Operand o;
+    o.kind = ptx::Operand::Kind::Reg;
+    o.reg = r;
+    add_regs(o, fn, dst);
   }
   // What folded producers read (ptx/fuse.h), as the merged SASS reads it.
   for (int32_t r : in.fused_reads) {
@@ -414,7 +422,7 @@ void StepTranslator::timing_addrs(const WarpStep& step, const Entry& e, uint64_t
       out[lane] = 0;
       continue;
     }
-    Addr a = step.addrs[lane];
+    Addr a = step.addrs[lane] - step.inst->merged_below;
     if (local) {
       uint64_t off = a % kLocalBytesPerThread;
       a = kLocalTimingBase + warp_uid * 32 * kLocalBytesPerThread + off / 4 * 128 + lane * 4 + off % 4;

@@ -228,6 +228,54 @@ void decode_carry(Decoder& dc, DecodedInst& out) {
   out.s[2] = out.d[1] = dc.private_slot(kCarrySlot);
 }
 
+// mad.lo.cc / mad.hi.cc / madc.lo / madc.hi (.cc): the low or high half of
+// the product plus c, plus the carry flag for madc; the carry out of that
+// unsigned addition goes to the flag with .cc (multiword arithmetic, as in
+// libdevice's trigonometric argument reduction).
+template <class T, bool Hi, bool CarryIn, bool CarryOut>
+struct MadCarry {
+  static void run(Ctx& c, const DecodedInst& in, uint32_t m) {
+    using U = Unsigned<T>;
+    uint64_t* R = c.R;
+    uint64_t *d = R + in.d[0], *a = R + in.s[0], *b = R + in.s[1], *e = R + in.s[2], *cf = R + in.s[3],
+             *co = R + in.d[1];
+    each_lane(m, [&](unsigned l) {
+      U p = U(Hi ? MulHi::f(get<T>(a, l), get<T>(b, l)) : MulLo::f(get<T>(a, l), get<T>(b, l)));
+      U y = U(get<T>(e, l));
+      U cin = CarryIn ? U(cf[l] & 1) : U(0);
+      U s = U(p + y);
+      U r = U(s + cin);
+      put(d, l, T(r));
+      if (CarryOut) co[l] = s < p || r < s;
+    });
+  }
+};
+
+template <class T, bool CarryIn>
+ExecFn mad_carry_handler(bool hi, bool carry_out) {
+  static constexpr ExecFn kFns[2][2] = {{&MadCarry<T, false, CarryIn, false>::run, &MadCarry<T, false, CarryIn, true>::run},
+                                        {&MadCarry<T, true, CarryIn, false>::run, &MadCarry<T, true, CarryIn, true>::run}};
+  return kFns[hi][carry_out];
+}
+
+template <bool CarryIn>
+void decode_mad_carry(Decoder& dc, DecodedInst& out) {
+  ptx::Type t = dc.type();
+  const Mods& m = dc.mods();
+  if (!m.hi && !m.lo) dc.fail("mad.cc/madc need .lo or .hi");
+  if (m.sat || m.wide) dc.fail("unsupported modifier with carry arithmetic");
+  bool cc = !CarryIn || m.cc;
+  switch (t) {
+    case ptx::Type::U32: out.fn = mad_carry_handler<uint32_t, CarryIn>(m.hi, cc); break;
+    case ptx::Type::S32: out.fn = mad_carry_handler<int32_t, CarryIn>(m.hi, cc); break;
+    case ptx::Type::U64: out.fn = mad_carry_handler<uint64_t, CarryIn>(m.hi, cc); break;
+    case ptx::Type::S64: out.fn = mad_carry_handler<int64_t, CarryIn>(m.hi, cc); break;
+    default: dc.fail("unsupported type for carry arithmetic");
+  }
+  plain_operands(dc, out, t, 3);
+  out.s[3] = out.d[1] = dc.private_slot(kCarrySlot);
+}
+
 template <class Plain, class Saturating, bool Subtract>
 void decode_add_sub(Decoder& dc, DecodedInst& out) {
   reject_float_modifiers(dc);
@@ -261,6 +309,7 @@ using MadWideOf = Ternary<T, MadWide, Wide<T>>;
 
 void decode_mad(Decoder& dc, DecodedInst& out) {
   reject_float_modifiers(dc);
+  if (dc.mods().cc) return decode_mad_carry<false>(dc, out);
   ptx::Type t = dc.type();
   const Mods& m = dc.mods();
   if (m.sat) dc.fail("unsupported modifier '.sat'");
@@ -496,6 +545,10 @@ void register_int_ops(DecodeTable& t) {
   t["subc"] = decode_carry<true, true>;
   t["mul"] = decode_mul;
   t["mad"] = decode_mad;
+  t["madc"] = [](Decoder& dc, DecodedInst& out) {
+    reject_float_modifiers(dc);
+    decode_mad_carry<true>(dc, out);
+  };
   t["mul24"] = decode_int24<false>;
   t["mad24"] = decode_int24<true>;
   t["div"] = decode_int_simple<Binary, Div, 2>;

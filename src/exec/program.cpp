@@ -10,6 +10,7 @@
 #include "frontend/ptx/fuse.h"
 #include "frontend/ptx/schedule.h"
 #include "frontend/ptx/unroll.h"
+#include "frontend/ptx/vectorize.h"
 
 namespace ws::exec {
 
@@ -37,6 +38,7 @@ LoadedModule& Program::load(ptx::Module module) {
   if (unroll_ >= 2) ptx::unroll_module(lm->ast, {.factor = unroll_});
   if (schedule_) ptx::schedule_module(lm->ast);
   if (fuse_) ptx::fuse_module(lm->ast, fuse_options_);
+  if (vectorize_) ptx::vectorize_shared_loads_module(lm->ast);
   if (if_convert_ > 0) ptx::if_convert_module(lm->ast, if_convert_);
   if (reconvergence_) ptx::mark_reconvergence_module(lm->ast);
   const std::string& file = lm->ast.filename;

@@ -42,6 +42,9 @@ class Program {
   // Branches around unpredicated regions issue BSSY and BSYNC
   // (frontend/ptx/fuse.h, mark_reconvergence_module).
   void set_reconvergence(bool on) { reconvergence_ = on; }
+  // Neighbouring shared loads ptxas merges issue as one vector load
+  // (frontend/ptx/vectorize.h).
+  void set_vectorize(bool on) { vectorize_ = on; }
   // Allocates and initialises the module's variables. Throws InputError
   // (naming the module and variable) when that is impossible.
   LoadedModule& load(ptx::Module module);
@@ -59,6 +62,7 @@ class Program {
   ptx::FuseOptions fuse_options_;
   unsigned if_convert_ = 8;
   bool reconvergence_ = true;
+  bool vectorize_ = true;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
 };
 

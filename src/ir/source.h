@@ -64,6 +64,9 @@ class KernelSource {
 struct MemcpyHtoD {
   Addr dst = 0;
   uint64_t bytes = 0;
+  // false: lines a copy on the device wrote (a `MemcpyDtoD` line): in the
+  // L2 like an upload's, but the host did not wait for the GPU.
+  bool host_sync = true;
 };
 
 // The host waited for the GPU (cudaDeviceSynchronize and the like) before

@@ -111,7 +111,7 @@ class TimingModel {
   virtual Cycle core_cycle() const = 0;
 
   // A host-to-device copy (or memset): warms the L2; counts as a host
-  // synchronisation.
+  // synchronisation unless copy.host_sync is false (a copy on the device).
   virtual void memcpy_htod(const ir::MemcpyHtoD& copy) = 0;
   // The host waited for the GPU: the next launch pays the full launch latency.
   virtual void host_sync() = 0;

@@ -139,6 +139,38 @@ TEST(ExecDevice, TimedKernelsComputeAndCountLikeTheHardware) {
   EXPECT_GT(run.dev->now_ns(), 0.0);
 }
 
+// A copy on the device reads its source through the L2 and writes its
+// destination there: a kernel reading the copy hits in the L2, and the trace
+// (its MemcpyDtoD lines) replays to the same cycles. Without the copy's
+// lines the same reads go to DRAM.
+TEST(ExecDevice, ADeviceCopyLeavesItsLinesInTheL2) {
+  auto run_with = [](bool copy, const std::string& name) {
+    DeviceOptions o;
+    o.timing = true;
+    o.print_summary = false;
+    o.out_dir = temp(name);
+    o.trace_out = temp(name + "-trace");
+    o.sets = {"l1i.perfect=true"};
+    DeviceRun run(o);
+    run.load(kVadd);
+    const uint32_t n = 8192;
+    std::vector<float> a(n, 1.0f);
+    Addr da = run.upload(a), db = *run.dev->memory().allocate(n * 4), dout = *run.dev->memory().allocate(n * 4);
+    if (copy) run.dev->copy_on_device(db, da, n * 4);
+    EXPECT_TRUE(run.launch("vadd", Dim3{n / 256, 1, 1}, Dim3{256, 1, 1}, {da, db, dout, n}).ok);
+    run.dev->finish();
+    nlohmann::json s = read_json(o.out_dir + "/stats.json");
+    ws::test::SimTotals replay = ws::test::simulate(o.trace_out, ws::test::preset("qv100", {"l1i.perfect=true"}));
+    EXPECT_EQ(replay.cycles, s["kernels"][0]["cycles"].get<uint64_t>()) << name;
+    return s["kernels"][0];
+  };
+  nlohmann::json copied = run_with(true, "d2d"), fresh = run_with(false, "d2d-none");
+  EXPECT_EQ(copied["l2"]["reads"].get<uint64_t>(), 2048u);
+  EXPECT_EQ(copied["l2"]["read_hits"].get<uint64_t>(), 2048u);
+  EXPECT_EQ(fresh["l2"]["read_hits"].get<uint64_t>(), 1024u);  // a only: b was never written
+  EXPECT_EQ(copied["launch_gap_cycles"], fresh["launch_gap_cycles"]);  // the host did not wait
+}
+
 // The trace --trace-out writes replays to exactly the cycles of the timed run.
 TEST(ExecDevice, WrittenTraceReplaysToTheSameCycles) {
   DeviceOptions o;

@@ -77,6 +77,37 @@ TEST(EmuOps, CarryChainAdds128Bits) {
   EXPECT_EQ(uint32_t(v[4]), 4u);  // the borrow propagates
 }
 
+// A 64 x 64 -> 128-bit product in 32-bit words, as libdevice's double
+// trigonometric argument reduction writes it: mad.lo.cc starts the chain,
+// madc.hi(.cc) carries it on.
+TEST(EmuOps, MultiplyAddCarryChainsMultiplyWords) {
+  auto v = run1(R"(
+    mov.u32 %r1, 0xffffffff;
+    mad.lo.cc.u32 %r2, %r1, %r1, %r1;
+    madc.hi.cc.u32 %r3, %r1, %r1, 0;
+    addc.u32 %r4, 0, 0;
+    st.global.b32 [%rd0], %r2; st.global.b32 [%rd0+8], %r3; st.global.b32 [%rd0+16], %r4;
+    mad.lo.cc.u32 %r5, 2, 3, 4;
+    madc.lo.u32 %r6, 1, 1, 0xffffffff;
+    st.global.b32 [%rd0+24], %r5; st.global.b32 [%rd0+32], %r6;
+    mov.u64 %rd2, 0xffffffffffffffff;
+    mad.hi.cc.u64 %rd3, %rd2, %rd2, 2;
+    madc.lo.u64 %rd4, 0, 0, 0;
+    st.global.b64 [%rd0+40], %rd3; st.global.b64 [%rd0+48], %rd4;
+  )");
+  // (2^32-1)^2 + (2^32-1) = 2^64 - 2^32: the low word (1 + 0xffffffff)
+  // wraps to 0 and carries 1 into the high word (0xfffffffe), which then
+  // carries nothing.
+  EXPECT_EQ(uint32_t(v[0]), 0u);
+  EXPECT_EQ(uint32_t(v[1]), 0xffffffffu);
+  EXPECT_EQ(uint32_t(v[2]), 0u);
+  EXPECT_EQ(uint32_t(v[3]), 10u);  // 2 * 3 + 4, no carry
+  EXPECT_EQ(uint32_t(v[4]), 0u);   // 1 * 1 + 0xffffffff wraps (madc.lo without .cc)
+  // (2^64-1)^2 >> 64 = 2^64 - 2; + 2 carries out: 0 and a carry of 1.
+  EXPECT_EQ(v[5], 0u);
+  EXPECT_EQ(v[6], 1u);
+}
+
 TEST(EmuOps, ConversionsRoundAndSaturate) {
   auto v = run1(R"(
     cvt.rni.s32.f32 %r1, 0f40200000;   st.global.b32 [%rd0], %r1;

@@ -137,6 +137,11 @@ TEST(PtxUnroll, LoopsItLeavesAlone) {
   EXPECT_EQ(unrolled("L:\n add.s32 %r1, %r1, %r3;\n setp.lt.s32 %p1, %r1, %r2;\n @%p1 bra L;\n ret;"), 0u);
   // Counting up towards a lower bound (the test cannot be a count).
   EXPECT_EQ(unrolled("L:\n add.s32 %r1, %r1, 1;\n setp.gt.s32 %p1, %r1, %r2;\n @%p1 bra L;\n ret;"), 0u);
+  // `#pragma unroll 1`: nvcc marks the loop with `.pragma "nounroll"`, and
+  // ptxas keeps it rolled.
+  EXPECT_EQ(unrolled("L:\n .pragma \"nounroll\";\n ld.global.f32 %f1, [%rd1];\n add.f32 %f2, %f2, %f1;\n"
+                     " add.s64 %rd1, %rd1, 4;\n add.s32 %r1, %r1, 1;\n setp.lt.s32 %p1, %r1, %r2;\n @%p1 bra L;\n ret;"),
+            0u);
   // A warp collective.
   EXPECT_EQ(unrolled("L:\n shfl.sync.bfly.b32 %r5, %r5, 1, 31, -1;\n add.s32 %r1, %r1, 1;\n"
                      " setp.lt.s32 %p1, %r1, %r2;\n @%p1 bra L;\n ret;"), 0u);

@@ -97,6 +97,13 @@ struct Instruction {
   // The reconvergence point of this many such branches: a BSYNC each
   // issues ahead of this instruction.
   uint8_t bsync = 0;
+  // A shared load ptxas merges with its neighbours into one vector load
+  // (vectorize.h): the merged access's bytes (0: not merged), how far below
+  // this load's own address it starts, and the registers of the merged
+  // loads (folded) that it writes too.
+  uint8_t merged_bytes = 0;
+  uint8_t merged_below = 0;
+  std::vector<int32_t> merged_dsts;
 };
 
 // A variable: module scope (global/const/shared/extern shared) or function
@@ -148,6 +155,9 @@ struct Function {
   std::vector<Variable> locals; // .shared, .local and .param variables declared in the body
   std::vector<Instruction> body;
   std::map<std::string, int32_t> labels;  // label -> index of the instruction it precedes (== body.size() at end)
+  // Where a `.pragma "nounroll";` stands in the body (the index of the
+  // instruction after it): the loop around it stays rolled (unroll.h).
+  std::vector<int32_t> nounroll;
   // Performance directives, 0 when absent.
   uint32_t maxntid[3] = {0, 0, 0}, reqntid[3] = {0, 0, 0}, minnctapersm = 0, maxnreg = 0;
   int line = 0;

@@ -149,6 +149,9 @@ bool Parser::body_directive(const Token& t) {
   } else if (d == ".loc" || d == ".file") {
     skip_line();
   } else if (d == ".pragma") {
+    // `#pragma unroll 1`: ptxas keeps the loop around this point rolled.
+    if (peek(1).kind == TokKind::String && peek(1).text == "\"nounroll\"")
+      fn_->nounroll.push_back(static_cast<int32_t>(fn_->body.size()));
     skip_to_semicolon();
   } else if (is_module_directive(d)) {
     fail_at(scopes_.back().open_line, "{",

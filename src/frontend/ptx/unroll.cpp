@@ -148,6 +148,9 @@ std::optional<Loop> loop_at(const Function& f, size_t begin, const std::vector<b
     ++end;
   }
   if (end >= n || (end > begin && leader[end]) || end - begin + 1 > limits.max_body || end - begin < 2) return std::nullopt;
+  if (std::any_of(f.nounroll.begin(), f.nounroll.end(),
+                  [&](int32_t at) { return at >= 0 && static_cast<size_t>(at) >= begin && static_cast<size_t>(at) <= end; }))
+    return std::nullopt;  // `#pragma unroll 1`
   const Instruction& br = f.body[end];
   if (br.opcode != "bra" || br.guard < 0 || has_mod(br, "uni") || br.ops.size() != 1 ||
       br.ops[0].kind != Operand::Kind::Symbol || br.ops[0].label != static_cast<int32_t>(begin))

@@ -259,7 +259,7 @@ ir::StreamEvent parse_nonblocking(std::string_view line, const LineReader& r) {
   return ir::StreamEvent{ir::StreamEvent::Kind::NonBlocking, stream, 0};
 }
 
-// MemcpyHtoD,0x<addr>,<bytes>
+// MemcpyHtoD,0x<addr>,<bytes> (or MemcpyDtoD, warpsim's: a copy on the device)
 ir::MemcpyHtoD parse_memcpy(std::string_view line, const LineReader& r) {
   std::string_view rest = line.substr(line.find(',') + 1);
   size_t c = rest.find(',');
@@ -272,6 +272,7 @@ ir::MemcpyHtoD parse_memcpy(std::string_view line, const LineReader& r) {
   if (a.empty() || b.empty() || ra.ec != std::errc{} || ra.ptr != a.data() + a.size() || rb.ec != std::errc{} ||
       rb.ptr != b.data() + b.size())
     throw InputError(r.path(), r.line_no(), "memcpy", "expected MemcpyHtoD,0x<addr>,<bytes>, got '" + std::string(line.substr(0, 60)) + "'");
+  m.host_sync = !starts_with(line, "MemcpyDtoD,");
   return m;
 }
 
@@ -354,7 +355,7 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
   while (r->next(line)) {
     line = trim(line);
     if (line.empty() || line.front() == '#') continue;
-    if (starts_with(line, "MemcpyHtoD,")) {
+    if (starts_with(line, "MemcpyHtoD,") || starts_with(line, "MemcpyDtoD,")) {
       entries_.push_back(ListEntry{ListEntry::Kind::Copy, check_copy(parse_memcpy(line, *r), *r, device_bytes), {}, {}});
     } else if (starts_with(line, "Memcpy") && line.find(',') != std::string_view::npos) {
       continue;  // another copy direction (MemcpyDtoH, ...): nothing for the L2 to warm

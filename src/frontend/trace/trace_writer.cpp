@@ -82,6 +82,11 @@ void TraceWriter::memcpy(Addr dst, uint64_t bytes) {
   std::fputs(line.c_str(), list_);
 }
 
+void TraceWriter::device_copy(Addr dst, uint64_t bytes) {
+  std::string line = fmt::format("MemcpyDtoD,0x{:016x},{}\n", dst, bytes);
+  std::fputs(line.c_str(), list_);
+}
+
 void TraceWriter::stream_event(const ir::StreamEvent& e) {
   using K = ir::StreamEvent::Kind;
   std::string line = e.kind == K::Record ? fmt::format("EventRecord,{},{}\n", e.event, e.stream)

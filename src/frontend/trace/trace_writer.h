@@ -87,6 +87,9 @@ class TraceWriter : public CtaSink {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   void memcpy(Addr dst, uint64_t bytes);
+  // A copy on the device (cudaMemcpy device to device): a `MemcpyDtoD` line
+  // (warpsim's) for the lines it wrote; the host did not wait.
+  void device_copy(Addr dst, uint64_t bytes);
   // The host waited for the device: a `HostSync` line goes before the next
   // kernel (a copy implies one, so none follows a copy).
   void host_sync() { sync_pending_ = true; }

@@ -51,7 +51,7 @@ void AbstractGpu::memcpy_htod(const ir::MemcpyHtoD& copy) {
   Addr end = copy.dst + std::min(copy.bytes, ~Addr{0} - copy.dst);
   uint64_t keep = kWarmCapacities * mem_->l2_bytes();
   mem_->warm(end - copy.dst > keep ? end - keep : copy.dst, end);
-  host_sync();
+  if (copy.host_sync) host_sync();
 }
 
 Addr AbstractGpu::code_base(const std::string& kernel_name) {

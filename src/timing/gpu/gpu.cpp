@@ -122,7 +122,7 @@ constexpr uint64_t kWarmCapacities = 4;
 
 void Gpu::memcpy_htod(const ir::MemcpyHtoD& copy) {
   warm_l2(copy.dst, copy.bytes);
-  host_sync();
+  if (copy.host_sync) host_sync();
 }
 
 void Gpu::warm_l2(Addr dst, uint64_t bytes) {
