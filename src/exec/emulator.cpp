@@ -435,12 +435,22 @@ LaunchResult Emulator::Impl::run_interleaved(const Launch& l) {
   const uint64_t per_sm = std::max<uint64_t>(1, threads_per_sm / std::max<uint64_t>(1, l.block.count()));
   const uint64_t window = std::min<uint64_t>(ctas, per_sm * num_sms);
   std::vector<std::unique_ptr<ResidentCta>> live;
+  // A finished CTA's warps (their register and local arrays) go to the next
+  // one: allocating them afresh per CTA made a grid of many small CTAs
+  // spend its time in the allocator.
+  std::vector<std::unique_ptr<ResidentCta>> spare;
   uint64_t next = 0, executed = 0;
   while (next < ctas || !live.empty()) {
     while (live.size() < window && next < ctas) {
       uint64_t x = next % l.grid.x, yz = next / l.grid.x;
       Dim3 id{static_cast<uint32_t>(x), static_cast<uint32_t>(yz % l.grid.y), static_cast<uint32_t>(yz / l.grid.y)};
-      auto r = std::make_unique<ResidentCta>();
+      std::unique_ptr<ResidentCta> r;
+      if (spare.empty()) {
+        r = std::make_unique<ResidentCta>();
+      } else {
+        r = std::move(spare.back());
+        spare.pop_back();
+      }
       r->exec = std::make_unique<CtaExec>(*this, l, id, nullptr, r->warps, GlobalCache{});
       live.push_back(std::move(r));
       ++next;
@@ -459,6 +469,8 @@ LaunchResult Emulator::Impl::run_interleaved(const Launch& l) {
       total.warp_insts += r.warp_insts;
       total.thread_insts += r.thread_insts;
       if (!r.ok) return total.ok = false, total.error = r.error, total.failure = r.failure, total;
+      live[i]->exec.reset();
+      spare.push_back(std::move(live[i]));
       live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
