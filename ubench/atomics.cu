@@ -7,13 +7,16 @@
 //   (W = 1, 4, 16; lane l on word l % W): lanes that share a word. Which word
 //   a lane takes is read from memory, so the compiler cannot tell that the
 //   address is uniform and aggregate the lanes itself; the same with the
-//   result unread (W = 1, 4, 16, 32), which makes it a reduction (RED).
+//   result unread (W = 1, 4, 16, 32), which makes it a reduction (RED);
+// - shared, the lanes of a warp on W words of its own (W = 1, 4, 16): how
+//   the SM's shared atomics treat lanes that name one word (a histogram's
+//   skewed bins).
 // Global figures are operations per cycle for the whole GPU, shared ones per
 // SM; each from a run of N and 2N atomics per thread (ub::differential_rate).
 //   args: iters=N (atomics per thread, default 16)  ctas=N (default: the SM count)
 #include "ubench.h"
 
-enum Mode { kSameAddress, kDistinct, kShared, kConflict, kConflictRed };
+enum Mode { kSameAddress, kDistinct, kShared, kConflict, kConflictRed, kSharedConflict };
 
 template <Mode M>
 __global__ void atomics(unsigned* global, long iters, ub::Span* spans, unsigned* sink, const unsigned* lane_word) {
@@ -21,6 +24,7 @@ __global__ void atomics(unsigned* global, long iters, ub::Span* spans, unsigned*
   unsigned* target = M == kSameAddress ? global
                      : M == kDistinct  ? global + blockIdx.x * blockDim.x + threadIdx.x
                      : M == kShared    ? words + threadIdx.x
+                     : M == kSharedConflict ? words + threadIdx.x / 32 * 32 + lane_word[threadIdx.x % 32]
                                        : global + (blockIdx.x * blockDim.x + threadIdx.x) / 32 * 32 + lane_word[threadIdx.x % 32];
   if (M == kConflictRed) {  // the result unread: a reduction (RED), the warp does not wait for it
     long long t0 = ub::clock_now();
@@ -80,6 +84,13 @@ int main(int argc, char** argv) {
     UB_CHECK(cudaMemcpy(lane_word, host, sizeof host, cudaMemcpyHostToDevice));
     std::string key = "reduction_global_words" + std::to_string(words) + "_per_warp_ops_per_clk";
     ub::emit(key.c_str(), rate<kConflictRed>(global, spans, iters * 4, ctas, 256, true, lane_word));
+  }
+  for (unsigned words : {1u, 4u, 16u}) {
+    unsigned host[32];
+    for (unsigned lane = 0; lane < 32; ++lane) host[lane] = lane % words;
+    UB_CHECK(cudaMemcpy(lane_word, host, sizeof host, cudaMemcpyHostToDevice));
+    std::string key = "atomic_shared_words" + std::to_string(words) + "_per_warp_ops_per_clk_per_sm";
+    ub::emit(key.c_str(), rate<kSharedConflict>(global, spans, iters, std::min(ctas, 2), 1024, false, lane_word));
   }
   return 0;
 }
