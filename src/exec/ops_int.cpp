@@ -276,6 +276,57 @@ void decode_mad_carry(Decoder& dc, DecodedInst& out) {
   out.s[3] = out.d[1] = dc.private_slot(kCarrySlot);
 }
 
+// dp4a: c plus the four products of a's and b's bytes; dp2a: c plus the two
+// products of a's 16-bit halves and the low (.lo) or high (.hi) pair of b's
+// bytes. Each operand signed or not by its type; the sum wraps at 32 bits.
+template <bool SignedA, bool SignedB, int Mode>  // Mode: 4 (dp4a), 0 (dp2a.lo), 2 (dp2a.hi)
+struct DotProduct {
+  static int64_t byte(uint32_t v, int i, bool is_signed) {
+    uint32_t b = v >> (8 * i) & 0xff;
+    return is_signed ? int64_t(int8_t(b)) : int64_t(b);
+  }
+  static int64_t half(uint32_t v, int i, bool is_signed) {
+    uint32_t h = v >> (16 * i) & 0xffff;
+    return is_signed ? int64_t(int16_t(h)) : int64_t(h);
+  }
+  template <class T>
+  static T f(T a, T b, T c) {
+    int64_t sum = int64_t(c);
+    auto ua = uint32_t(a), ub = uint32_t(b);
+    if constexpr (Mode == 4) {
+      for (int i = 0; i < 4; ++i) sum += byte(ua, i, SignedA) * byte(ub, i, SignedB);
+    } else {
+      for (int i = 0; i < 2; ++i) sum += half(ua, i, SignedA) * byte(ub, Mode + i, SignedB);
+    }
+    return T(uint32_t(uint64_t(sum)));
+  }
+};
+
+template <int Mode>
+ExecFn dot_product_handler(bool sa, bool sb) {
+  static constexpr ExecFn kFns[2][2] = {
+      {&Ternary<uint32_t, DotProduct<false, false, Mode>>::run, &Ternary<uint32_t, DotProduct<false, true, Mode>>::run},
+      {&Ternary<uint32_t, DotProduct<true, false, Mode>>::run, &Ternary<uint32_t, DotProduct<true, true, Mode>>::run}};
+  return kFns[sa][sb];
+}
+
+template <bool Four>
+void decode_dot_product(Decoder& dc, DecodedInst& out) {
+  reject_float_modifiers(dc);
+  const Mods& m = dc.mods();
+  if (m.types.size() != 2) dc.fail("dp4a/dp2a need two types (.atype.btype)");
+  for (ptx::Type t : m.types)
+    if (t != ptx::Type::S32 && t != ptx::Type::U32) dc.fail("dp4a/dp2a take .s32 or .u32");
+  bool sa = m.types[0] == ptx::Type::S32, sb = m.types[1] == ptx::Type::S32;
+  if constexpr (Four) {
+    out.fn = dot_product_handler<4>(sa, sb);
+  } else {
+    if (m.hi == m.lo) dc.fail("dp2a needs .lo or .hi");
+    out.fn = m.hi ? dot_product_handler<2>(sa, sb) : dot_product_handler<0>(sa, sb);
+  }
+  plain_operands(dc, out, ptx::Type::B32, 3);
+}
+
 template <class Plain, class Saturating, bool Subtract>
 void decode_add_sub(Decoder& dc, DecodedInst& out) {
   reject_float_modifiers(dc);
@@ -549,6 +600,8 @@ void register_int_ops(DecodeTable& t) {
     reject_float_modifiers(dc);
     decode_mad_carry<true>(dc, out);
   };
+  t["dp4a"] = decode_dot_product<true>;
+  t["dp2a"] = decode_dot_product<false>;
   t["mul24"] = decode_int24<false>;
   t["mad24"] = decode_int24<true>;
   t["div"] = decode_int_simple<Binary, Div, 2>;

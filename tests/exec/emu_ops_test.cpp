@@ -77,6 +77,27 @@ TEST(EmuOps, CarryChainAdds128Bits) {
   EXPECT_EQ(uint32_t(v[4]), 4u);  // the borrow propagates
 }
 
+// Byte and half-word dot products (__dp4a, __dp2a_lo/hi): signed bytes of
+// 0xff are -1, unsigned 255.
+TEST(EmuOps, DotProductsOfBytesAndHalves) {
+  auto v = run1(R"(
+    dp4a.s32.s32 %r1, 0x01ff0302, 0x0402ff05, 10;     st.global.b32 [%rd0], %r1;
+    dp4a.u32.u32 %r1, 0x01ff0302, 0x0402ff05, 10;     st.global.b32 [%rd0+8], %r1;
+    dp4a.s32.u32 %r1, 0x000000ff, 0x00000002, 0;      st.global.b32 [%rd0+16], %r1;
+    dp2a.lo.s32.s32 %r1, 0xfffe0003, 0x0000ff04, 1;   st.global.b32 [%rd0+24], %r1;
+    dp2a.hi.u32.u32 %r1, 0x00020003, 0x05060000, 1;   st.global.b32 [%rd0+32], %r1;
+  )");
+  // 10 + 2*5 + 3*(-1) + (-1)*2 + 1*4
+  EXPECT_EQ(int32_t(v[0]), 19);
+  // 10 + 2*5 + 3*255 + 255*2 + 1*4
+  EXPECT_EQ(uint32_t(v[1]), 1299u);
+  EXPECT_EQ(int32_t(v[2]), -2);  // a signed (-1), b unsigned (2)
+  // 1 + 3*4 + (-2)*(-1): b's low byte pair, signed
+  EXPECT_EQ(int32_t(v[3]), 15);
+  // 1 + 3*6 + 2*5: b's high byte pair (bytes 2 and 3)
+  EXPECT_EQ(uint32_t(v[4]), 29u);
+}
+
 // A 64 x 64 -> 128-bit product in 32-bit words, as libdevice's double
 // trigonometric argument reduction writes it: mad.lo.cc starts the chain,
 // madc.hi(.cc) carries it on.
