@@ -33,6 +33,16 @@ cudaError_t fill(Runtime& rt, void* dst, int value, size_t bytes) {
   return cudaSuccess;
 }
 
+cudaError_t fill_2d(Runtime& rt, void* dst, size_t pitch, int value, size_t width, size_t height) {
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (width > pitch) return cudaErrorInvalidPitchValue;
+  if (!is_device(rt, dst, pitch * (height - 1) + width)) return cudaErrorInvalidValue;
+  if (width == pitch) return fill(rt, dst, value, pitch * height);
+  for (size_t row = 0; row < height; ++row)
+    rt.device().set(addr(dst) + row * pitch, static_cast<uint8_t>(value), width);
+  return cudaSuccess;
+}
+
 // [offset, offset+bytes) of a registered variable as a device pointer.
 cudaError_t symbol_range(Runtime& rt, const void* symbol, size_t bytes, size_t offset, void** out) {
   auto sym = rt.symbol(symbol);
@@ -259,6 +269,19 @@ cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t str
   });
 }
 
+// `height` rows of `width` bytes, `pitch` bytes apart (a cudaMallocPitch
+// allocation): each row a memset of its own.
+cudaError_t cudaMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height) {
+  return api_call("cudaMemset2D", [&](Runtime& rt) { return fill_2d(rt, dst, pitch, value, width, height); });
+}
+
+cudaError_t cudaMemset2DAsync(void* dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  return api_call("cudaMemset2DAsync", [&](Runtime& rt) {
+    if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
+    return fill_2d(rt, dst, pitch, value, width, height);
+  });
+}
+
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset,
                                cudaMemcpyKind kind) {
   return symbol_copy("cudaMemcpyToSymbol", symbol, true, const_cast<void*>(src), bytes, offset, kind);
@@ -323,6 +346,8 @@ WARPSIM_PER_THREAD_ALIAS(cudaMemcpy2D_ptds, cudaMemcpy2D);
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemset_ptds, cudaMemset);
 WARPSIM_PER_THREAD_ALIAS(cudaMemsetAsync_ptsz, cudaMemsetAsync);
+WARPSIM_PER_THREAD_ALIAS(cudaMemset2D_ptds, cudaMemset2D);
+WARPSIM_PER_THREAD_ALIAS(cudaMemset2DAsync_ptsz, cudaMemset2DAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol);
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpyToSymbolAsync_ptsz, cudaMemcpyToSymbolAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpyFromSymbol_ptds, cudaMemcpyFromSymbol);

@@ -3,6 +3,7 @@
 // attributes and occupancy, pointer attributes, host callbacks, events, and a
 // launch through cudaLaunchKernel (the path clang-compiled code takes).
 #include <cstring>
+#include <vector>
 
 #include "check.h"
 
@@ -113,5 +114,22 @@ int main() {
   CHECK(cudaEventDestroy(b));
   CHECK(cudaStreamDestroy(stream));
   CHECK(cudaFree(d));
+
+  // cudaMemset2D sets `width` bytes of each row of a pitched allocation and
+  // leaves the padding; a width beyond the pitch is an error.
+  unsigned char* rows;
+  size_t pitch = 0;
+  const size_t width = 100, height = 5;
+  CHECK(cudaMallocPitch(reinterpret_cast<void**>(&rows), &pitch, width, height));
+  EXPECT(pitch >= width);
+  CHECK(cudaMemset(rows, 0x11, pitch * height));
+  CHECK(cudaMemset2D(rows, pitch, 0x7f, width - 10, height));
+  EXPECT(cudaMemset2D(rows, pitch, 0, pitch + 1, 1) == cudaErrorInvalidPitchValue);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidPitchValue);
+  std::vector<unsigned char> back(pitch * height);
+  CHECK(cudaMemcpy(back.data(), rows, back.size(), cudaMemcpyDeviceToHost));
+  for (size_t r = 0; r < height; ++r)
+    for (size_t c = 0; c < pitch; ++c) EXPECT(back[r * pitch + c] == (c < width - 10 ? 0x7f : 0x11));
+  CHECK(cudaFree(rows));
   return verdict("runtime_api", bad);
 }
