@@ -155,7 +155,7 @@ CUresult module_load(CUmodule* out, const void* image, size_t bytes, const char*
     parsed.filename = name;
     auto m = std::make_unique<DriverModule>();
     m->name = name;
-    m->loaded = &rt.device().program().load(std::move(parsed));
+    m->loaded = &rt.device().program().load(std::move(parsed), text);
     rt.log("{}: loaded ({} functions)", name, m->loaded->ast.functions.size());
     *out = reinterpret_cast<CUmodule>(m.get());
     modules().push_back(std::move(m));

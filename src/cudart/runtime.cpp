@@ -95,9 +95,10 @@ void Runtime::load_fatbin(runtime::FatbinRecord& f) {
     log("{}: entries{}; using the compute_{} PTX (ISA {}.{}) for cc {}.{}{}", what, archs, e.arch, e.ptx_major,
         e.ptx_minor, facts.cc_major, facts.cc_minor, e.arch > cc ? " (newer than the device: no older PTX)" : "");
     std::string name = fmt::format("{} (compute_{} PTX)", what, e.arch);
-    ptx::Module module = ptx::parse_module(fatbin::entry_text(e, what), name);
+    std::string text = fatbin::entry_text(e, what);
+    ptx::Module module = ptx::parse_module(text, name);
     module.filename = name;
-    modules_[f.id] = &device_->program().load(std::move(module));
+    modules_[f.id] = &device_->program().load(std::move(module), text);
   } catch (const std::exception& e) {
     load_errors_[f.id] = e.what();
     log("{}: not loaded: {}", what, e.what());

@@ -14,6 +14,7 @@
 #include "common/interrupt.h"
 #include "config/config.h"
 #include "exec/emulated_kernel.h"
+#include "exec/ptxas.h"
 #include "frontend/trace/trace_writer.h"
 #include "sampling/kernel_features.h"
 #include "sampling/plan.h"
@@ -63,6 +64,11 @@ const config::Param<bool> kPtxVectorize{
     "exec.ptx_vectorize", true, "",
     "shared loads of one aligned base at consecutive constant offsets (a tile row read in an unrolled loop) issue "
     "as the one LDS.64/LDS.128 ptxas makes of them (docs/exec.md); false issues each as written"};
+const config::Param<bool> kPtxasRegisters{
+    "exec.ptxas_registers", true, "",
+    "when the CUDA toolkit's ptxas is found ($WARPSIM_PTXAS, PATH, $CUDA_HOME/bin), each module is assembled once "
+    "and every kernel gets the registers per thread ptxas allocates it (occupancy, cudaFuncGetAttributes); false, "
+    "or without ptxas: exec.regs_per_thread (docs/exec.md)"};
 const config::Param<bool> kParamBank{
     "exec.param_bank", true, "",
     "a kernel's ld.param is timed as an LDC of its launch's constant bank (c[0x0][0x210] on sm_90, 0x160 on sm_70 "
@@ -142,7 +148,7 @@ uint64_t static_shared_bytes(const LoadedModule& m, const ptx::Function& k) {
 }
 
 uint32_t regs_per_thread(const DeviceFacts& f, const ptx::Function& k) {
-  uint32_t regs = static_cast<uint32_t>(f.regs_per_thread);
+  uint32_t regs = k.allocated_regs ? k.allocated_regs : static_cast<uint32_t>(f.regs_per_thread);
   return k.maxnreg ? std::min(regs, k.maxnreg) : regs;
 }
 
@@ -206,6 +212,8 @@ Device::Device(const DeviceOptions& opts)
   program_.set_if_convert(static_cast<unsigned>(kPtxIfConvert.get(t.cfg)));
   program_.set_reconvergence(kPtxReconvergence.get(t.cfg));
   program_.set_vectorize(kPtxVectorize.get(t.cfg));
+  if (kPtxasRegisters.get(t.cfg))
+    program_.set_ptxas(find_ptxas(), static_cast<unsigned>(facts_.cc_major * 10 + facts_.cc_minor));
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));
   emulator_.set_watchdog(static_cast<uint64_t>(kWatchdogInsts.get(t.cfg)));
   t.isa = isa_for(facts_.cc_major * 10 + facts_.cc_minor);

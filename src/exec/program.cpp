@@ -2,11 +2,14 @@
 // allocations with their initial bytes; address initialisers are patched.
 #include "exec/program.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "common/error.h"
 #include "exec/device_memory.h"
 #include "exec/memory_windows.h"
+#include "exec/ptxas.h"
 #include "frontend/ptx/fuse.h"
 #include "frontend/ptx/schedule.h"
 #include "frontend/ptx/unroll.h"
@@ -32,9 +35,17 @@ std::optional<Addr> initialiser_address(const LoadedModule& m, const Program& p,
 
 }  // namespace
 
-LoadedModule& Program::load(ptx::Module module) {
+LoadedModule& Program::load(ptx::Module module, const std::string& ptx_text) {
   auto lm = std::make_unique<LoadedModule>();
   lm->ast = std::move(module);
+  if (ptxas_ && !ptx_text.empty()) {
+    // ptxas assembles for the device's SM, or the module's target if newer.
+    unsigned target = 0;
+    std::sscanf(lm->ast.target.c_str(), "sm_%u", &target);
+    std::map<std::string, unsigned> regs = ptxas_registers(*ptxas_, ptx_text, std::max(sm_, target));
+    for (ptx::Function& f : lm->ast.functions)
+      if (auto it = regs.find(f.name); it != regs.end()) f.allocated_regs = it->second;
+  }
   if (unroll_ >= 2) ptx::unroll_module(lm->ast, {.factor = unroll_});
   if (schedule_) ptx::schedule_module(lm->ast);
   if (fuse_) ptx::fuse_module(lm->ast, fuse_options_);

@@ -47,7 +47,14 @@ class Program {
   void set_vectorize(bool on) { vectorize_ = on; }
   // Allocates and initialises the module's variables. Throws InputError
   // (naming the module and variable) when that is impossible.
-  LoadedModule& load(ptx::Module module);
+  // `ptx_text`, when given, is the module's source: with a ptxas (set_ptxas)
+  // each kernel learns the registers ptxas allocates it.
+  LoadedModule& load(ptx::Module module, const std::string& ptx_text = {});
+  // The ptxas to ask for registers per thread, and the device's SM version.
+  void set_ptxas(std::optional<std::string> ptxas, unsigned sm) {
+    ptxas_ = std::move(ptxas);
+    sm_ = sm;
+  }
   // The module defining kernel/function `name`, or nullptr.
   const LoadedModule* module_of(const std::string& function_name) const;
   // Device address of a module-scope variable, searching every module.
@@ -63,6 +70,8 @@ class Program {
   unsigned if_convert_ = 8;
   bool reconvergence_ = true;
   bool vectorize_ = true;
+  std::optional<std::string> ptxas_;
+  unsigned sm_ = 70;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
 };
 

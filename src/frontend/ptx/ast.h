@@ -160,6 +160,8 @@ struct Function {
   std::vector<int32_t> nounroll;
   // Performance directives, 0 when absent.
   uint32_t maxntid[3] = {0, 0, 0}, reqntid[3] = {0, 0, 0}, minnctapersm = 0, maxnreg = 0;
+  // Registers per thread ptxas allocates for this kernel (exec/ptxas.h); 0: not known.
+  uint32_t allocated_regs = 0;
   int line = 0;
 };
 
