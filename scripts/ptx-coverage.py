@@ -3,7 +3,7 @@
 CUDA programs, and which of them the emulator refuses.
 
 Compiles every CUDA program of the repository (tests/cuda with its sm100,
-per_thread and timed folders, examples/cuda and the sampling workloads; Thrust and CUB come in
+per_thread and timed folders, examples/cuda, the sampling workloads and the suite programs; Thrust and CUB come in
 through tests/cuda/thrust_algorithms.cu and cub_primitives.cu) to PTX for each --arch, lists every
 opcode-with-modifiers form with its count, then has warpsim_tests decode every
 kernel (PtxCoverage.DecodeEveryKernelOfTheSweep) and maps each refused
@@ -45,6 +45,8 @@ def sources():
     for p in sorted((ROOT / "examples/cuda").glob("*.cu")):
         out.append((p, [], None))
     for p in sorted((ROOT / "examples/cuda/sampling").glob("*.cu")):
+        out.append((p, [], None))
+    for p in sorted((ROOT / "examples/cuda/suite").glob("*.cu")):
         out.append((p, [], None))
     return out
 
