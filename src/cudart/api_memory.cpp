@@ -1,4 +1,5 @@
 // Device and host allocation, copies, memsets and module variables.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -195,6 +196,52 @@ cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t heig
   return cudaMalloc(ptr, *pitch * height);
 }
 
+// depth slices of height rows, each row `pitch` bytes (cudaMallocPitch's).
+cudaError_t cudaMalloc3D(cudaPitchedPtr* p, cudaExtent extent) {
+  if (p == nullptr) return Runtime::get().fail(cudaErrorInvalidValue);
+  void* ptr = nullptr;
+  size_t pitch = 0;
+  cudaError_t e = cudaMallocPitch(&ptr, &pitch, extent.width, extent.height * extent.depth);
+  if (e == cudaSuccess) {
+    p->ptr = ptr;
+    p->pitch = pitch;
+    p->xsize = extent.width;
+    p->ysize = extent.height;
+  }
+  return e;
+}
+
+// Pitched linear memory to pitched linear memory, one 2-D copy per slice; a
+// CUDA array on either side is not supported (it stops the program, as the
+// calls the runtime lacks do).
+static cudaError_t copy_3d(Runtime& rt, const cudaMemcpy3DParms* p, ws::cudart::CopyStream on) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  if (p->srcArray != nullptr || p->dstArray != nullptr) {
+    std::fprintf(stderr, "warpsim: cudaMemcpy3D to or from a CUDA array is not supported by the warpsim runtime "
+                         "(pitched linear memory is; docs/exec.md)\n");
+    std::exit(2);
+  }
+  const cudaPitchedPtr &s = p->srcPtr, &d = p->dstPtr;
+  for (size_t z = 0; z < p->extent.depth; ++z) {
+    auto* src = static_cast<const uint8_t*>(s.ptr) + ((p->srcPos.z + z) * s.ysize + p->srcPos.y) * s.pitch + p->srcPos.x;
+    auto* dst = static_cast<uint8_t*>(d.ptr) + ((p->dstPos.z + z) * d.ysize + p->dstPos.y) * d.pitch + p->dstPos.x;
+    cudaError_t e = copy_2d(rt, dst, d.pitch, src, s.pitch, p->extent.width, p->extent.height, p->kind, on);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  return api_call("cudaMemcpy3D", [&](Runtime& rt) { return copy_3d(rt, p, {}); });
+}
+
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  return api_call("cudaMemcpy3DAsync", [&](Runtime& rt) {
+    if (!rt.streams().valid(stream)) return cudaErrorInvalidResourceHandle;
+    return copy_3d(rt, p, {true, stream});
+  });
+}
+
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind kind) {
   return api_call("cudaMemcpy2D",
@@ -282,6 +329,17 @@ cudaError_t cudaMemset2DAsync(void* dst, size_t pitch, int value, size_t width, 
   });
 }
 
+// Each of extent.depth slices (p.ysize rows apart) a cudaMemset2D.
+cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
+  return api_call("cudaMemset3D", [&](Runtime& rt) {
+    for (size_t z = 0; z < extent.depth; ++z) {
+      void* slice = static_cast<uint8_t*>(p.ptr) + z * p.ysize * p.pitch;
+      if (cudaError_t e = fill_2d(rt, slice, p.pitch, value, extent.width, extent.height); e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+  });
+}
+
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset,
                                cudaMemcpyKind kind) {
   return symbol_copy("cudaMemcpyToSymbol", symbol, true, const_cast<void*>(src), bytes, offset, kind);
@@ -347,6 +405,9 @@ WARPSIM_PER_THREAD_ALIAS(cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemset_ptds, cudaMemset);
 WARPSIM_PER_THREAD_ALIAS(cudaMemsetAsync_ptsz, cudaMemsetAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemset2D_ptds, cudaMemset2D);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpy3D_ptds, cudaMemcpy3D);
+WARPSIM_PER_THREAD_ALIAS(cudaMemset3D_ptds, cudaMemset3D);
+WARPSIM_PER_THREAD_ALIAS(cudaMemcpy3DAsync_ptsz, cudaMemcpy3DAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemset2DAsync_ptsz, cudaMemset2DAsync);
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol);
 WARPSIM_PER_THREAD_ALIAS(cudaMemcpyToSymbolAsync_ptsz, cudaMemcpyToSymbolAsync);

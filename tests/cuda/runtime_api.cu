@@ -131,5 +131,37 @@ int main() {
   for (size_t r = 0; r < height; ++r)
     for (size_t c = 0; c < pitch; ++c) EXPECT(back[r * pitch + c] == (c < width - 10 ? 0x7f : 0x11));
   CHECK(cudaFree(rows));
+
+  // cudaMalloc3D / cudaMemcpy3D / cudaMemset3D on pitched linear memory: a
+  // 5 x 4 x 3 box of a host volume copied to the device at an offset and back.
+  const size_t nx = 7, ny = 6, nz = 4;
+  std::vector<float> vol(nx * ny * nz), got3d(nx * ny * nz, -1.0f);
+  for (size_t i = 0; i < vol.size(); ++i) vol[i] = static_cast<float>(i);
+  cudaPitchedPtr dev;
+  CHECK(cudaMalloc3D(&dev, make_cudaExtent(nx * sizeof(float), ny, nz)));
+  EXPECT(dev.pitch >= nx * sizeof(float) && dev.ysize == ny);
+  CHECK(cudaMemset3D(dev, 0, make_cudaExtent(nx * sizeof(float), ny, nz)));
+  cudaMemcpy3DParms up = {};
+  up.srcPtr = make_cudaPitchedPtr(vol.data(), nx * sizeof(float), nx, ny);
+  up.srcPos = make_cudaPos(1 * sizeof(float), 1, 1);
+  up.dstPtr = dev;
+  up.dstPos = make_cudaPos(2 * sizeof(float), 0, 0);
+  up.extent = make_cudaExtent(5 * sizeof(float), 4, 3);
+  up.kind = cudaMemcpyHostToDevice;
+  CHECK(cudaMemcpy3D(&up));
+  cudaMemcpy3DParms down = {};
+  down.srcPtr = dev;
+  down.dstPtr = make_cudaPitchedPtr(got3d.data(), nx * sizeof(float), nx, ny);
+  down.extent = make_cudaExtent(nx * sizeof(float), ny, nz);
+  down.kind = cudaMemcpyDeviceToHost;
+  CHECK(cudaMemcpy3D(&down));
+  for (size_t z = 0; z < nz; ++z)
+    for (size_t y = 0; y < ny; ++y)
+      for (size_t x = 0; x < nx; ++x) {
+        bool inside = x >= 2 && x < 7 && y < 4 && z < 3;
+        float want = inside ? vol[((z + 1) * ny + (y + 1)) * nx + (x - 1)] : 0.0f;
+        EXPECT(got3d[(z * ny + y) * nx + x] == want);
+      }
+  CHECK(cudaFree(dev.ptr));
   return verdict("runtime_api", bad);
 }
