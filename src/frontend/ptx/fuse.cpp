@@ -11,12 +11,6 @@ namespace ws::ptx {
 
 namespace {
 
-Type type_of(const Instruction& in) {
-  for (auto it = in.mods.rbegin(); it != in.mods.rend(); ++it)
-    if (Type t = type_from_name(*it); t != Type::None) return t;
-  return Type::None;
-}
-
 bool has_imm(const Instruction& in) {
   return std::any_of(in.ops.begin() + (in.ops.empty() ? 0 : 1), in.ops.end(), [](const Operand& o) {
     return o.kind == Operand::Kind::Imm || o.kind == Operand::Kind::FImm;
@@ -250,9 +244,7 @@ size_t if_convert_function(Function& f, unsigned max_region) {
       "bra", "brx", "call", "ret", "exit", "trap", "bar", "barrier", "membar", "fence", "atom", "red",
       "nanosleep", "mbarrier", "cp", "wmma", "mma",
       "tex", "tld4", "txq", "suld", "sust", "sured", "suq", "ldmatrix", "stmatrix", "isspacep"};
-  std::vector<bool> labelled(f.body.size() + 1, false);
-  for (const auto& [name, at] : f.labels)
-    if (at >= 0 && static_cast<size_t>(at) < labelled.size()) labelled[static_cast<size_t>(at)] = true;
+  std::vector<bool> labelled = labelled_instructions(f);
   size_t marked = 0;
   for (size_t i = 0; i < f.body.size(); ++i) {
     Instruction& br = f.body[i];

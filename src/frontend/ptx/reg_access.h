@@ -17,6 +17,23 @@ inline bool has_mod(const Instruction& in, std::string_view m) {
   return std::find(in.mods.begin(), in.mods.end(), m) != in.mods.end();
 }
 
+// An instruction's type: its last modifier that names one (ld.shared.f32 ->
+// F32, cvt.rn.f32.s32 -> S32); Type::None without.
+inline Type type_of(const Instruction& in) {
+  for (auto it = in.mods.rbegin(); it != in.mods.rend(); ++it)
+    if (Type t = type_from_name(*it); t != Type::None) return t;
+  return Type::None;
+}
+
+// Which instructions a label stands before (a basic block starts there);
+// one more entry for the end of the body.
+inline std::vector<bool> labelled_instructions(const Function& f) {
+  std::vector<bool> labelled(f.body.size() + 1, false);
+  for (const auto& [name, at] : f.labels)
+    if (at >= 0 && static_cast<size_t>(at) < labelled.size()) labelled[static_cast<size_t>(at)] = true;
+  return labelled;
+}
+
 // Whether an operand reads %clock, %clock64 or %globaltimer.
 inline bool reads_clock(const Operand& o) {
   if (o.kind == Operand::Kind::Special)

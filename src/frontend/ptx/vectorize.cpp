@@ -114,10 +114,7 @@ unsigned mergeable_load(const Instruction& in, const Function& f) {
   const Operand& a = in.ops[1];
   if (d.kind != Operand::Kind::Reg || d.reg < 0 || static_cast<size_t>(d.reg) >= f.regs.size()) return 0;
   if (a.kind != Operand::Kind::Address || (a.reg < 0 && a.symbol.empty())) return 0;
-  Type t = Type::None;
-  for (const std::string& m : in.mods)
-    if (Type x = type_from_name(m); x != Type::None) t = x;
-  unsigned bytes = type_size(t);
+  unsigned bytes = type_size(type_of(in));
   return bytes == 4 || bytes == 8 ? bytes : 0;
 }
 
@@ -138,11 +135,8 @@ struct Candidate {
 
 class Vectorizer {
  public:
-  Vectorizer(Function& f, const Module& m) : f_(f), m_(m), al_(register_alignment(f, m)) {
-    labelled_.assign(f.body.size() + 1, false);
-    for (const auto& [name, at] : f.labels)
-      if (at >= 0 && static_cast<size_t>(at) < labelled_.size()) labelled_[static_cast<size_t>(at)] = true;
-  }
+  Vectorizer(Function& f, const Module& m)
+      : f_(f), m_(m), al_(register_alignment(f, m)), labelled_(labelled_instructions(f)) {}
 
   size_t run() {
     size_t merged = 0;
@@ -173,23 +167,23 @@ class Vectorizer {
       for (int32_t r : reg_access(in, f_, cc).writes) ++version[r];
     }
     size_t merged = 0;
-    for (auto& [key, cands] : groups) merged += merge(std::get<0>(key), std::get<1>(key), cands, begin, end);
+    for (auto& [key, cands] : groups) merged += merge(std::get<0>(key), cands, begin, end);
     return merged;
   }
 
-  uint32_t base_alignment(int32_t reg, const std::string& symbol, size_t at) const {
+  uint32_t base_alignment(int32_t reg, size_t at) const {
     if (reg >= 0) return static_cast<size_t>(reg) < al_.size() ? al_[static_cast<size_t>(reg)] : 1;
     const Operand& a = f_.body[at].ops[1];
     const Variable* v = variable_of(a, f_, m_);
-    return v && !symbol.empty() ? variable_alignment(*v) : 1;
+    return v ? variable_alignment(*v) : 1;
   }
 
-  size_t merge(int32_t reg, const std::string& symbol, std::vector<Candidate>& cands, size_t begin, size_t end) {
+  size_t merge(int32_t reg, std::vector<Candidate>& cands, size_t begin, size_t end) {
     if (cands.size() < 2) return 0;
     std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
       return a.offset != b.offset ? a.offset < b.offset : a.index < b.index;
     });
-    uint32_t align = base_alignment(reg, symbol, cands[0].index);
+    uint32_t align = base_alignment(reg, cands[0].index);
     std::vector<bool> used(cands.size(), false);
     size_t merged = 0;
     for (size_t k = 0; k < cands.size(); ++k) {
