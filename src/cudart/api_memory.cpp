@@ -19,12 +19,24 @@ bool is_device(Runtime& rt, const void* p, size_t bytes) {
   return rt.device().memory().find(addr(p), bytes == 0 ? 1 : bytes).has_value();
 }
 
-// Resolves cudaMemcpyDefault by where the pointers lie (unified addressing).
+// Resolves cudaMemcpyDefault by where the pointers lie (unified addressing):
+// page-locked host memory is host memory even where kernels can address it.
 cudaMemcpyKind resolve(Runtime& rt, cudaMemcpyKind kind, const void* dst, const void* src, size_t bytes) {
   if (kind != cudaMemcpyDefault) return kind;
-  bool d = is_device(rt, dst, bytes), s = is_device(rt, src, bytes);
+  const ws::exec::DeviceMemory& mem = rt.device().memory();
+  bool d = is_device(rt, dst, bytes) && !mem.is_host(addr(dst));
+  bool s = is_device(rt, src, bytes) && !mem.is_host(addr(src));
   return d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
            : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+}
+
+// The host's pointer to unified memory at `ptr`: the pointer itself, or
+// within a registered buffer the host address it aliases.
+void* host_pointer(const ws::exec::DeviceMemory& mem, const void* ptr) {
+  auto range = mem.find(addr(ptr));
+  if (void* host = range ? mem.registered_host(range->first) : nullptr)
+    return static_cast<char*>(host) + (addr(ptr) - range->first);
+  return const_cast<void*>(ptr);
 }
 
 cudaError_t fill(Runtime& rt, void* dst, int value, size_t bytes) {
@@ -67,18 +79,15 @@ cudaError_t symbol_copy(const char* name, const void* symbol, bool to_symbol, vo
   });
 }
 
-// Page-locked memory is plain host memory, unless mapped into the device's
-// address space (cudaHostAllocMapped), which makes it unified memory.
+// Page-locked memory, mapped or not: with unified addressing every such
+// allocation is mapped, and its device pointer is the host pointer
+// (cudaHostGetDevicePointer returns it), so kernels may use either.
 cudaError_t host_alloc(const char* name, void** ptr, size_t bytes, unsigned flags) {
   return api_call(name, [&](Runtime& rt) {
     if (ptr == nullptr) return cudaErrorInvalidValue;
-    if (flags & cudaHostAllocMapped) {
-      auto a = rt.device().memory().allocate_unified(bytes);
-      *ptr = a ? reinterpret_cast<void*>(*a) : nullptr;
-    } else {
-      *ptr = std::malloc(bytes == 0 ? 1 : bytes);
-      if (*ptr) rt.add_pinned(*ptr, bytes);
-    }
+    auto a = rt.device().memory().allocate_unified(bytes, false);
+    *ptr = a ? reinterpret_cast<void*>(*a) : nullptr;
+    if (*ptr) rt.add_pinned(*ptr, bytes);
     return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
   });
 }
@@ -264,22 +273,35 @@ cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags) {
 cudaError_t cudaFreeHost(void* ptr) {
   return api_call("cudaFreeHost", [&](Runtime& rt) {
     if (ptr == nullptr) return cudaSuccess;
+    ws::exec::DeviceMemory& mem = rt.device().memory();
+    if (!mem.is_host(addr(ptr)) || mem.registered_host(addr(ptr))) return cudaErrorInvalidValue;
     rt.device().drain();
     rt.remove_pinned(ptr);
-    if (!rt.device().memory().release(addr(ptr))) std::free(ptr);
+    if (!mem.release(addr(ptr))) return cudaErrorInvalidValue;
     return cudaSuccess;
   });
 }
+// Registered memory is mapped whatever the flags (as with unified
+// addressing), at a device address of its own: cudaHostGetDevicePointer gives
+// it (cudaDevAttrCanUseHostPointerForRegisteredMem is 0).
 cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) {
   return api_call("cudaHostRegister", [&](Runtime& rt) {
     if (ptr == nullptr || bytes == 0) return cudaErrorInvalidValue;
+    ws::exec::DeviceMemory& mem = rt.device().memory();
+    for (size_t at : {size_t{0}, bytes - 1})
+      if (mem.device_address(static_cast<const char*>(ptr) + at)) return cudaErrorHostMemoryAlreadyRegistered;
+    if (!mem.map_host(ptr, bytes)) return cudaErrorInvalidValue;
     rt.add_pinned(ptr, bytes);
     return cudaSuccess;
   });
 }
 cudaError_t cudaHostUnregister(void* ptr) {
   return api_call("cudaHostUnregister", [&](Runtime& rt) {
-    rt.device().drain();  // (a queued copy may still read it)
+    ws::exec::DeviceMemory& mem = rt.device().memory();
+    auto device = mem.device_address(ptr);
+    if (!device || mem.registered_host(*device) != ptr) return cudaErrorHostMemoryNotRegistered;
+    rt.device().drain();  // (a queued copy or kernel may still use it)
+    mem.release(*device);
     rt.remove_pinned(ptr);
     return cudaSuccess;
   });
@@ -382,10 +404,17 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* pt
   return api_call("cudaPointerGetAttributes", [&](Runtime& rt) {
     if (attr == nullptr) return cudaErrorInvalidValue;
     *attr = cudaPointerAttributes{};
-    if (ptr != nullptr && is_device(rt, ptr, 1)) {
-      bool unified = rt.device().memory().is_unified(addr(ptr));
-      attr->type = unified ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
-      if (unified) attr->hostPointer = const_cast<void*>(ptr);
+    const ws::exec::DeviceMemory& mem = rt.device().memory();
+    auto mapped = ptr ? mem.device_address(ptr) : std::nullopt;
+    if (mapped && *mapped != addr(ptr)) {  // registered host memory, by its host pointer
+      attr->type = cudaMemoryTypeHost;
+      attr->hostPointer = const_cast<void*>(ptr);
+      attr->devicePointer = reinterpret_cast<void*>(*mapped);
+    } else if (ptr != nullptr && is_device(rt, ptr, 1)) {
+      bool unified = mem.is_unified(addr(ptr));
+      attr->type = mem.is_host(addr(ptr)) ? cudaMemoryTypeHost
+                                           : unified ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
+      if (unified) attr->hostPointer = host_pointer(mem, ptr);
       attr->devicePointer = const_cast<void*>(ptr);
     } else {
       attr->type = cudaMemoryTypeUnregistered;

@@ -1,5 +1,6 @@
 // Unified memory: cudaMallocManaged and mapped page-locked memory. Both are
-// host memory the simulated device addresses directly (same pointer), so host
+// host memory the simulated device addresses directly (same pointer; memory
+// registered with cudaHostRegister has a device pointer of its own), so host
 // code and kernels share it without copies; prefetches and advice have
 // nothing to move and succeed.
 #include <vector>
@@ -64,8 +65,9 @@ cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
 cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned int flags) {
   return api_call("cudaHostGetDevicePointer", [&](Runtime& rt) {
     if (device == nullptr || flags != 0) return cudaErrorInvalidValue;
-    if (!rt.device().memory().is_unified(reinterpret_cast<Addr>(host))) return cudaErrorInvalidValue;
-    *device = host;
+    auto a = rt.device().memory().device_address(host);
+    if (!a) return cudaErrorInvalidValue;
+    *device = reinterpret_cast<void*>(*a);
     return cudaSuccess;
   });
 }

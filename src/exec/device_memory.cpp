@@ -23,11 +23,14 @@ struct Page {
 
 // Host memory mapped at a fixed, deterministic address (so that runs, and
 // the timing model's view of addresses, do not depend on ASLR).
+// A registered buffer (map_host) is the program's own memory: not unmapped.
 struct UnifiedBuffer {
   void* host = nullptr;
   uint64_t bytes = 0;
+  bool managed = true;
+  bool owned = true;
   ~UnifiedBuffer() {
-    if (host) munmap(host, bytes);
+    if (host && owned) munmap(host, bytes);
   }
 };
 
@@ -65,9 +68,11 @@ std::optional<Addr> DeviceMemory::allocate(uint64_t bytes) {
 
 // Page-aligned host memory, mapped page by page; its addresses must not meet
 // device allocations or the generic shared/local windows.
-std::optional<Addr> DeviceMemory::allocate_unified(uint64_t bytes) {
+std::optional<Addr> DeviceMemory::allocate_unified(uint64_t bytes) { return allocate_unified(bytes, true); }
+
+std::optional<Addr> DeviceMemory::allocate_unified(uint64_t bytes, bool managed) {
   uint64_t rounded = (std::max<uint64_t>(bytes, 1) + kPageBytes - 1) / kPageBytes * kPageBytes;
-  if (used_ + rounded > capacity_ || rounded < bytes) return std::nullopt;
+  if (rounded < bytes || (managed && used_ + rounded > capacity_)) return std::nullopt;
   // Place it at the next unified address; skip ranges the process already uses.
   for (int attempt = 0; attempt < 64; ++attempt) {
     Addr a = next_unified_;
@@ -82,14 +87,38 @@ std::optional<Addr> DeviceMemory::allocate_unified(uint64_t bytes) {
     auto buf = std::make_unique<UnifiedBuffer>();
     buf->host = p;
     buf->bytes = rounded;
+    buf->managed = managed;
     for (uint64_t off = 0; off < rounded; off += kPageBytes)
       impl_->pages[(a + off) / kPageBytes].data = static_cast<uint8_t*>(p) + off;
     impl_->unified.emplace(a, std::move(buf));
     live_[a] = rounded;
-    used_ += rounded;
+    if (managed) used_ += rounded;  // page-locked host memory is not the device's
     return a;
   }
   return std::nullopt;
+}
+
+// The device range starts at the same offset within a page as the host
+// buffer, so that each device page is a window onto one host page's worth
+// of addresses; the range's pages are its own (the next range starts on a
+// new page). Accesses are checked against the range before they touch a
+// page, so the windows' bytes outside the buffer are never read.
+std::optional<Addr> DeviceMemory::map_host(void* host, uint64_t bytes) {
+  if (host == nullptr || bytes == 0) return std::nullopt;
+  auto h = reinterpret_cast<uint64_t>(host);
+  Addr a = (next_unified_ + kPageBytes - 1) / kPageBytes * kPageBytes + h % kPageBytes;
+  uint64_t first = a / kPageBytes, last = (a + bytes - 1) / kPageBytes;
+  for (uint64_t n = first; n <= last; ++n)
+    impl_->pages[n].data = reinterpret_cast<uint8_t*>(h - h % kPageBytes + (n - first) * kPageBytes);
+  next_unified_ = (last + 1) * kPageBytes;
+  auto buf = std::make_unique<UnifiedBuffer>();
+  buf->host = host;
+  buf->bytes = bytes;
+  buf->managed = false;
+  buf->owned = false;
+  impl_->unified.emplace(a, std::move(buf));
+  live_[a] = bytes;
+  return a;
 }
 
 bool DeviceMemory::is_unified(Addr addr) const {
@@ -97,14 +126,36 @@ bool DeviceMemory::is_unified(Addr addr) const {
   return a && impl_->unified.count(a->first) > 0;
 }
 
+bool DeviceMemory::is_host(Addr addr) const {
+  auto a = find(addr);
+  if (!a) return false;
+  auto u = impl_->unified.find(a->first);
+  return u != impl_->unified.end() && !u->second->managed;
+}
+
+std::optional<Addr> DeviceMemory::device_address(const void* host) const {
+  auto h = reinterpret_cast<Addr>(host);
+  if (is_unified(h)) return h;
+  for (const auto& [a, buf] : impl_->unified) {
+    auto base = reinterpret_cast<Addr>(buf->host);
+    if (!buf->owned && h >= base && h - base < buf->bytes) return a + (h - base);
+  }
+  return std::nullopt;
+}
+
+void* DeviceMemory::registered_host(Addr addr) const {
+  auto u = impl_->unified.find(addr);
+  return u != impl_->unified.end() && !u->second->owned ? u->second->host : nullptr;
+}
+
 bool DeviceMemory::release(Addr addr) {
   auto it = live_.find(addr);
   if (it == live_.end()) return false;
   uint64_t size = it->second;
   if (auto u = impl_->unified.find(addr); u != impl_->unified.end()) {
-    for (uint64_t off = 0; off < size; off += kPageBytes) impl_->pages.erase((addr + off) / kPageBytes);
+    for (uint64_t n = addr / kPageBytes; n <= (addr + size - 1) / kPageBytes; ++n) impl_->pages.erase(n);
+    if (u->second->managed) used_ -= size;
     impl_->unified.erase(u);
-    used_ -= size;
     live_.erase(it);
     return true;
   }

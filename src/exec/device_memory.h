@@ -28,8 +28,24 @@ class DeviceMemory {
   // address, so host code and kernels share it without copies. The host
   // pointer is the returned address; contents zero.
   std::optional<Addr> allocate_unified(uint64_t bytes);
-  // Whether `addr` lies in a unified allocation.
+  // `managed` false: page-locked host memory mapped for the device
+  // (cudaHostAlloc), which copies treat as host memory (is_host).
+  std::optional<Addr> allocate_unified(uint64_t bytes, bool managed);
+  // Host memory the process already owns (cudaHostRegister), made visible to
+  // kernels at a device address of its own in the unified range (the host
+  // pointer may lie among device addresses). Its pages alias the host
+  // buffer: nothing is copied, and release() leaves the buffer alone.
+  std::optional<Addr> map_host(void* host, uint64_t bytes);
+  // Whether `addr` lies in a unified allocation (managed, mapped or registered).
   bool is_unified(Addr addr) const;
+  // Whether `addr` lies in page-locked host memory (allocate_unified with
+  // managed false, or map_host), as opposed to managed or device memory.
+  bool is_host(Addr addr) const;
+  // The device address of host memory mapped with map_host or allocated
+  // unified (there the pointer itself); nullopt for other host memory.
+  std::optional<Addr> device_address(const void* host) const;
+  // The live map_host range starting at device address `addr`, as its host pointer.
+  void* registered_host(Addr addr) const;
   // false when `addr` is not the start of a live allocation.
   bool release(Addr addr);
   // The live allocation containing [addr, addr+bytes), as {start, size}; nullopt if none.

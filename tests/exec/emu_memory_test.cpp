@@ -304,6 +304,44 @@ TEST(ExecDeviceMemory, AllocationAlignmentReleaseFindAndCapacity) {
   EXPECT_EQ(buf[0], 0);
 }
 
+// cudaHostRegister's mapping: device addresses alias the program's buffer
+// across page boundaries; releasing the mapping leaves the buffer (and the
+// bytes beside it) as they were; it is host memory, not the device's.
+TEST(ExecDeviceMemory, MappedHostBufferIsAliasedInPlace) {
+  DeviceMemory m;
+  std::vector<uint32_t> buffer(3 * DeviceMemory::kPageBytes / 4, 0xdeadbeefu);
+  uint32_t* host = buffer.data() + 1001;  // not page aligned
+  const uint64_t bytes = 2 * DeviceMemory::kPageBytes;
+  Addr d = *m.map_host(host, bytes);
+  EXPECT_EQ(m.used(), 0u);
+  EXPECT_TRUE(m.is_host(d + 8));
+  EXPECT_EQ(*m.device_address(host + 7), d + 28);
+  EXPECT_EQ(m.registered_host(d), host);
+  EXPECT_FALSE(m.find(d + bytes - 3, 4));  // one byte past the buffer
+  std::vector<uint32_t> words(bytes / 4);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = uint32_t(i * 7);
+  m.write(d, words.data(), bytes);
+  for (size_t i = 0; i < words.size(); ++i) ASSERT_EQ(host[i], uint32_t(i * 7)) << i;
+  host[20000] = 5;
+  uint32_t got = 0;
+  m.read(d + 4 * 20000, &got, 4);
+  EXPECT_EQ(got, 5u);
+  EXPECT_TRUE(m.release(d));
+  EXPECT_FALSE(m.device_address(host));
+  EXPECT_EQ(buffer[1000], 0xdeadbeefu);
+  EXPECT_EQ(host[1], 7u);
+  EXPECT_EQ(host[bytes / 4], 0xdeadbeefu);
+  // A second mapping starts on a page of its own.
+  Addr e = *m.map_host(host, 16);
+  EXPECT_GT(e / DeviceMemory::kPageBytes, (d + bytes - 1) / DeviceMemory::kPageBytes);
+  // Page-locked allocations are host memory too; managed memory is not.
+  Addr pinned = *m.allocate_unified(100, false), managed = *m.allocate_unified(100);
+  EXPECT_TRUE(m.is_host(pinned));
+  EXPECT_FALSE(m.is_host(managed));
+  EXPECT_EQ(*m.device_address(reinterpret_cast<void*>(pinned)), pinned);
+  EXPECT_EQ(m.used(), DeviceMemory::kPageBytes);
+}
+
 TEST(ExecProgram, ConstantsAndGlobalsGetAddressesAndInitialBytes) {
   Harness h;
   h.load(R"(
