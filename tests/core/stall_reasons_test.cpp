@@ -324,6 +324,24 @@ TEST(StallSm, AFullMioQueueIsMioThrottle) {
   EXPECT_NEAR(double(end2), double(end0), 4);
 }
 
+// A shared-memory store writes no register, but its warp ends only once the
+// pipe has performed it: eight stores with 32-way bank conflicts (32 cycles
+// each) keep a warp alive about 256 cycles, not the 8 it takes to issue them.
+TEST(StallSm, SharedStoresHoldTheirWarpUntilPerformed) {
+  std::vector<ir::WarpInst> stores;
+  for (uint16_t k = 0; k < 8; ++k) {
+    ir::WarpInst st = fake::load(ir::MemSpace::Shared, 0, 4 * k, 128);
+    st.kind = ir::OpKind::Store;
+    st.n_dst = 0;
+    stores.push_back(st);
+  }
+  SmBench b;
+  Cycle end = b.run({stores});
+  expect_all_cycles_attributed(b);
+  EXPECT_GE(end, 8u * 32);
+  EXPECT_LT(end, 8u * 32 + 40);
+}
+
 // A warp that ends on a store exits core.store_drain_latency cycles after
 // the L1 took it (ncu's drain); with 0 the store does not hold it. The fake
 // L2 takes a message per cycle, so the store leaves the LD/ST queue at once.

@@ -39,6 +39,34 @@ TEST(L1DCacheOp, CacheGlobalReadsThroughL2AndKeepsNothing) {
   EXPECT_EQ(b.stat("read_hits"), 2u);
 }
 
+// A .cg read has no line to wait on, so it does not merge into a fetch of
+// its sector in flight, nor does a later read merge into its fetch: each
+// goes to the L2 (a loop re-reading one address with .cg pays the L2 each
+// time, as the public L2-bandwidth benchmarks assume).
+TEST(L1DCacheOp, CacheGlobalReadsNeitherMergeNorTakeMerges) {
+  for (CacheOp first : {CacheOp::Default, CacheOp::CacheGlobal}) {
+    L1Bench b;
+    b.to_cycle(1);
+    b.access(AccessType::Read, 0x3000, 0x1, 1, 0, first);
+    b.to_cycle(2);
+    b.access(AccessType::Read, 0x3000, 0x1, 2, 0, CacheOp::CacheGlobal);
+    b.to_cycle(3);
+    b.access(AccessType::Read, 0x3000, 0x1, 3, 0, CacheOp::CacheGlobal);
+    for (uint32_t t : {1u, 2u, 3u}) EXPECT_NE(b.wait_done(t), ~Cycle{0});
+    EXPECT_EQ(b.mem.seen.size(), 3u);
+    EXPECT_EQ(b.stat("mshr_merges"), 0u);
+  }
+  // A default read after a .cg one in flight fetches (and keeps) its own copy.
+  L1Bench b;
+  b.to_cycle(1);
+  b.access(AccessType::Read, 0x3000, 0x1, 1, 0, CacheOp::CacheGlobal);
+  b.to_cycle(2);
+  b.access(AccessType::Read, 0x3000, 0x1, 2);
+  EXPECT_NE(b.wait_done(2), ~Cycle{0});
+  EXPECT_EQ(b.mem.seen.size(), 2u);
+  EXPECT_EQ(read_latency(b, 0x3000, 3, CacheOp::Default), 28u);
+}
+
 TEST(L1DCacheOp, VolatileReadDropsTheStaleCopy) {
   L1Bench b;
   b.to_cycle(1);

@@ -207,6 +207,7 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
     w.code_base = k.code_base;
     w.pending_loads = 0;
     w.busy_until = 0;
+    w.shared_done = 0;
     w.lsu_next = 0;
     w.branch_ready = w.pred_ready = 0;
     w.wake_at = 0;
@@ -307,7 +308,7 @@ void Sm::retire_ended(uint32_t s, uint64_t ended, Cycle now, Cycle& sub_wake) {
     if (w.at_barrier) continue;
     if (w.pending_loads > 0) {
       sc.sleeping |= uint64_t{1} << local;
-    } else if (Cycle done = w.scoreboard.all_done(now); done > now) {
+    } else if (Cycle done = std::max(w.scoreboard.all_done(now), w.shared_done); done > now) {
       w.wake_at = done;
       sub_wake = std::min(sub_wake, done);
     } else {

@@ -25,6 +25,7 @@ struct Warp {
   Addr code_base = 0;
   uint32_t pending_loads = 0;    // memory instructions outstanding: loads' results, stores draining
   Cycle busy_until = 0;          // a fence holds the warp until this cycle
+  Cycle shared_done = 0;         // its shared-memory stores and reductions are performed by then (exit waits)
   Cycle lsu_next = 0;            // its next LD/ST-unit access may not issue before this (core.lsu_issue_interval)
   Cycle branch_ready = 0;        // its last branch resolves: nothing issues before (core.branch_resolve_cycles)
   Cycle pred_ready = 0;          // a branch testing a predicate issues no earlier (core.branch_predicate_latency)

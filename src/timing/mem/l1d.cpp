@@ -317,7 +317,9 @@ bool L1D::issue_reads(L1Access& a) {
 bool L1D::read_miss(const L1Access& a, const L1ReadPlan& plan, const CacheLine* line, uint32_t s, uint8_t& fetch,
                     std::array<uint32_t, kSectorsPerLine>& slots) {
   Addr sector = a.line_addr + Addr{s} * kSectorBytes;
-  if (uint32_t* merged = mshr_of_sector_.find(sector)) {
+  // A read that bypasses the L1 (.cg, .cv, uncached global) has no line to
+  // wait on: it neither merges into a fetch in flight nor takes others in.
+  if (uint32_t* merged = plan.use_l1 ? mshr_of_sector_.find(sector) : nullptr) {
     Mshr& m = mshrs_[*merged];
     if (m.tokens.size() >= max_merge_) return blocked(Wait::MergeLimit);
     m.tokens.push_back(a.token);
@@ -325,7 +327,8 @@ bool L1D::read_miss(const L1Access& a, const L1ReadPlan& plan, const CacheLine* 
     if (plan.retention == Retention::Normal) m.retention = Retention::Normal;
     mshr_merges_.inc();
   } else {
-    uint8_t extra = sectored_ ? 0 : line_fill_sectors(a.line_addr, line, sector);
+    // (An L2-only read moves 32-byte segments even where the L1 fills whole lines.)
+    uint8_t extra = sectored_ || !plan.use_l1 ? 0 : line_fill_sectors(a.line_addr, line, sector);
     if (fetch == 0 && !out_.read_room()) return blocked(Wait::MissQueue);
     if (free_mshrs_.size() < 1 + static_cast<uint32_t>(std::popcount(extra))) return blocked(Wait::MshrFull);
     slots[s] = start_fetch(sector, plan, a.token);
@@ -350,7 +353,7 @@ uint32_t L1D::start_fetch(Addr sector, const L1ReadPlan& plan, uint32_t token) {
   Mshr& m = mshrs_[slot];
   m.allocate = plan.allocate;
   m.retention = plan.retention;
-  mshr_of_sector_[sector] = slot;
+  if (plan.use_l1) mshr_of_sector_[sector] = slot;
   return slot;
 }
 
@@ -577,7 +580,7 @@ void L1D::handle_fill() {
 void L1D::fill_sector(uint32_t slot) {
   Mshr& m = mshrs_[slot];
   if (m.type == AccessType::Read) {
-    mshr_of_sector_.erase(m.sector);
+    if (uint32_t* owner = mshr_of_sector_.find(m.sector); owner && *owner == slot) mshr_of_sector_.erase(m.sector);
     if (tags_.enabled() && m.allocate) {
       Addr line_addr = line_of(m.sector);
       CacheLine* line = tags_.find(line_addr);

@@ -153,12 +153,12 @@ int main() {
   }
   // The last level finds nothing new: one pair of launches per level of the tree plus that one.
   if (levels != depth + 1) {
-    std::printf("bfs: %d levels launched for a depth of %d\n", levels, depth);
+    std::printf("rodinia_bfs: %d levels launched for a depth of %d\n", levels, depth);
     ++bad;
   }
   std::printf("edges=%zu levels=%d\n", g.edges.size(), levels);
 
   print_timing(ms, launches);
   device_free(d_nodes, d_edges, d_frontier, d_visited, d_updating, d_cost, d_over);
-  return verdict("bfs", bad);
+  return verdict("rodinia_bfs", bad);
 }
