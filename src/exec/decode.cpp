@@ -208,6 +208,7 @@ void Decoder::decode_one(size_t index) {
   static const DecodeTable kTable = [] {
     DecodeTable t;
     register_int_ops(t);
+    register_video_ops(t);
     register_float_ops(t);
     register_half_ops(t);
     register_convert_ops(t);

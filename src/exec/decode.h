@@ -124,6 +124,7 @@ using DecodeFn = void (*)(Decoder& dc, DecodedInst& out);
 using DecodeTable = std::unordered_map<std::string, DecodeFn>;
 
 void register_int_ops(DecodeTable& t);
+void register_video_ops(DecodeTable& t);
 void register_float_ops(DecodeTable& t);
 void register_half_ops(DecodeTable& t);
 void register_convert_ops(DecodeTable& t);

@@ -78,7 +78,7 @@ TEST(PtxCoverage, CollectingDecodeErrorsGoesOnAfterTheFirst) {
 .visible .entry k()
 {
   .reg .b32 %r<4>;
-  vabsdiff4.u32.u32.u32 %r1, %r2, %r3, %r1;
+  vmad.u32.u32.u32 %r1, %r2, %r3, %r1;
   add.u32 %r1, %r1, 1;
   frobnicate.b32 %r1;
   ret;
@@ -91,7 +91,7 @@ TEST(PtxCoverage, CollectingDecodeErrorsGoesOnAfterTheFirst) {
   emu::decode_kernel(lm, lm.ast.functions[0], &errors);
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_NE(errors[0].find("c.ptx:8"), std::string::npos) << errors[0];
-  EXPECT_NE(errors[0].find("vabsdiff4"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("vmad"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("c.ptx:10"), std::string::npos) << errors[1];
   EXPECT_THROW(emu::decode_kernel(lm, lm.ast.functions[0]), InputError);
 }

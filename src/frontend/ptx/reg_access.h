@@ -56,7 +56,8 @@ inline bool pure_opcode(std::string_view op) {
       "xor", "not", "cnot", "lop3", "shf", "shl", "shr", "mov", "selp", "set", "setp", "slct", "cvt",
       "cvta", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
       "prmt", "isspacep", "addc", "subc", "madc", "mma", "vadd", "vsub", "vabsdiff", "vmin", "vmax",
-      "vshl", "vshr", "vmad", "vset", "istypep", "createpolicy",
+      "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vadd4",
+      "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "istypep", "createpolicy",
       // Warp collectives read other lanes' registers, which every lane of the
       // block computes in the same (scheduled) order.
       "shfl", "vote", "match", "redux", "activemask"};
