@@ -130,7 +130,12 @@ TEST(AbstractModel, BarrierWaitsForTheLastWarp) {
   w0.push_back(barrier());
   w0.push_back(sp(20));
   std::vector<ir::WarpInst> w1{barrier(), sp(20)};
-  EXPECT_EQ(run(one_sm({"core.subcores=1"}), {w0, w1}), 43u);
+  const std::string free_arrival = "core.barrier.arrival_cycles=0", free_release = "core.barrier.release_cycles=0";
+  EXPECT_EQ(run(one_sm({"core.subcores=1", free_arrival, free_release}), {w0, w1}), 43u);
+  // The preset's barrier costs (2 cycles per arriving warp, 11 to release):
+  // warp 0's arrival at 37 is recorded at 39, and the barrier opens 11 after
+  // that, at 50 instead of 38: everything after it 12 cycles later.
+  EXPECT_EQ(run(one_sm({"core.subcores=1"}), {w0, w1}), 55u);
 }
 
 TEST(AbstractModel, SecondWaveStartsWhenTheFirstCtaEnds) {
@@ -154,7 +159,9 @@ TEST(AbstractModel, PerInstructionEventsAgreeOnTheHandCases) {
   auto w0 = chain(10);
   w0.push_back(barrier());
   w0.push_back(sp(20));
-  EXPECT_EQ(run(one({"core.subcores=1"}), {w0, {barrier(), sp(20)}}), 43u);
+  EXPECT_EQ(run(one({"core.subcores=1", "core.barrier.arrival_cycles=0", "core.barrier.release_cycles=0"}),
+                {w0, {barrier(), sp(20)}}),
+            43u);
   EXPECT_EQ(run(one({"core.max_ctas=1"}), {chain(10)}, 2), 80u);
 }
 

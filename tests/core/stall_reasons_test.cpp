@@ -324,6 +324,32 @@ TEST(StallSm, AFullMioQueueIsMioThrottle) {
   EXPECT_NEAR(double(end2), double(end0), 4);
 }
 
+// Room in a full MIO queue goes to the sub-cores in turn: 32 warps, eight per
+// sub-core, each loop four independent 2-wavefront shared loads and a use of
+// their results. With a fixed scan order sub-core 0's warps took every slot
+// the queue opened and the others' ran on after them, the pipe idle at times
+// (4,256 cycles against the pipe's 4,096; 4,128 in turn).
+TEST(StallSm, MioQueueRoomGoesToTheSubCoresInTurn) {
+  std::vector<ir::WarpInst> loop;
+  for (int r = 0; r < 16; ++r) {
+    for (uint16_t k = 0; k < 4; ++k) {
+      ir::WarpInst ld = fake::load(ir::MemSpace::Shared, static_cast<uint16_t>(2 + k), 2048 * k, 8);
+      ld.access_bytes = 8;  // two wavefronts: 16 lanes' 8 bytes fill the 32 banks
+      loop.push_back(ld);
+    }
+    ir::WarpInst use = alu(0, 6, 2);
+    use.n_src = 4;
+    for (uint16_t k = 0; k < 4; ++k) use.src[k] = static_cast<uint16_t>(2 + k);
+    loop.push_back(use);
+  }
+  SmBench b({"core.mio_queue=4"});
+  Cycle end = b.run(std::vector<std::vector<ir::WarpInst>>(32, loop));
+  expect_all_cycles_attributed(b);
+  const Cycle pipe = 32 * 16 * 4 * 2;  // wavefronts, one a cycle
+  EXPECT_GE(end, pipe);
+  EXPECT_LT(end, pipe + 64);
+}
+
 // A shared-memory store writes no register, but its warp ends only once the
 // pipe has performed it: eight stores with 32-way bank conflicts (32 cycles
 // each) keep a warp alive about 256 cycles, not the 8 it takes to issue them.

@@ -172,6 +172,7 @@ class Sm : public Clocked {
   Cycle barrier_unit_free_ = 0;
   uint64_t warp_age_ = 0;
   Tick next_tick_ = kNever;
+  uint32_t first_subcore_ = 0;  // scans first: the one after the last to take MIO queue room
   Cycle last_account_ = 0;
   uint32_t live_warps_ = 0;
   bool ldst_waiters_ = false;  // some sub-core waits for LD/ST queue room
