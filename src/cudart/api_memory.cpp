@@ -87,7 +87,6 @@ cudaError_t host_alloc(const char* name, void** ptr, size_t bytes, unsigned flag
     if (ptr == nullptr) return cudaErrorInvalidValue;
     auto a = rt.device().memory().allocate_unified(bytes, false);
     *ptr = a ? reinterpret_cast<void*>(*a) : nullptr;
-    if (*ptr) rt.add_pinned(*ptr, bytes);
     return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
   });
 }
@@ -104,7 +103,7 @@ namespace {
 // only once the copy is done; warpsim always waits, for that stream).
 ws::exec::CopyWait copy_wait(Runtime& rt, const void* host, size_t bytes, CopyStream on) {
   if (!on.async) return ws::exec::CopyWait::Host;
-  return rt.pinned(host, bytes) ? ws::exec::CopyWait::None : ws::exec::CopyWait::Stream;
+  return rt.device().memory().pinned(host, bytes) ? ws::exec::CopyWait::None : ws::exec::CopyWait::Stream;
 }
 
 // A 2D copy between host and device memory: one copy on the copy engine
@@ -276,7 +275,6 @@ cudaError_t cudaFreeHost(void* ptr) {
     ws::exec::DeviceMemory& mem = rt.device().memory();
     if (!mem.is_host(addr(ptr)) || mem.registered_host(addr(ptr))) return cudaErrorInvalidValue;
     rt.device().drain();
-    rt.remove_pinned(ptr);
     if (!mem.release(addr(ptr))) return cudaErrorInvalidValue;
     return cudaSuccess;
   });
@@ -291,7 +289,6 @@ cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) {
     for (size_t at : {size_t{0}, bytes - 1})
       if (mem.device_address(static_cast<const char*>(ptr) + at)) return cudaErrorHostMemoryAlreadyRegistered;
     if (!mem.map_host(ptr, bytes)) return cudaErrorInvalidValue;
-    rt.add_pinned(ptr, bytes);
     return cudaSuccess;
   });
 }
@@ -302,7 +299,6 @@ cudaError_t cudaHostUnregister(void* ptr) {
     if (!device || mem.registered_host(*device) != ptr) return cudaErrorHostMemoryNotRegistered;
     rt.device().drain();  // (a queued copy or kernel may still use it)
     mem.release(*device);
-    rt.remove_pinned(ptr);
     return cudaSuccess;
   });
 }

@@ -217,15 +217,3 @@ void Runtime::reset() {
 }
 
 }  // namespace ws::cudart
-
-namespace ws::cudart {
-
-bool Runtime::pinned(const void* p, size_t bytes) const {
-  auto a = reinterpret_cast<uintptr_t>(p);
-  auto it = pinned_.upper_bound(a);
-  if (it == pinned_.begin()) return false;
-  --it;
-  return a - it->first <= it->second && bytes <= it->second - (a - it->first);
-}
-
-}  // namespace ws::cudart

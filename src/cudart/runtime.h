@@ -103,11 +103,6 @@ class Runtime {
   // cudaDeviceReset: frees allocations, forgets streams, events, errors.
   void reset();
   std::set<Addr>& allocations() { return allocations_; }
-  // Page-locked host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister):
-  // asynchronous copies from or to it do not make the host wait.
-  void add_pinned(const void* p, size_t bytes) { pinned_[reinterpret_cast<uintptr_t>(p)] = bytes; }
-  void remove_pinned(const void* p) { pinned_.erase(reinterpret_cast<uintptr_t>(p)); }
-  bool pinned(const void* p, size_t bytes) const;
   // CUDA arrays by handle (an ArrayRecord's address), and texture objects' descriptors.
   std::map<const void*, std::unique_ptr<ArrayRecord>>& arrays() { return arrays_; }
   ArrayRecord* array(const void* handle);
@@ -135,7 +130,6 @@ class Runtime {
   std::map<const void*, KernelSettings> kernel_settings_;
   std::map<int, int64_t> limits_;
   std::set<Addr> allocations_;
-  std::map<uintptr_t, size_t> pinned_;  // start -> bytes
   std::map<const void*, std::unique_ptr<ArrayRecord>> arrays_;
   std::map<uint64_t, TextureRecord> textures_;
   std::unique_ptr<exec::Device> device_;

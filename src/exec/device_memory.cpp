@@ -37,6 +37,7 @@ struct UnifiedBuffer {
 struct DeviceMemory::Impl {
   std::unordered_map<uint64_t, Page> pages;
   std::map<Addr, std::unique_ptr<UnifiedBuffer>> unified;
+  std::map<Addr, Addr> registered;  // map_host buffers: host address -> device address
 
   uint8_t* page(uint64_t number) {
     Page& p = pages[number];
@@ -117,6 +118,7 @@ std::optional<Addr> DeviceMemory::map_host(void* host, uint64_t bytes) {
   buf->managed = false;
   buf->owned = false;
   impl_->unified.emplace(a, std::move(buf));
+  impl_->registered[h] = a;
   live_[a] = bytes;
   return a;
 }
@@ -136,11 +138,16 @@ bool DeviceMemory::is_host(Addr addr) const {
 std::optional<Addr> DeviceMemory::device_address(const void* host) const {
   auto h = reinterpret_cast<Addr>(host);
   if (is_unified(h)) return h;
-  for (const auto& [a, buf] : impl_->unified) {
-    auto base = reinterpret_cast<Addr>(buf->host);
-    if (!buf->owned && h >= base && h - base < buf->bytes) return a + (h - base);
-  }
-  return std::nullopt;
+  auto it = impl_->registered.upper_bound(h);
+  if (it == impl_->registered.begin()) return std::nullopt;
+  --it;
+  if (h - it->first >= live_.at(it->second)) return std::nullopt;
+  return it->second + (h - it->first);
+}
+
+bool DeviceMemory::pinned(const void* host, uint64_t bytes) const {
+  auto a = device_address(host);
+  return a && is_host(*a) && find(*a, std::max<uint64_t>(bytes, 1));
 }
 
 void* DeviceMemory::registered_host(Addr addr) const {
@@ -155,6 +162,7 @@ bool DeviceMemory::release(Addr addr) {
   if (auto u = impl_->unified.find(addr); u != impl_->unified.end()) {
     for (uint64_t n = addr / kPageBytes; n <= (addr + size - 1) / kPageBytes; ++n) impl_->pages.erase(n);
     if (u->second->managed) used_ -= size;
+    if (!u->second->owned) impl_->registered.erase(reinterpret_cast<Addr>(u->second->host));
     impl_->unified.erase(u);
     live_.erase(it);
     return true;

@@ -46,6 +46,8 @@ class DeviceMemory {
   std::optional<Addr> device_address(const void* host) const;
   // The live map_host range starting at device address `addr`, as its host pointer.
   void* registered_host(Addr addr) const;
+  // Whether the host bytes [host, host+bytes) lie in one page-locked buffer.
+  bool pinned(const void* host, uint64_t bytes) const;
   // false when `addr` is not the start of a live allocation.
   bool release(Addr addr);
   // The live allocation containing [addr, addr+bytes), as {start, size}; nullopt if none.

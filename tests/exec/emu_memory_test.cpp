@@ -317,6 +317,9 @@ TEST(ExecDeviceMemory, MappedHostBufferIsAliasedInPlace) {
   EXPECT_TRUE(m.is_host(d + 8));
   EXPECT_EQ(*m.device_address(host + 7), d + 28);
   EXPECT_EQ(m.registered_host(d), host);
+  EXPECT_TRUE(m.pinned(host + 3, bytes - 12));   // within the buffer
+  EXPECT_FALSE(m.pinned(host + 3, bytes - 8));   // one byte past it
+  EXPECT_FALSE(m.pinned(host - 1, 4));           // before it
   EXPECT_FALSE(m.find(d + bytes - 3, 4));  // one byte past the buffer
   std::vector<uint32_t> words(bytes / 4);
   for (size_t i = 0; i < words.size(); ++i) words[i] = uint32_t(i * 7);
