@@ -7,6 +7,7 @@
 Each expectation says why it holds; a figure outside its range, a missing
 key or a line that is neither `key=value` nor a `#` comment fails the run.
 """
+import math
 import os
 import subprocess
 import sys
@@ -36,6 +37,9 @@ def main():
     with open(preset_path, "rb") as f:
         p = tomllib.load(f)
     mhz = p["clock"]["core_mhz"]
+    # Each kernel's own fixed work (gpu.kernel_fixed_cycles plus gpu.kernel_fixed_ns at the core clock),
+    # inside its time between launches.
+    fixed = p["gpu"].get("kernel_fixed_cycles", 0) + math.ceil(p["gpu"].get("kernel_fixed_ns", 0) * mhz / 1000 - 1e-9)
     const_latency = p["core"].get("const_latency", 8)  # the built-in default (docs/params.md) unless the preset sets it
     # An L1 sends one message per cycle; a store message is one 32 B sector
     # plus a header (icnt.header_bytes, 8 by default), taking as many flits.
@@ -56,12 +60,14 @@ def main():
          p["core"]["units"]["sp"]["latency"] * 0.95, p["core"]["units"]["sp"]["latency"] * 1.1,
          "core.units.sp.latency is issue to dependent issue of FFMA; the chain difference cancels loop setup"),
         ("launch", ["launches=8"], "kernel_launch_overhead_us",
-         p["gpu"]["kernel_launch_overhead"] / mhz, (p["gpu"]["kernel_launch_overhead"] + 1000) / mhz,
+         (p["gpu"]["kernel_launch_overhead"] + fixed) / mhz, (p["gpu"]["kernel_launch_overhead"] + fixed + 1000) / mhz,
          "a kernel queued behind another starts gpu.kernel_launch_overhead core cycles after it ends, "
-         "then runs briefly (its code from the L2 on a fresh SM: a few hundred cycles)"),
+         "then does the GPU's fixed per-kernel work and runs briefly (its code from the L2 on a fresh SM: a few "
+         "hundred cycles)"),
         ("launch", ["launches=8"], "kernel_launch_sync_overhead_us",
-         p["gpu"]["kernel_launch_latency"] / mhz, (p["gpu"]["kernel_launch_latency"] + 1000) / mhz,
-         "after cudaDeviceSynchronize a launch waits the full gpu.kernel_launch_latency, then runs briefly"),
+         (p["gpu"]["kernel_launch_latency"] + fixed) / mhz, (p["gpu"]["kernel_launch_latency"] + fixed + 1000) / mhz,
+         "after cudaDeviceSynchronize a launch waits the full gpu.kernel_launch_latency, then does the fixed "
+         "per-kernel work and runs briefly"),
         ("geometry", ["only=1"], "shared_banks", p["shared"]["banks"], p["shared"]["banks"],
          "the conflict degree stops growing at a stride of shared.banks words"),
         ("store", ["reps=32", "rounds=16"], "l1_store_bytes_per_clk_per_sm_same_line", store_rate * 0.9, store_rate * 1.05,

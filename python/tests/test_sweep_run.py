@@ -60,8 +60,10 @@ def test_small_sweep_records_loads_and_reports(tmp_path, warpsim_bin):
     assert base["gpu.sms"] == 80 and base["l1d.replacement"] == "lru"   # the qv100 preset's own values
     # 32 CTAs of a streaming kernel: one SM runs them a few at a time, four SMs share them out,
     # so a single SM needs clearly more cycles than four (same work, same instructions)
+    # (beyond each kernel's fixed work: qv100's gpu.kernel_fixed_ns, 2,045 ns = 2,315 cycles at 1,132 MHz)
     runs = df[~df.baseline].set_index(["gpu.sms", "l1d.replacement"])
-    assert runs.loc[(1, "lru"), "cycles"] > 2 * runs.loc[(4, "lru"), "cycles"]
+    fixed = 2315
+    assert runs.loc[(1, "lru"), "cycles"] - fixed > 2 * (runs.loc[(4, "lru"), "cycles"] - fixed)
     assert (df.warp_insts == base.warp_insts).all()
     assert df.config_hash.nunique() == 5 and df.wall_seconds.gt(0).all()
     assert "counters.sm.0.warp_insts" in df.columns or any(c.startswith("counters.") for c in df.columns)

@@ -1,5 +1,7 @@
 #include "timing/model.h"
 
+#include <cmath>
+
 #include "timing/abstract/abstract_gpu.h"
 #include "timing/gpu/gpu.h"
 
@@ -9,7 +11,24 @@ namespace {
 const config::Param<std::string> kModel{"gpu.model", "detailed", "",
                                         "timing model: detailed (cycle-level) or abstract (event-driven, "
                                         "docs/abstract-model.md); warpsim run/exec --model sets it"};
+const config::Param<int64_t> kFixedCycles{
+    "gpu.kernel_fixed_cycles", 0, "core cycles",
+    "cycles every kernel spends in the GPU before its first CTA is dispatched (launch processing inside the "
+    "GPU), counted in its kernel cycles as a profiler counts them in gpc__cycles_elapsed.max: an empty kernel's "
+    "profiled cycles less what the model gives it (docs/validation.md); added to gpu.kernel_fixed_ns",
+    {0, 100000000}};
+const config::Param<double> kFixedNs{
+    "gpu.kernel_fixed_ns", 0.0, "ns",
+    "the same per-kernel work given as a time, turned into cycles at clock.core_mhz (for GPUs whose empty "
+    "kernel was not measured in cycles: a preset states the time it assumes); added to gpu.kernel_fixed_cycles",
+    {0, 1e8}};
 }  // namespace
+
+Cycle kernel_fixed_cycles(const config::Config& cfg) {
+  double ns = kFixedNs.get(cfg);
+  auto from_time = static_cast<Cycle>(std::ceil(ns * cfg.get<double>("clock.core_mhz") / 1000.0 - 1e-9));
+  return static_cast<Cycle>(kFixedCycles.get(cfg)) + from_time;
+}
 
 std::string model_name(const config::Config& cfg) { return kModel.get(cfg); }
 

@@ -162,5 +162,9 @@ std::unique_ptr<TimingModel> make_timing_model(const config::Config& cfg);
 // (warpsim run --compare).
 std::unique_ptr<TimingModel> make_timing_model(const config::Config& cfg, const std::string& name);
 std::string model_name(const config::Config& cfg);
+// Core cycles every kernel spends in the GPU before its first CTA dispatch:
+// gpu.kernel_fixed_cycles plus gpu.kernel_fixed_ns at clock.core_mhz (both
+// models count them inside the kernel's cycles).
+Cycle kernel_fixed_cycles(const config::Config& cfg);
 
 }  // namespace ws::timing

@@ -91,7 +91,7 @@ config::Config one_sm(const std::vector<std::string>& sets = {}) {
   config::Config cfg;
   cfg.load_file(config::find_preset("qv100"));
   for (const char* s : {"gpu.sms=1", "gpu.kernel_launch_latency=0", "gpu.kernel_launch_overhead=0",
-                        "gpu.kernel_fixed_cycles=0", "core.units.sp.latency=4", "core.units.sp.ii=1",
+                        "gpu.kernel_fixed_cycles=0", "gpu.kernel_fixed_ns=0", "core.units.sp.latency=4", "core.units.sp.ii=1",
                         "l1i.perfect=true", "abstract.block_cache=off"})
     cfg.set_assignment(s);
   for (const auto& s : sets) cfg.set_assignment(s);

@@ -6,7 +6,8 @@ namespace {
 
 // These checks isolate the data path and the pipelines: instruction fetch is
 // perfect (its cold misses would add a DRAM trip or two per kernel).
-const std::vector<std::string> kNoLaunch = {"gpu.kernel_launch_latency=0", "l1i.perfect=true"};
+// No launch latency and no per-kernel fixed work: the kernels' own time.
+const std::vector<std::string> kNoLaunch = {"gpu.kernel_launch_latency=0", "gpu.kernel_fixed_ns=0", "l1i.perfect=true"};
 
 frontend::SynthSpec chase(uint32_t iterations, uint64_t footprint, uint64_t stride) {
   frontend::SynthSpec s;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "e2e/sim_util.h"
+#include "timing/model.h"
 
 namespace ws::test {
 namespace {
@@ -39,8 +40,9 @@ TEST(E2eLaunch, BackToBackKernelsPayTheOverheadNotTheLatency) {
   uint64_t latency = param(cfg, "gpu.kernel_launch_latency"), overhead = param(cfg, "gpu.kernel_launch_overhead");
   ASSERT_LT(overhead, latency);
   EXPECT_EQ(t.elapsed_cycles - t.cycles, latency + 9 * overhead);
-  // The kernels themselves are short: the timeline is mostly launch gaps.
-  EXPECT_LT(t.cycles, 10 * overhead);
+  // The kernels themselves are short: beyond their fixed work, the timeline
+  // is mostly launch gaps.
+  EXPECT_LT(t.cycles - 10 * timing::kernel_fixed_cycles(cfg), 10 * overhead);
 }
 
 TEST(E2eLaunch, HostSyncBeforeALaunchMakesItPayTheFullLatency) {
@@ -93,6 +95,26 @@ TEST(E2eLaunch, FixedKernelCyclesAreInsideEachKernel) {
   EXPECT_EQ(fixed.cycles, base.cycles + 4 * 3000);
   EXPECT_EQ(fixed.elapsed_cycles - fixed.cycles, base.elapsed_cycles - base.cycles);  // same gaps
   EXPECT_EQ(fixed.warp_insts, base.warp_insts);
+}
+
+// gpu.kernel_fixed_ns is the same work given as a time: turned into cycles at
+// the core clock (rounded up), on top of gpu.kernel_fixed_cycles.
+TEST(E2eLaunch, FixedKernelTimeIsTurnedIntoCyclesAtTheCoreClock) {
+  std::string dir = repeated_kernel("launch-fixed-ns", 4, true);
+  std::vector<std::string> sets = {"l1i.perfect=true", "gpu.kernel_fixed_cycles=0", "gpu.kernel_fixed_ns=0"};
+  SimTotals base = simulate(dir, preset("qv100", sets));
+  sets.back() = "gpu.kernel_fixed_ns=1000.5";  // 1,132.57 cycles at qv100's 1,132 MHz
+  EXPECT_EQ(timing::kernel_fixed_cycles(preset("qv100", sets)), 1133u);
+  SimTotals fixed = simulate(dir, preset("qv100", sets));
+  EXPECT_EQ(fixed.cycles, base.cycles + 4 * 1133);
+  EXPECT_EQ(fixed.warp_insts, base.warp_insts);
+  sets.push_back("gpu.kernel_fixed_cycles=7");
+  sets.push_back("clock.core_mhz=2000");
+  EXPECT_EQ(timing::kernel_fixed_cycles(preset("qv100", sets)), 2001u + 7u);
+  // The presets: qv100 assumes the H100's measured empty-kernel time; h100
+  // keeps its measured cycles alone.
+  EXPECT_EQ(timing::kernel_fixed_cycles(preset("qv100")), 2315u);
+  EXPECT_EQ(timing::kernel_fixed_cycles(preset("h100")), 3725u);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ AbstractGpu::AbstractGpu(const config::Config& cfg)
       core_mhz_(cfg.get<double>("clock.core_mhz")),
       launch_latency_(cycles_of(cfg, "gpu.kernel_launch_latency")),
       launch_overhead_(cycles_of(cfg, "gpu.kernel_launch_overhead")),
-      fixed_cycles_(cycles_of(cfg, "gpu.kernel_fixed_cycles")),
+      fixed_cycles_(kernel_fixed_cycles(cfg)),
       max_cycles_(cycles_of(cfg, "gpu.max_cycles")),
       restart_placement_(cfg.get<std::string>("gpu.cta_placement") == "restart") {
   if (cfg.get<bool>("sampling.project_kernels"))

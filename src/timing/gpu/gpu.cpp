@@ -27,12 +27,6 @@ const config::Param<int64_t> kLaunchOverhead{"gpu.kernel_launch_overhead", 1000,
                                              "idle time between a kernel's end and the first CTA of the next one "
                                              "queued behind it (its launch work overlapped the running kernel)",
                                              {0, 100000000}};
-const config::Param<int64_t> kFixedCycles{
-    "gpu.kernel_fixed_cycles", 0, "core cycles",
-    "cycles every kernel spends in the GPU before its first CTA is dispatched (launch processing inside the "
-    "GPU), counted in its kernel cycles as a profiler counts them in gpc__cycles_elapsed.max: an empty kernel's "
-    "profiled cycles less what the model gives it (docs/validation.md)",
-    {0, 100000000}};
 // Kernel code lives in its own part of the address space, away from data
 // (exec's global, shared, local and unified windows start at 0x6000'0000'0000).
 const config::Param<int64_t> kMaxCycles{"gpu.max_cycles", 0, "core cycles",
@@ -58,7 +52,7 @@ Gpu::Gpu(const config::Config& cfg)
       core_mhz_(kCoreMhz.get(cfg)),
       launch_latency_(static_cast<Cycle>(kLaunchLatency.get(cfg))),
       launch_overhead_(static_cast<Cycle>(kLaunchOverhead.get(cfg))),
-      fixed_cycles_(static_cast<Cycle>(kFixedCycles.get(cfg))),
+      fixed_cycles_(kernel_fixed_cycles(cfg)),
       max_cycles_(static_cast<uint64_t>(kMaxCycles.get(cfg))),
       progress_timeout_(static_cast<uint64_t>(kProgressTimeout.get(cfg))),
       projector_(cfg),
