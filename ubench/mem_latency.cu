@@ -1,4 +1,4 @@
-// Load-to-use latency of L1, L2, DRAM, shared and constant memory by pointer
+// Load-to-use latency of L1, L2, DRAM, shared, constant and texture memory by pointer
 // chasing: one thread follows a chain in which every load's address is the
 // previous load's value, so the loads cannot overlap; the timed pass's
 // cycles over its loads are the latency, taken as the difference between a
@@ -78,6 +78,24 @@ __global__ void chase_atomic(uint64_t* start, long warm, long steps, long long* 
 #pragma unroll 8
   for (long i = 0; i < steps; ++i) asm volatile("atom.global.add.u64 %0, [%0], 0;" : "+l"(p)::"memory");
   sink[0] = p;
+  long long t1 = clock_now();
+  *cycles = t1 - t0;
+}
+
+// A texture chain: each tex1Dfetch returns the next link's index, the
+// coordinate of the next fetch (TEX, no address arithmetic between them).
+// 64 links 128 B apart (8 KB), read once before the timed pass.
+constexpr int kTexLinks = 64;
+constexpr int kTexStride = 32;  // int words: 128 B
+
+__global__ void chase_tex(cudaTextureObject_t t, long steps, long long* cycles, uint32_t* sink) {
+  int j = 0;
+  for (int i = 0; i < kTexLinks; ++i) j = tex1Dfetch<int>(t, j);
+  sink[1] = j;
+  long long t0 = clock_now();
+#pragma unroll 8
+  for (long i = 0; i < steps; ++i) j = tex1Dfetch<int>(t, j);
+  sink[0] = j;
   long long t1 = clock_now();
   *cycles = t1 - t0;
 }
@@ -177,10 +195,33 @@ double const_latency(const Scratch& s, long steps) {
   return s.differential(steps, [&](long n) { chase_const<<<1, 1>>>(n, s.cycles, s.sink); });
 }
 
+double tex_latency(const Scratch& s, long steps) {
+  std::vector<int> chain(size_t{kTexLinks} * kTexStride, 0);
+  for (int k = 0; k < kTexLinks; ++k) chain[size_t(k) * kTexStride] = ((k + 1) % kTexLinks) * kTexStride;
+  int* buf;
+  UB_CHECK(cudaMalloc(&buf, chain.size() * sizeof(int)));
+  UB_CHECK(cudaMemcpy(buf, chain.data(), chain.size() * sizeof(int), cudaMemcpyHostToDevice));
+  cudaResourceDesc res = {};
+  res.resType = cudaResourceTypeLinear;
+  res.res.linear.devPtr = buf;
+  res.res.linear.desc = cudaCreateChannelDesc<int>();
+  res.res.linear.sizeInBytes = chain.size() * sizeof(int);
+  cudaTextureDesc desc = {};
+  desc.readMode = cudaReadModeElementType;
+  cudaTextureObject_t t;
+  UB_CHECK(cudaCreateTextureObject(&t, &res, &desc, nullptr));
+  double cycles = s.differential(steps, [&](long n) {
+    chase_tex<<<1, 1>>>(t, n, s.cycles, reinterpret_cast<uint32_t*>(s.sink));
+  });
+  UB_CHECK(cudaDestroyTextureObject(t));
+  UB_CHECK(cudaFree(buf));
+  return cycles;
+}
+
 int main(int argc, char** argv) {
   const long steps = ub::arg(argc, argv, "steps", 512);
   const long dram_lines = ub::arg(argc, argv, "dram_lines", 512);
-  const long only = ub::arg(argc, argv, "only", 0);  // 1 l1, 2 l2, 3 dram, 4 shared, 5 const, 6 atomic; 0 all
+  const long only = ub::arg(argc, argv, "only", 0);  // 1 l1, 2 l2, 3 dram, 4 shared, 5 const, 6 atomic, 7 texture; 0 all
   Scratch s;
   if (only == 0 || only == 1) ub::emit("l1_hit_latency_cycles", global_latency(s, false, 64, steps));
   if (only == 0 || only == 2) ub::emit("l2_hit_latency_cycles", global_latency(s, true, 4096, steps));
@@ -188,5 +229,6 @@ int main(int argc, char** argv) {
   if (only == 0 || only == 4) ub::emit("shared_latency_cycles", shared_latency(s, steps));
   if (only == 0 || only == 5) ub::emit("const_hit_latency_cycles", const_latency(s, steps));
   if (only == 0 || only == 6) ub::emit("atomic_latency_cycles", atomic_latency(s, steps));
+  if (only == 0 || only == 7) ub::emit("tex_hit_latency_cycles", tex_latency(s, steps));
   return 0;
 }

@@ -39,8 +39,11 @@ void add_regs(const ptx::Operand& o, const ptx::Function& fn, std::vector<uint16
     if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
   };
   switch (o.kind) {
-    case ptx::Operand::Kind::Reg:
-    case ptx::Operand::Kind::Address: add(o.reg); break;
+    case ptx::Operand::Kind::Reg: add(o.reg); break;
+    case ptx::Operand::Kind::Address:  // [base + imm], or a texture/surface's [handle, {coordinates}]
+      add(o.reg);
+      for (const ptx::Operand& e : o.elems) add_regs(e, fn, out);
+      break;
     case ptx::Operand::Kind::Vector:
       for (const ptx::Operand& e : o.elems) add_regs(e, fn, out);
       break;
