@@ -84,6 +84,23 @@ void device_free(T*... d) {
   (device_free_one(d), ...);
 }
 
+// ---- textures ----
+
+// A texture object over n elements of T at d (linear memory, element reads).
+template <typename T>
+cudaTextureObject_t linear_texture(const T* d, size_t n) {
+  cudaResourceDesc res = {};
+  res.resType = cudaResourceTypeLinear;
+  res.res.linear.devPtr = const_cast<T*>(d);
+  res.res.linear.desc = cudaCreateChannelDesc<T>();
+  res.res.linear.sizeInBytes = n * sizeof(T);
+  cudaTextureDesc td = {};
+  td.readMode = cudaReadModeElementType;
+  cudaTextureObject_t tex = 0;
+  CHECK(cudaCreateTextureObject(&tex, &res, &td, nullptr));
+  return tex;
+}
+
 // ---- timing and the report ----
 
 // Two events around the timed launches: created on construction, start()
