@@ -11,6 +11,7 @@
 #include "exec/memory_windows.h"
 #include "exec/ptxas.h"
 #include "frontend/ptx/fuse.h"
+#include "frontend/ptx/predicate.h"
 #include "frontend/ptx/schedule.h"
 #include "frontend/ptx/unroll.h"
 #include "frontend/ptx/vectorize.h"
@@ -47,7 +48,12 @@ LoadedModule& Program::load(ptx::Module module, const std::string& ptx_text) {
       if (auto it = regs.find(f.name); it != regs.end()) f.allocated_regs = it->second;
   }
   if (unroll_ >= 2) ptx::unroll_module(lm->ast, {.factor = unroll_});
-  if (schedule_) ptx::schedule_module(lm->ast);
+  if (schedule_) {
+    // ptxas predicates short forward branches and schedules the result as
+    // one block (frontend/ptx/predicate.h).
+    if (if_convert_ > 0) ptx::predicate_regions_module(lm->ast, if_convert_);
+    ptx::schedule_module(lm->ast);
+  }
   if (fuse_) ptx::fuse_module(lm->ast, fuse_options_);
   if (vectorize_) ptx::vectorize_shared_loads_module(lm->ast);
   if (if_convert_ > 0) ptx::if_convert_module(lm->ast, if_convert_);

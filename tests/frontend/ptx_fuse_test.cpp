@@ -384,3 +384,31 @@ TEST(PtxReconvergence, InductionVariablesOfUniformLoopsAreUniform) {
 
 }  // namespace
 }  // namespace ws::ptx
+
+namespace ws::ptx {
+namespace {
+
+// In a predicated region (predicate.h) the producer and its readers carry
+// one guard: the merged SASS instruction takes it, so the producer folds.
+// A reader under another guard, or none, keeps it issued.
+TEST(PtxFuse, GuardedProducerFoldsIntoReadersUnderTheSameGuard) {
+  Module m = fused(R"(
+    ld.param.u64 %rd1, [a];
+    mov.u32 %r1, %tid.x;
+    setp.gt.u32 %p1, %r1, 100;
+    @!%p1 mul.wide.s32 %rd3, %r1, 4;
+    @!%p1 add.s64 %rd4, %rd1, %rd3;
+    @!%p1 ld.global.f32 %f1, [%rd4];
+    @!%p1 mul.wide.s32 %rd5, %r1, 8;
+    add.s64 %rd6, %rd1, %rd5;
+    ld.global.f32 %f2, [%rd6];
+    st.global.f32 [%rd6], %f1;
+    ret;)");
+  const Function& f = m.functions.front();
+  EXPECT_TRUE(folded(f, "@!%p1 mul.wide.s32 %rd3"));
+  EXPECT_TRUE(takes(f, "@!%p1 add.s64 %rd4", "%r1"));
+  EXPECT_FALSE(folded(f, "@!%p1 mul.wide.s32 %rd5"));  // read by an unguarded add
+}
+
+}  // namespace
+}  // namespace ws::ptx

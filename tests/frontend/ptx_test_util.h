@@ -37,6 +37,21 @@ inline const Instruction& inst(const Function& f, std::string_view prefix) {
   throw std::runtime_error("no instruction starting with " + std::string(prefix));
 }
 
+// A module of one kernel `k(.param .u64 a)` with `body` as its body, after
+// declarations of %r, %rd, %p, %f and %rs registers.
+inline Module parse_kernel_body(const std::string& body) {
+  return parse_module(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
+                      ".reg .b32 %r<32>;\n.reg .b64 %rd<32>;\n.reg .pred %p<8>;\n.reg .f32 %f<32>;\n.reg .b16 %rs<8>;\n" +
+                          body + "\n}\n",
+                      "t.ptx");
+}
+
+// The position in f.body of the first instruction whose text starts with `prefix`.
+inline size_t index_of(const Function& f, std::string_view prefix) {
+  return static_cast<size_t>(&inst(f, prefix) - f.body.data());
+}
+
+
 // Index of the first register called `name`, or -1.
 inline int32_t reg(const Function& f, const std::string& name) {
   for (size_t i = 0; i < f.regs.size(); ++i)

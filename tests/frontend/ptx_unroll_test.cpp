@@ -9,17 +9,13 @@
 #include <string>
 
 #include "frontend/ptx/parser.h"
+#include "frontend/ptx_test_util.h"
 #include "frontend/ptx/schedule.h"
 
 namespace ws::ptx {
 namespace {
 
-Module parse_body(const std::string& body) {
-  return parse_module(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
-                      ".reg .b32 %r<32>;\n.reg .b64 %rd<32>;\n.reg .pred %p<8>;\n.reg .f32 %f<32>;\n" +
-                          body + "\n}\n",
-                      "t.ptx");
-}
+Module parse_body(const std::string& body) { return test::parse_kernel_body(body); }
 
 size_t count(const Function& f, const std::string& prefix) {
   size_t n = 0;

@@ -153,11 +153,21 @@ class Fuser {
     return true;
   }
 
+  // Every reader of `d` is guarded as instruction `i` is (a predicated
+  // region, predicate.h: the merged SASS instruction takes the guard).
+  bool readers_guarded_alike(int32_t d, const Instruction& in) const {
+    const auto& rs = u_.readers[static_cast<size_t>(d)];
+    return std::all_of(rs.begin(), rs.end(), [&](size_t r) {
+      return f_.body[r].guard == in.guard && f_.body[r].guard_negated == in.guard_negated;
+    });
+  }
+
   bool foldable(size_t i, bool into_reader) {
     const Instruction& in = f_.body[i];
-    if (in.guard >= 0 || in.folded) return false;
+    if (in.folded) return false;
     int32_t d = sole_dst(i);
     if (d < 0) return false;
+    if (in.guard >= 0 && (in.guard == d || !readers_guarded_alike(d, in))) return false;
     Type t = type_of(in);
     const std::string& op = in.opcode;
     if (t == Type::Pred) {
@@ -239,29 +249,34 @@ bool reads_clock_any(const Instruction& in) {
 
 FuseStats fuse_function(Function& f, const FuseOptions& o) { return Fuser(f, o).run(); }
 
-size_t if_convert_function(Function& f, unsigned max_region) {
+int32_t predicable_region_end(const Function& f, size_t i, const std::vector<bool>& labelled, unsigned max_region) {
   static const std::unordered_set<std::string_view> kStops = {
       "bra", "brx", "call", "ret", "exit", "trap", "bar", "barrier", "membar", "fence", "atom", "red",
       "nanosleep", "mbarrier", "cp", "wmma", "mma",
       "tex", "tld4", "txq", "suld", "sust", "sured", "suq", "ldmatrix", "stmatrix", "isspacep"};
+  const Instruction& br = f.body[i];
+  if (conditional_branch_target(br) <= static_cast<int32_t>(i) + 1) return -1;
+  auto end = static_cast<size_t>(br.ops[0].label);
+  // A branch to the end is `@P EXIT` in the SASS: it issues, as here.
+  if (end >= f.body.size() || f.body[end].opcode == "ret" || f.body[end].opcode == "exit") return -1;
+  unsigned issued = 0;
+  for (size_t k = i + 1; k < end; ++k) {
+    const Instruction& in = f.body[k];
+    if (labelled[k] || in.guard >= 0 || kStops.count(in.opcode) != 0 || warp_collective(in.opcode) ||
+        reads_clock_any(in))
+      return -1;
+    issued += in.folded ? 0 : 1;
+  }
+  return issued == 0 || issued > max_region ? -1 : static_cast<int32_t>(end);
+}
+
+size_t if_convert_function(Function& f, unsigned max_region) {
   std::vector<bool> labelled = labelled_instructions(f);
   size_t marked = 0;
   for (size_t i = 0; i < f.body.size(); ++i) {
-    Instruction& br = f.body[i];
-    if (conditional_branch_target(br) <= static_cast<int32_t>(i) + 1) continue;
-    auto end = static_cast<size_t>(br.ops[0].label);
-    // A branch to the end is `@P EXIT` in the SASS: it issues, as here.
-    if (end >= f.body.size() || f.body[end].opcode == "ret" || f.body[end].opcode == "exit") continue;
-    unsigned issued = 0;
-    bool ok = true;
-    for (size_t k = i + 1; k < end && ok; ++k) {
-      const Instruction& in = f.body[k];
-      ok = !labelled[k] && in.guard < 0 && kStops.count(in.opcode) == 0 && !warp_collective(in.opcode) &&
-           !reads_clock_any(in);
-      issued += in.folded ? 0 : 1;
-    }
-    if (!ok || issued == 0 || issued > max_region) continue;
-    br.if_converted_end = static_cast<int32_t>(end);
+    int32_t end = predicable_region_end(f, i, labelled, max_region);
+    if (end < 0) continue;
+    f.body[i].if_converted_end = end;
     ++marked;
   }
   return marked;

@@ -23,6 +23,7 @@
 // a reader with no immediate of its own, ...).
 #pragma once
 #include <cstddef>
+#include <vector>
 
 #include "frontend/ptx/ast.h"
 
@@ -56,6 +57,10 @@ FuseStats fuse_module(Module& m, const FuseOptions& o = {});
 // barrier, fence, atomic), and the branch does not go to a `ret` or `exit`
 // (that is an `@P EXIT`, which issues). Returns the branches marked.
 size_t if_convert_function(Function& f, unsigned max_region);
+// The end (the label's instruction) of the region the forward `@p bra` at
+// `i` jumps over when ptxas predicates it, as above; -1 when it does not.
+// `labelled`: labelled_instructions(f).
+int32_t predicable_region_end(const Function& f, size_t i, const std::vector<bool>& labelled, unsigned max_region);
 size_t if_convert_module(Module& m, unsigned max_region);
 
 // Reconvergence: a forward `@p bra` that is not if-converted, whose
