@@ -424,17 +424,19 @@ TEST(AbstractModel, AtomicLanesOnOneWordAreARequestEach) {
 }
 
 // Shared memory counts wavefronts as the detailed LD/ST unit does: a 16-byte
-// load that every lane takes from one address still moves in four lane
-// groups of 8 (four wavefronts), a 4-byte one in one.
+// load of consecutive words moves in four lane groups of 8 (four
+// wavefronts), a 4-byte one in one; one that every lane takes from one
+// address in two (qv100's shared.pair_packing).
 TEST(AbstractModel, SixteenByteSharedLoadsTakeFourWavefronts) {
-  auto cycles = [](uint32_t bytes) {
+  auto cycles = [](uint32_t bytes, int32_t stride) {
     ir::WarpInst ld = load(1, 0x100);
     ld.space = ir::MemSpace::Shared;
-    ld.stride = 0;
+    ld.stride = stride;
     ld.access_bytes = bytes;
     return run(one_sm(), {{ld, sp(2, 1)}});
   };
-  EXPECT_EQ(cycles(16) - cycles(4), 3u);
+  EXPECT_EQ(cycles(16, 16) - cycles(4, 4), 3u);
+  EXPECT_EQ(cycles(16, 0) - cycles(4, 4), 1u);
 }
 
 // Back-pressure from a busy slice: with one slice at a quarter of the core

@@ -92,6 +92,7 @@ MemoryModel::MemoryModel(const config::Config& cfg, stats::Registry& reg, uint32
       shared_banks_(static_cast<uint32_t>(i64(cfg, "shared.banks"))),
       bank_bytes_(static_cast<uint32_t>(i64(cfg, "shared.bank_bytes"))),
       max_merge_(static_cast<uint32_t>(std::min<int64_t>(255, i64(cfg, "l2.mshr_max_merge")))),
+      shared_pair_packing_(cfg.get<bool>("shared.pair_packing")),
       l1_data_(static_cast<uint32_t>(i64(cfg, "l1d.data_banks")), static_cast<uint32_t>(i64(cfg, "l1d.bank_bytes"))) {
   double core = cfg.get<double>("clock.core_mhz");
   double per_icnt = core / cfg.get<double>("clock.icnt_mhz"), per_l2 = core / cfg.get<double>("clock.l2_mhz");
@@ -164,7 +165,8 @@ MemTiming MemoryModel::shared_access(const ir::WarpInst& in, Cycle now) const {
   const Addr* addrs = ir::lane_addrs(in, scratch);
   uint32_t cycles = 1;
   if (addrs && in.active_mask)
-    cycles = std::max<uint32_t>(1, shared_access_cycles(addrs, in.active_mask, in.access_bytes, shared_banks_, bank_bytes_));
+    cycles = std::max<uint32_t>(1, shared_access_cycles(addrs, in.active_mask, in.access_bytes, shared_banks_, bank_bytes_,
+                                                               shared_pair_packing_ && in.kind == ir::OpKind::Load));
   return MemTiming{now + up(shared_latency_) + cycles - 1, cycles};
 }
 

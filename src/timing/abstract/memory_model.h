@@ -118,6 +118,7 @@ class MemoryModel {
   double slice_request_, atomic_op_;  // atomic_op_: one lane operation in a slice's atomic unit
   uint32_t atomic_request_cycles_;  // l1d.atomic_request_cycles
   uint32_t flit_bytes_, header_bytes_, tag_lookups_, upstream_cap_, shared_banks_, bank_bytes_, max_merge_;
+  bool shared_pair_packing_;  // shared.pair_packing
   std::vector<Cycle> l1_cursor_;  // per SM: when its L1 looks up the next access
   // Per SM: when each of its read requests still upstream of the crossbar leaves.
   std::vector<std::vector<double>> upstream_;

@@ -42,6 +42,7 @@ LdstUnit::LdstUnit(const config::Config& cfg, stats::Scope scope, const ClockDom
       shared_latency_(static_cast<uint32_t>(cfg.get<int64_t>("shared.latency"))),
       const_cache_(cfg, scope.sub("l1c"), clock, sm_id),
       shared_banks_(static_cast<uint32_t>(cfg.get<int64_t>("shared.banks"))),
+      shared_pair_packing_(cfg.get<bool>("shared.pair_packing")),
       mio_limit_(static_cast<size_t>(kMioQueue.get(cfg))),
       shared_accesses_(scope.counter("shared_accesses", "warp shared-memory instructions")),
       shared_wavefronts_(scope.counter("shared_wavefronts", "shared-memory cycles incl. bank conflicts")),
@@ -91,7 +92,9 @@ void LdstUnit::issue(Warp& warp, uint32_t warp_slot, const ir::WarpInst& inst, C
 void LdstUnit::issue_shared(Warp& warp, const ir::WarpInst& inst, Cycle now) {
   const Addr* addrs = ir::lane_addrs(inst, lanes_);
   uint32_t waves =
-      inst.active_mask && addrs ? shared_access_cycles(addrs, inst.active_mask, inst.access_bytes, shared_banks_) : 1;
+      inst.active_mask && addrs ? shared_access_cycles(addrs, inst.active_mask, inst.access_bytes, shared_banks_, 4,
+                                                       shared_pair_packing_ && inst.kind == ir::OpKind::Load)
+                                : 1;
   waves = std::max(waves, 1u);
   uint32_t free_of_conflicts =
       inst.active_mask && addrs ? shared_conflict_free_cycles(inst.active_mask, inst.access_bytes, shared_banks_) : 1;

@@ -104,6 +104,7 @@ class LdstUnit {
   uint32_t shared_latency_;
   ConstCache const_cache_;
   uint32_t shared_banks_;
+  bool shared_pair_packing_;  // shared.pair_packing
   Cycle shared_free_ = 0;  // the shared-memory pipe is busy until this cycle
   size_t mio_limit_;                    // core.mio_queue (0: unbounded)
   std::deque<Cycle> mio_waiting_;       // start cycles in the pipe, in order, of those not started

@@ -10,6 +10,11 @@ const config::Param<int64_t> kLatency{"shared.latency", 20, "cycles", "shared-me
                                       {1, 4096}};
 const config::Param<int64_t> kBanks{"shared.banks", 32, "banks", "shared-memory banks", {1, 1024}};
 const config::Param<int64_t> kBankBytes{"shared.bank_bytes", 4, "bytes", "width of one bank", {1, 64}};
+const config::Param<bool> kPairPacking{
+    "shared.pair_packing", true, "",
+    "a 64/128-bit shared load whose active lanes read what their pair partner reads (lane n and n^1 alike, or n "
+    "and n^2; every lane alike included) returns its registers packed, in half the wavefronts: NVIDIA's statement "
+    "for compute capability 7.0-7.5 (docs/memory-system.md)"};
 
 // Wavefronts for lanes [first, first + count): the most distinct words any
 // single bank has to deliver.
@@ -39,10 +44,21 @@ uint32_t lanes_per_group(uint32_t bytes_per_lane, uint32_t banks, uint32_t bank_
 }
 }  // namespace
 
+// Whether every active lane reads what its partner lane ^ `x` reads (where both are active).
+bool partners_alike(const Addr* addrs, uint32_t mask, uint32_t x) {
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    if ((mask >> lane & 1) && (mask >> (lane ^ x) & 1) && addrs[lane] != addrs[lane ^ x]) return false;
+  return true;
+}
+
 uint32_t shared_access_cycles(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane, uint32_t banks,
-                              uint32_t bank_bytes) {
+                              uint32_t bank_bytes, bool pair_packing) {
   uint32_t words_per_lane = std::max(1u, (bytes_per_lane + bank_bytes - 1) / bank_bytes);
   uint32_t group = lanes_per_group(bytes_per_lane, banks, bank_bytes);
+  // Paired lanes' registers share the return path: a group of twice the lanes.
+  if (pair_packing && group < 32 &&
+      (partners_alike(lane_addrs, active_mask, 1) || partners_alike(lane_addrs, active_mask, 2)))
+    group *= 2;
   uint32_t total = 0;
   for (uint32_t first = 0; first < 32; first += group)
     total += group_wavefronts(lane_addrs, active_mask, first, group, words_per_lane, banks, bank_bytes);

@@ -16,8 +16,16 @@
 
 namespace ws::timing {
 
+//
+// `pair_packing` (shared.pair_packing; loads only): when every active lane
+// reads the address its partner lane n^1 reads, or n^2 (all lanes alike
+// included), a 64/128-bit load's groups hold twice the lanes: the return
+// path (one 32-bit register per lane per cycle) carries the pairs' registers
+// packed, so LDS.128 takes 2 wavefronts instead of 4 and LDS.64 one
+// (NVIDIA's answer for compute capability 7.0-7.5 on its developer forum,
+// "Unexpected shared memory bank conflict", 2019).
 uint32_t shared_access_cycles(const Addr* lane_addrs, uint32_t active_mask, uint32_t bytes_per_lane,
-                              uint32_t banks = 32, uint32_t bank_bytes = 4);
+                              uint32_t banks = 32, uint32_t bank_bytes = 4, bool pair_packing = false);
 
 // The wavefronts the same access would take without a bank conflict: one per
 // lane group with an active lane (at least 1). shared_access_cycles minus
