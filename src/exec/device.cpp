@@ -54,7 +54,8 @@ const config::Param<bool> kPtxFuse{
 const config::Param<int64_t> kPtxIfConvert{
     "exec.ptx_if_convert", 8, "instructions",
     "a forward conditional branch over at most this many straight-line instructions is predicated, as ptxas does: "
-    "the region issues in every warp that reaches it, the branch does not (docs/exec.md); 0 branches as written",
+    "the region issues in every warp that reaches it, the branch does not; with exec.ptx_schedule = list the region "
+    "becomes guarded PTX before scheduling, so it joins the blocks around it (docs/exec.md); 0 branches as written",
     {0, 64}};
 const config::Param<bool> kPtxReconvergence{
     "exec.ptx_reconvergence", true, "",
