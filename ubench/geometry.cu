@@ -13,7 +13,13 @@
 //   of its own, and the chase fits once 1.2 x capacity / s <= capacity /
 //   line, i.e. s >= 1.2 x line. The line is the power of two at or below
 //   (first hitting stride) / 1.2.
-//   args: l1_kb=N (L1 capacity with no shared memory; default 128)  only=1 banks, 2 sector, 3 line
+// - shared_ld128_{uniform,distinct}_cycles: 8 warps issue 128-bit shared
+//   loads, every lane at one address or each at its own 16 B; cycles per
+//   warp load on the SM (4 for the distinct ones: four quarter-warp
+//   wavefronts; 2 for the uniform ones where paired lanes' registers are
+//   returned packed, NVIDIA's rule for compute capability 7.0-7.5).
+//   args: l1_kb=N (L1 capacity with no shared memory; default 128)  only=1 banks, 2 sector, 3 line,
+//   4 wide shared loads
 #include "ubench.h"
 
 __global__ void strided_shared(int stride, long iters, ub::Span* spans, uint32_t* sink) {
@@ -40,6 +46,37 @@ double shared_rate(int stride, ub::Span* spans, uint32_t* sink, long iters) {
     return ub::sm_totals(spans, 8);
   });
   return ub::differential_rate(runs[0], runs[1]);
+}
+
+// 128-bit shared loads (LDS.128): every lane at one address (`uniform`), or
+// each lane its own 16 B (consecutive, no bank conflict).
+__global__ void wide_shared(int uniform, long iters, ub::Span* spans, uint32_t* sink) {
+  __shared__ uint4 quads[32];
+  const uint32_t lane = threadIdx.x % 32;
+  if (threadIdx.x < 32) quads[lane] = make_uint4(lane, lane + 1, lane + 2, lane + 3);
+  __syncthreads();
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(quads)) + (uniform ? 0 : lane * 16);
+  uint32_t acc = 0;
+  long long t0 = ub::clock_now();
+#pragma unroll 8
+  for (long i = 0; i < iters; ++i) {
+    uint32_t a, b, c, d;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr) : "memory");
+    acc ^= a ^ b ^ c ^ d;
+  }
+  sink[threadIdx.x] = acc;
+  long long t1 = ub::clock_now();
+  ub::record_span(spans, t0, t1, static_cast<float>(iters));
+}
+
+// Cycles per warp LDS.128 on one SM (8 warps), from iters and 2 x iters.
+double wide_shared_cycles(int uniform, ub::Span* spans, uint32_t* sink, long iters) {
+  auto runs = ub::warm_pair([&](int k) {
+    wide_shared<<<1, 256>>>(uniform, iters << k, spans, sink);
+    UB_LAUNCHED();
+    return ub::sm_totals(spans, 8);
+  });
+  return 1.0 / ub::differential_rate(runs[0], runs[1]);
 }
 
 // Average cycles per load of a chase with `stride` over `bytes`; warm passes first.
@@ -77,6 +114,12 @@ int main(int argc, char** argv) {
       if (t[k] > 1.5 * t[0] && t[k + 1] < 1.1 * t[k]) banks = 1 << k;
     ub::emit("shared_banks", banks);
     if (banks > 1) ub::emit("shared_conflict_cycles_per_way", (1.0 / shared_rate(banks, spans, sink32, 64) - t[0]) / (banks - 1));
+  }
+  if (only == 0 || only == 4) {
+    // Half the cycles for the uniform load: the paired lanes' registers share
+    // the return path (shared.pair_packing; NVIDIA's rule for 7.0-7.5).
+    ub::emit("shared_ld128_uniform_cycles", wide_shared_cycles(1, spans, sink32, 64));
+    ub::emit("shared_ld128_distinct_cycles", wide_shared_cycles(0, spans, sink32, 64));
   }
   // The chases below time one launch each: a chase over a buffer of their
   // own (kept allocated, so no later buffer reuses its lines) warms the code.
