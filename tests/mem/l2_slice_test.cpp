@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "exec/memory_windows.h"
 #include "ir/param_bank.h"
 #include "mem/test_driver.h"
 
@@ -223,6 +224,8 @@ TEST(L2Slice, CodeRegionsStayInTheirRange) {
   EXPECT_TRUE(is_code_addr(code_region_base(regions - 1) + ((Addr{1} << kCodeRegionShift) - 1)));
   EXPECT_THROW(code_region_base(regions), InputError);
   EXPECT_FALSE(is_code_addr(0x0000'7f00'0000'0000ull));
+  EXPECT_FALSE(is_code_addr(exec::kUnifiedBase));  // managed and mapped host memory is data
+  EXPECT_FALSE(is_code_addr(0x0000'5555'5555'0000ull));  // where Linux puts a PIE program's heap
 }
 
 TEST(L2Slice, FullSectorWriteThenReadNeedsNoDram) {

@@ -15,11 +15,14 @@ inline constexpr uint32_t kLineBytes = 128;
 // Kernel code lives at kCodeRegionBase + (region << kCodeRegionShift), one
 // region per kernel name (1 GiB each: PCs of exec kernels reach 2^20 per
 // function), below kCodeRegionEnd. Data is elsewhere: exec allocates from
-// 0x7f00'0000'0000 (its shared/local/function windows at 0x7c..-0x7e..), and
-// NVBit traces of Linux programs carry 0x7f.. addresses too, so a test for
-// code must check both ends.
+// 0x7f00'0000'0000 (its shared/local/function windows at 0x7c..-0x7e..),
+// maps unified and page-locked host memory from 0x6000'0000'0000
+// (exec/memory_windows.h), and NVBit traces of Linux programs carry 0x7f..
+// addresses too, so a test for code must check both ends. (Until 2026-11-29
+// the regions reached 0x7000'0000'0000, and a kernel's reads of managed or
+// mapped host memory all hit in the L2 as code the launch had loaded there.)
 inline constexpr Addr kCodeRegionBase = 0x0000'4000'0000'0000ull;
-inline constexpr Addr kCodeRegionEnd = 0x0000'7000'0000'0000ull;
+inline constexpr Addr kCodeRegionEnd = 0x0000'5000'0000'0000ull;
 inline constexpr unsigned kCodeRegionShift = 30;
 inline bool is_code_addr(Addr a) { return a >= kCodeRegionBase && a < kCodeRegionEnd; }
 // The code address of region `index` (one per kernel name); throws past the last.
