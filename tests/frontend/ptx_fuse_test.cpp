@@ -382,12 +382,6 @@ TEST(PtxReconvergence, InductionVariablesOfUniformLoopsAreUniform) {
   EXPECT_TRUE(test::inst(f, "@%p4 bra").bssy);
 }
 
-}  // namespace
-}  // namespace ws::ptx
-
-namespace ws::ptx {
-namespace {
-
 // In a predicated region (predicate.h) the producer and its readers carry
 // one guard: the merged SASS instruction takes it, so the producer folds.
 // A reader under another guard, or none, keeps it issued.

@@ -16,11 +16,6 @@ void count_label_uses(const Operand& o, std::vector<uint32_t>& uses) {
   for (const Operand& e : o.elems) count_label_uses(e, uses);
 }
 
-void remap_labels(Operand& o, const std::vector<int32_t>& at) {
-  if (o.kind == Operand::Kind::Symbol && o.label >= 0) o.label = at[static_cast<size_t>(o.label)];
-  for (Operand& e : o.elems) remap_labels(e, at);
-}
-
 // Whether an instruction of the region writes the branch's predicate (its
 // later instructions would then test the new value).
 bool writes_reg(const Function& f, const Instruction& in, int32_t reg) {

@@ -34,6 +34,14 @@ inline std::vector<bool> labelled_instructions(const Function& f) {
   return labelled;
 }
 
+// Points an operand's label references (branch targets) at their new
+// positions after instructions were inserted or removed: `at[i]` is where the
+// old instruction i (or the end, i == body size) now is.
+inline void remap_labels(Operand& o, const std::vector<int32_t>& at) {
+  if (o.kind == Operand::Kind::Symbol && o.label >= 0) o.label = at[static_cast<size_t>(o.label)];
+  for (Operand& e : o.elems) remap_labels(e, at);
+}
+
 // Whether an operand reads %clock, %clock64 or %globaltimer.
 inline bool reads_clock(const Operand& o) {
   if (o.kind == Operand::Kind::Special)

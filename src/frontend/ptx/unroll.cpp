@@ -285,11 +285,6 @@ size_t rewritten_size(const Loop& loop, unsigned factor) {
   return 5 + (factor - 1) * (body - 1) + body + 1 + 1 + body + 1;
 }
 
-void remap_labels(Operand& o, const std::vector<int32_t>& at) {
-  if (o.kind == Operand::Kind::Symbol && o.label >= 0) o.label = at[o.label];
-  for (Operand& e : o.elems) remap_labels(e, at);
-}
-
 }  // namespace
 
 UnrollStats unroll_function(Function& f, const UnrollLimits& limits) {
