@@ -13,7 +13,7 @@
 //   of its own, and the chase fits once 1.2 x capacity / s <= capacity /
 //   line, i.e. s >= 1.2 x line. The line is the power of two at or below
 //   (first hitting stride) / 1.2.
-// - shared_ld128_{uniform,distinct}_cycles: 8 warps issue 128-bit shared
+// - shared_ld128_{uniform,distinct}_cycles: 32 warps issue 128-bit shared
 //   loads, every lane at one address or each at its own 16 B; cycles per
 //   warp load on the SM (4 for the distinct ones: four quarter-warp
 //   wavefronts; 2 for the uniform ones where paired lanes' registers are
@@ -69,12 +69,15 @@ __global__ void wide_shared(int uniform, long iters, ub::Span* spans, uint32_t* 
   ub::record_span(spans, t0, t1, static_cast<float>(iters));
 }
 
-// Cycles per warp LDS.128 on one SM (8 warps), from iters and 2 x iters.
+// Cycles per warp LDS.128 on one SM (32 warps), from iters and 2 x iters.
+// ptxas gives the kernel 16 registers (sm_80): each warp has two loads in
+// flight (four registers each), so it takes a full SM of warps to keep the
+// shared pipe busy rather than to time a warp's own round trips.
 double wide_shared_cycles(int uniform, ub::Span* spans, uint32_t* sink, long iters) {
   auto runs = ub::warm_pair([&](int k) {
-    wide_shared<<<1, 256>>>(uniform, iters << k, spans, sink);
+    wide_shared<<<1, 1024>>>(uniform, iters << k, spans, sink);
     UB_LAUNCHED();
-    return ub::sm_totals(spans, 8);
+    return ub::sm_totals(spans, 32);
   });
   return 1.0 / ub::differential_rate(runs[0], runs[1]);
 }

@@ -61,6 +61,11 @@ const config::Param<bool> kPtxReconvergence{
     "exec.ptx_reconvergence", true, "",
     "a forward conditional branch around a region that is not predicated, on a predicate not provably uniform, "
     "issues ptxas's BSSY ahead of it and a BSYNC at its target (SSY/SYNC before Volta) (docs/exec.md)"};
+const config::Param<bool> kPtxRegisterPressure{
+    "exec.ptx_register_pressure", true, "",
+    "with exec.ptx_schedule = list, each block's order keeps its live registers within the kernel's (ptxas's "
+    "allocation, else exec.regs_per_thread): a load rises only as far as a register is free for its result, as in "
+    "ptxas's code (docs/exec.md); false lets every load rise as far as its dependences allow"};
 const config::Param<bool> kPtxVectorize{
     "exec.ptx_vectorize", true, "",
     "shared loads of one aligned base at consecutive constant offsets (a tile row read in an unrolled loop) issue "
@@ -204,7 +209,9 @@ Device::Device(const DeviceOptions& opts)
   std::string schedule = kPtxSchedule.get(t.cfg);
   if (schedule != "list" && schedule != "source")
     throw ConfigError(kPtxSchedule.name(), "unknown PTX schedule '" + schedule + "' (known: list, source)");
-  program_.set_schedule(schedule == "list");
+  program_.set_schedule(schedule == "list", {.register_pressure = kPtxRegisterPressure.get(t.cfg),
+                                             .fallback_regs = static_cast<uint32_t>(facts_.regs_per_thread),
+                                             .uniform_registers = facts_.cc_major * 10 + facts_.cc_minor >= 75});
   program_.set_unroll(static_cast<unsigned>(kPtxUnroll.get(t.cfg)));
   // IMAD everywhere but on Maxwell and Pascal (XMAD); sm_90 adds VIADDMNMX
   // and VIMNMX.RELU (an add and a clamp at 0 merged into a min or max).

@@ -52,7 +52,7 @@ LoadedModule& Program::load(ptx::Module module, const std::string& ptx_text) {
     // ptxas predicates short forward branches and schedules the result as
     // one block (frontend/ptx/predicate.h).
     if (if_convert_ > 0) ptx::predicate_regions_module(lm->ast, if_convert_);
-    ptx::schedule_module(lm->ast);
+    ptx::schedule_module(lm->ast, schedule_options_);
   }
   if (fuse_) ptx::fuse_module(lm->ast, fuse_options_);
   if (vectorize_) ptx::vectorize_shared_loads_module(lm->ast);

@@ -10,6 +10,7 @@
 #include "common/types.h"
 #include "frontend/ptx/ast.h"
 #include "frontend/ptx/fuse.h"
+#include "frontend/ptx/schedule.h"
 
 namespace ws::exec {
 
@@ -26,7 +27,10 @@ class Program {
   explicit Program(DeviceMemory& mem) : mem_(mem) {}
   // Reorder each module's basic blocks as the assembler would before it runs
   // (frontend/ptx/schedule.h); off, kernels issue in PTX source order.
-  void set_schedule(bool on) { schedule_ = on; }
+  void set_schedule(bool on, const ptx::ScheduleOptions& o = {}) {
+    schedule_ = on;
+    schedule_options_ = o;
+  }
   // Unroll small counted loops by `factor` as the assembler would
   // (frontend/ptx/unroll.h); below 2, loops run as written.
   void set_unroll(unsigned factor) { unroll_ = factor; }
@@ -64,6 +68,7 @@ class Program {
  private:
   DeviceMemory& mem_;
   bool schedule_ = true;
+  ptx::ScheduleOptions schedule_options_;
   unsigned unroll_ = 4;
   bool fuse_ = true;
   ptx::FuseOptions fuse_options_;

@@ -17,10 +17,13 @@
 #include "frontend/ptx/schedule.h"
 
 #include <algorithm>
-#include <queue>
+#include <optional>
 #include <string_view>
+#include <utility>
 
+#include "frontend/ptx/liveness.h"
 #include "frontend/ptx/reg_access.h"
+#include "frontend/ptx/uniform.h"
 
 namespace ws::ptx {
 
@@ -179,26 +182,174 @@ std::vector<Node> build_region(const Function& f, size_t begin, size_t end, int3
   return nodes;
 }
 
-// Schedules [begin, end) in place; returns how many instructions moved.
-size_t schedule_region(Function& f, size_t begin, size_t end) {
+// Registers one value of `r` takes in the SASS: predicates have a file of
+// their own, a 64-bit value takes two 32-bit registers, and `costless` ones
+// (kernel parameters, uniform values) none.
+int64_t reg_weight(const Function& f, const std::vector<bool>& costless, int32_t r) {
+  if (r < 0 || static_cast<size_t>(r) >= f.regs.size() || costless[static_cast<size_t>(r)]) return 0;
+  const Register& reg = f.regs[static_cast<size_t>(r)];
+  if (reg.type == Type::Pred) return 0;
+  return std::max<int64_t>(1, (type_size(reg.type) + 3) / 4) * std::max(1u, reg.vec);
+}
+
+// Registers whose values take no register of the thread's own in ptxas's
+// code: a kernel parameter is read from the constant bank where it is used
+// (`FFMA R0, R1, c[0x0][0x180], R2`), and with `uniform` (the uniform
+// datapath of compute capability 7.5 on) a value every thread of the warp
+// shares sits in a uniform register (gemm's sm_90 loop keeps its A pointer
+// and trip count in UR4-UR9).
+std::vector<bool> costless_registers(const Function& f, bool uniform) {
+  std::vector<bool> out(f.regs.size(), false);
+  RegUses uses = reg_uses(f);
+  for (size_t r = 0; r < f.regs.size(); ++r) {
+    int32_t d = uses.def[r];
+    out[r] = f.is_entry && d >= 0 && f.body[static_cast<size_t>(d)].opcode == "ld" &&
+             has_mod(f.body[static_cast<size_t>(d)], "param");
+  }
+  if (uniform) {
+    UniformRegs u = UniformRegs::through_control(f);
+    for (size_t r = 0; r < f.regs.size(); ++r) out[r] = out[r] || u.reg(static_cast<int32_t>(r));
+  }
+  return out;
+}
+
+// The values a region's registers hold while it is scheduled: which each
+// instruction reads and defines, and how many readers each still awaits. A
+// value is live from its definition (or the region's start) until its last
+// reader is placed, or to the end when the region's successors read it.
+class Pressure {
+ public:
+  Pressure(const Function& f, const std::vector<bool>& costless, const std::vector<bool>& guard_local, size_t begin,
+           size_t end, const RegSet& live_in, const RegSet& live_out)
+      : reads_(end - begin), defs_(end - begin) {
+    const auto cc = static_cast<int32_t>(f.regs.size());
+    for (int32_t r = 0; r < cc; ++r)
+      if (live_in.has(r)) pressure_ += reg_weight(f, costless, r);
+    std::vector<int32_t> current(f.regs.size() + 1, -1);
+    auto value_of = [&](int32_t r) {
+      if (current[r] < 0) {  // the value the region starts with
+        current[r] = static_cast<int32_t>(values_.size());
+        values_.push_back({reg_weight(f, costless, r), 0, false, live_in.has(r)});
+      }
+      return static_cast<uint32_t>(current[r]);
+    };
+    for (size_t i = begin; i < end; ++i) {
+      const Instruction& in = f.body[i];
+      RegAccess a = reg_access(in, f, cc);
+      std::vector<uint32_t>& reads = reads_[i - begin];
+      auto read = [&](int32_t r) {
+        uint32_t v = value_of(r);
+        if (std::find(reads.begin(), reads.end(), v) != reads.end()) return;
+        reads.push_back(v);
+        ++values_[v].readers_left;
+      };
+      for (int32_t r : a.reads)
+        if (r >= 0) read(r);
+      if (in.guard >= 0)  // a guarded write may not happen: the old value reaches past it
+        for (int32_t r : a.writes)
+          if (r >= 0 && (r >= cc || !guard_local[static_cast<size_t>(r)])) read(r);
+      for (int32_t r : a.writes) {
+        if (r < 0) continue;
+        current[r] = static_cast<int32_t>(values_.size());
+        defs_[i - begin].push_back(current[r]);
+        values_.push_back({reg_weight(f, costless, r), 0, false, false});
+      }
+    }
+    for (int32_t r = 0; r <= cc; ++r)
+      if (current[r] >= 0 && live_out.has(r)) values_[current[r]].live_out = true;
+    for (Value& v : values_)  // live on entry, read by nothing here or after
+      if (v.live && v.readers_left == 0 && !v.live_out) {
+        v.live = false;
+        pressure_ -= v.weight;
+      }
+  }
+
+  int64_t pressure() const { return pressure_; }
+
+  // How the pressure changes if region instruction `i` goes next.
+  int64_t delta(uint32_t i) const {
+    int64_t d = 0;
+    for (uint32_t v : defs_[i]) d += values_[v].readers_left || values_[v].live_out ? values_[v].weight : 0;
+    for (uint32_t v : reads_[i]) {
+      const Value& x = values_[v];
+      if (x.live && x.readers_left == 1 && !x.live_out) d -= x.weight;
+    }
+    return d;
+  }
+
+  void place(uint32_t i) {
+    for (uint32_t v : reads_[i]) {
+      Value& x = values_[v];
+      if (--x.readers_left == 0 && !x.live_out && x.live) {
+        x.live = false;
+        pressure_ -= x.weight;
+      }
+    }
+    for (uint32_t v : defs_[i]) {
+      Value& x = values_[v];
+      if (x.readers_left || x.live_out) {
+        x.live = true;
+        pressure_ += x.weight;
+      }
+    }
+  }
+
+ private:
+  struct Value {
+    int64_t weight;
+    uint32_t readers_left;
+    bool live_out;
+    bool live;
+  };
+  std::vector<Value> values_;
+  std::vector<std::vector<uint32_t>> reads_, defs_;
+  int64_t pressure_ = 0;
+};
+
+// Schedules [begin, end) in place; returns how many instructions moved. With
+// `pressure`, an instruction that would take the live registers past
+// `budget` gives way to the ready one that adds fewest (ptxas keeps a block
+// within the kernel's registers: loads rise only as far as registers allow).
+size_t schedule_region(Function& f, size_t begin, size_t end, Pressure* pressure, int64_t budget) {
   if (end - begin < 2) return 0;
   bool branch = end < f.body.size() && ends_block(f.body[end]);
   std::vector<Node> nodes = build_region(f, begin, end, branch ? f.body[end].guard : -1);
-  auto later = [&](uint32_t a, uint32_t b) {  // true when b should go before a
-    if (nodes[a].height != nodes[b].height) return nodes[a].height < nodes[b].height;
-    return a > b;
+  auto before = [&](uint32_t a, uint32_t b) {  // a goes before b by priority
+    if (nodes[a].height != nodes[b].height) return nodes[a].height > nodes[b].height;
+    return a < b;
   };
-  std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(later)> ready(later);
+  std::vector<uint32_t> ready;
   for (uint32_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].preds == 0) ready.push(i);
+    if (nodes[i].preds == 0) ready.push_back(i);
   std::vector<uint32_t> order;
   order.reserve(nodes.size());
   while (!ready.empty()) {
-    uint32_t i = ready.top();
-    ready.pop();
+    size_t pick = 0;
+    for (size_t k = 1; k < ready.size(); ++k)
+      if (before(ready[k], ready[pick])) pick = k;
+    if (pressure && pressure->pressure() + pressure->delta(ready[pick]) > budget) {
+      // Any instruction that adds no register, by priority; else the one
+      // that adds fewest, preferring one that lets an instruction that frees
+      // registers go next (the load an fma still waits for).
+      auto frees_next = [&](uint32_t i) {
+        return std::any_of(nodes[i].succ.begin(), nodes[i].succ.end(),
+                           [&](uint32_t s) { return nodes[s].preds == 1 && pressure->delta(s) < 0; });
+      };
+      auto key = [&](uint32_t i) {
+        int64_t d = pressure->delta(i);
+        return d <= 0 ? std::pair<int64_t, bool>(0, false) : std::pair(d, !frees_next(i));
+      };
+      for (size_t k = 0; k < ready.size(); ++k)
+        if (key(ready[k]) < key(ready[pick]) || (key(ready[k]) == key(ready[pick]) && before(ready[k], ready[pick])))
+          pick = k;
+    }
+    uint32_t i = ready[pick];
+    ready[pick] = ready.back();
+    ready.pop_back();
     order.push_back(i);
+    if (pressure) pressure->place(i);
     for (uint32_t s : nodes[i].succ)
-      if (--nodes[s].preds == 0) ready.push(s);
+      if (--nodes[s].preds == 0) ready.push_back(s);
   }
   std::vector<Instruction> region(std::make_move_iterator(f.body.begin() + begin),
                                   std::make_move_iterator(f.body.begin() + end));
@@ -210,14 +361,32 @@ size_t schedule_region(Function& f, size_t begin, size_t end) {
   return moved;
 }
 
+// Registers ptxas has for `f`'s values: what it allocated, or `fallback`
+// (both capped by .maxnreg), less the two a SASS instruction cannot name
+// (ptxas reports the highest register used plus three: REG:32 kernels of the
+// H100 SASS use R0-R29). 0: no limit.
+int64_t register_budget(const Function& f, uint32_t fallback) {
+  uint32_t regs = f.allocated_regs ? f.allocated_regs : fallback;
+  if (f.maxnreg && (regs == 0 || f.maxnreg < regs)) regs = f.maxnreg;
+  return regs ? std::max<int64_t>(1, int64_t{regs} - 2) : 0;
+}
+
 }  // namespace
 
-ScheduleStats schedule_function(Function& f) {
+ScheduleStats schedule_function(Function& f, const ScheduleOptions& opt) {
   ScheduleStats st;
   size_t n = f.body.size();
   std::vector<bool> leader(n + 1, false);
   for (const auto& [name, idx] : f.labels)
     if (idx >= 0 && static_cast<size_t>(idx) <= n) leader[idx] = true;
+  const int64_t budget = opt.register_pressure ? register_budget(f, opt.fallback_regs) : 0;
+  std::optional<Liveness> live;
+  std::vector<bool> costless, guard_local;
+  if (budget > 0) {
+    live.emplace(f);
+    costless = costless_registers(f, opt.uniform_registers);
+    guard_local = guard_local_registers(f);
+  }
   size_t begin = 0;
   for (size_t i = 0; i <= n; ++i) {
     // A region ends before a label, at a fence or terminator (which stays), and at the end.
@@ -226,7 +395,9 @@ ScheduleStats schedule_function(Function& f) {
     if (cut || fixed) {
       if (i > begin) {
         ++st.blocks;
-        st.moved += schedule_region(f, begin, i);
+        std::optional<Pressure> p;
+        if (live && i - begin > 1) p.emplace(f, costless, guard_local, begin, i, live->live_before(begin), live->live_before(i));
+        st.moved += schedule_region(f, begin, i, p ? &*p : nullptr, budget);
       }
       begin = fixed ? i + 1 : i;
     }
@@ -234,11 +405,11 @@ ScheduleStats schedule_function(Function& f) {
   return st;
 }
 
-ScheduleStats schedule_module(Module& m) {
+ScheduleStats schedule_module(Module& m, const ScheduleOptions& opt) {
   ScheduleStats st;
   for (Function& f : m.functions) {
     if (f.is_extern) continue;
-    ScheduleStats s = schedule_function(f);
+    ScheduleStats s = schedule_function(f, opt);
     st.blocks += s.blocks;
     st.moved += s.moved;
   }

@@ -12,6 +12,7 @@
 // the carry flag, memory order), so results are unchanged; see docs/exec.md.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "frontend/ptx/ast.h"
 
@@ -22,11 +23,22 @@ struct ScheduleStats {
   size_t moved = 0;    // instructions whose position changed
 };
 
+struct ScheduleOptions {
+  // Keep each block's live registers within the kernel's (ptxas's allocation,
+  // else `fallback_regs`; .maxnreg caps both): ptxas does not start a load
+  // whose result would need a register it does not have.
+  bool register_pressure = true;
+  uint32_t fallback_regs = 0;  // 0 with no allocation known: no limit
+  // Warp-uniform values take no register (compute capability 7.5 on: the
+  // uniform datapath); kernel parameters never do (constant-bank operands).
+  bool uniform_registers = true;
+};
+
 // Reorders the instructions of every basic block of `f` in place. Labels keep
 // pointing at their block's first instruction; terminators (bra, ret, exit,
 // trap) and ordering points (barriers, fences, calls, clock reads, anything
 // not known to be free of side effects) keep their place.
-ScheduleStats schedule_function(Function& f);
-ScheduleStats schedule_module(Module& m);
+ScheduleStats schedule_function(Function& f, const ScheduleOptions& opt = {});
+ScheduleStats schedule_module(Module& m, const ScheduleOptions& opt = {});
 
 }  // namespace ws::ptx
