@@ -6,11 +6,6 @@ namespace ws::ptx {
 
 namespace {
 
-bool ends_block(const Instruction& in) {
-  const std::string& op = in.opcode;
-  return op == "bra" || op == "brx" || op == "exit" || op == "ret" || op == "trap";
-}
-
 // Where control may go after the block ending at `last`: its branch target
 // (block index), the next block, or (an indirect branch) anywhere.
 struct Exits {
@@ -68,10 +63,8 @@ bool RegSet::merge(const RegSet& other) {
 void Liveness::step_back(size_t i, RegSet& live) const {
   const Instruction& in = f_.body[i];
   RegAccess a = reg_access(in, f_, static_cast<int32_t>(f_.regs.size()));
-  // A guarded write may not happen: the value before it stays live (but
-  // for a predicated region's temporaries).
   for (int32_t r : a.writes)
-    if (r >= 0 && (in.guard < 0 || (static_cast<size_t>(r) < guard_local_.size() && guard_local_[r]))) live.remove(r);
+    if (r >= 0 && write_ends_value(in, r, guard_local_)) live.remove(r);
   for (int32_t r : a.reads)
     if (r >= 0) live.add(r);
   for (int32_t r : in.fused_reads)

@@ -33,6 +33,13 @@ class RegSet {
 // unguarded one does, since nothing reads it when the guard is false.
 std::vector<bool> guard_local_registers(const Function& f);
 
+// Whether `in`'s write of register `r` ends the value `r` held before: an
+// unguarded write does; a guarded one may not happen, so the earlier value
+// reaches past it, but for a predicated region's temporaries.
+inline bool write_ends_value(const Instruction& in, int32_t r, const std::vector<bool>& guard_local) {
+  return in.guard < 0 || (r >= 0 && static_cast<size_t>(r) < guard_local.size() && guard_local[static_cast<size_t>(r)]);
+}
+
 class Liveness {
  public:
   // Analyses `f` as it is now; reordering inside a basic block afterwards
@@ -40,6 +47,8 @@ class Liveness {
   explicit Liveness(const Function& f);
   // Registers live just before instruction `i` (i == body size: after the last one).
   RegSet live_before(size_t i) const;
+  // guard_local_registers(f), as the analysis used it.
+  const std::vector<bool>& guard_local() const { return guard_local_; }
 
  private:
   void step_back(size_t i, RegSet& live) const;  // live before i from live after it

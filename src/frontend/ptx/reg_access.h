@@ -34,6 +34,13 @@ inline std::vector<bool> labelled_instructions(const Function& f) {
   return labelled;
 }
 
+// Instructions after which control does not simply fall through: a basic
+// block ends there (bra, brx.idx, exit, ret, trap).
+inline bool ends_block(const Instruction& in) {
+  const std::string& op = in.opcode;
+  return op == "bra" || op == "brx" || op == "exit" || op == "ret" || op == "trap";
+}
+
 // Points an operand's label references (branch targets) at their new
 // positions after instructions were inserted or removed: `at[i]` is where the
 // old instruction i (or the end, i == body size) now is.

@@ -13,7 +13,9 @@
 // ties): loads first, with the address arithmetic that feeds them. The
 // instruction that sets the predicate of the branch ending the region counts
 // the branch's wait for it (ptxas hoists it: a branch issues 12-13 cycles
-// after the ISETP it tests, docs/architecture.md "Branches").
+// after the ISETP it tests, docs/architecture.md "Branches"). With a register
+// budget, the live registers (liveness.h) stay within it where the ready
+// instructions allow (docs/exec.md, "Register pressure").
 #include "frontend/ptx/schedule.h"
 
 #include <algorithm>
@@ -82,10 +84,6 @@ uint8_t space_of(const Instruction& in) {
     if (w == "const") return kConst;
   }
   return kGeneric;
-}
-
-bool ends_block(const Instruction& in) {
-  return in.opcode == "bra" || in.opcode == "exit" || in.opcode == "ret" || in.opcode == "trap";
 }
 
 // Relative latency for the priority only (not the timing model's figures):
@@ -245,9 +243,8 @@ class Pressure {
       };
       for (int32_t r : a.reads)
         if (r >= 0) read(r);
-      if (in.guard >= 0)  // a guarded write may not happen: the old value reaches past it
-        for (int32_t r : a.writes)
-          if (r >= 0 && (r >= cc || !guard_local[static_cast<size_t>(r)])) read(r);
+      for (int32_t r : a.writes)  // a write that may not happen reads the value it may leave
+        if (r >= 0 && !write_ends_value(in, r, guard_local)) read(r);
       for (int32_t r : a.writes) {
         if (r < 0) continue;
         current[r] = static_cast<int32_t>(values_.size());
@@ -308,8 +305,9 @@ class Pressure {
 
 // Schedules [begin, end) in place; returns how many instructions moved. With
 // `pressure`, an instruction that would take the live registers past
-// `budget` gives way to the ready one that adds fewest (ptxas keeps a block
-// within the kernel's registers: loads rise only as far as registers allow).
+// `budget` gives way to a ready one that adds none, else to the one that adds
+// fewest (ptxas keeps a block within the kernel's registers: loads rise only
+// as far as registers allow).
 size_t schedule_region(Function& f, size_t begin, size_t end, Pressure* pressure, int64_t budget) {
   if (end - begin < 2) return 0;
   bool branch = end < f.body.size() && ends_block(f.body[end]);
@@ -339,9 +337,14 @@ size_t schedule_region(Function& f, size_t begin, size_t end, Pressure* pressure
         int64_t d = pressure->delta(i);
         return d <= 0 ? std::pair<int64_t, bool>(0, false) : std::pair(d, !frees_next(i));
       };
-      for (size_t k = 0; k < ready.size(); ++k)
-        if (key(ready[k]) < key(ready[pick]) || (key(ready[k]) == key(ready[pick]) && before(ready[k], ready[pick])))
+      auto best = key(ready[pick]);
+      for (size_t k = 0; k < ready.size(); ++k) {
+        auto kk = key(ready[k]);
+        if (kk < best || (kk == best && before(ready[k], ready[pick]))) {
           pick = k;
+          best = kk;
+        }
+      }
     }
     uint32_t i = ready[pick];
     ready[pick] = ready.back();
@@ -381,11 +384,10 @@ ScheduleStats schedule_function(Function& f, const ScheduleOptions& opt) {
     if (idx >= 0 && static_cast<size_t>(idx) <= n) leader[idx] = true;
   const int64_t budget = opt.register_pressure ? register_budget(f, opt.fallback_regs) : 0;
   std::optional<Liveness> live;
-  std::vector<bool> costless, guard_local;
+  std::vector<bool> costless;
   if (budget > 0) {
     live.emplace(f);
     costless = costless_registers(f, opt.uniform_registers);
-    guard_local = guard_local_registers(f);
   }
   size_t begin = 0;
   for (size_t i = 0; i <= n; ++i) {
@@ -396,7 +398,8 @@ ScheduleStats schedule_function(Function& f, const ScheduleOptions& opt) {
       if (i > begin) {
         ++st.blocks;
         std::optional<Pressure> p;
-        if (live && i - begin > 1) p.emplace(f, costless, guard_local, begin, i, live->live_before(begin), live->live_before(i));
+        if (live && i - begin > 1)
+          p.emplace(f, costless, live->guard_local(), begin, i, live->live_before(begin), live->live_before(i));
         st.moved += schedule_region(f, begin, i, p ? &*p : nullptr, budget);
       }
       begin = fixed ? i + 1 : i;
