@@ -3,10 +3,11 @@
 
 Reads the control bits of Volta-and-later cubins (`nvcc -cubin -arch=sm_XY`):
 each 128-bit instruction's stall count (bits 105-108) is the cycles the warp
-waits before its next instruction. For each memory instruction followed,
+waits before its next instruction. For each LD/ST-unit instruction followed,
 within its basic block, by another, sums the stall counts between them and
 prints the distribution per pair of kinds (docs/architecture.md, "Memory
-issue spacing"; core.lsu_issue_interval).
+issue spacing"; core.lsu_issue_interval); the same for each constant load
+(LDC) and the next LDC (core.ldc_issue_interval).
 
   for f in examples/cuda/suite/*.cu examples/cuda/sampling/*.cu; do
     nvcc -cubin -O2 -arch=sm_90 -Iexamples/cuda -o /tmp/$(basename $f .cu).cubin $f; done
@@ -19,7 +20,7 @@ import sys
 # Opcode (low 9 bits of the first word) of the LD/ST-unit instructions.
 MEMORY = {0x181: "LDG", 0x186: "STG", 0x184: "LDS", 0x188: "STS", 0x183: "LDL", 0x187: "STL",
           0x1A8: "ATOMG", 0x18E: "RED", 0x18C: "ATOMS", 0x1A9: "ATOM"}
-LDC = 0xB82  # shares the low bits of another kind; not an LD/ST-unit access here
+LDC = 0xB82  # shares the low bits of another kind; paired only with LDCs
 # Control flow ends the search (BRA, EXIT, BAR, BSYNC, CALL, RET and kin).
 CONTROL = {0x147, 0x14D, 0x11D, 0x141, 0x144, 0x150, 0x118}
 
@@ -39,7 +40,7 @@ def text_sections(path):
 
 
 def kind(lo):
-    return None if lo & 0xFFF == LDC else MEMORY.get(lo & 0x1FF)
+    return "LDC" if lo & 0xFFF == LDC else MEMORY.get(lo & 0x1FF)
 
 
 def stall(hi):
@@ -60,8 +61,9 @@ def main(paths):
                 for lo2, hi2 in code[a + 1:a + 12]:
                     if lo2 & 0x1FF in CONTROL:
                         break
-                    if kind(lo2):
-                        pairs[(first, kind(lo2))][min(gap, 16)] += 1
+                    second = kind(lo2)
+                    if second and (first == "LDC") == (second == "LDC"):
+                        pairs[(first, second)][min(gap, 16)] += 1
                         break
                     gap += stall(hi2)
     total = sum(sum(c.values()) for c in pairs.values())

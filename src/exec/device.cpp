@@ -66,6 +66,13 @@ const config::Param<bool> kPtxRegisterPressure{
     "with exec.ptx_schedule = list, each block's order keeps its live registers within the kernel's (ptxas's "
     "allocation, else exec.regs_per_thread): a load rises only as far as a register is free for its result, as in "
     "ptxas's code (docs/exec.md); false lets every load rise as far as its dependences allow"};
+const config::Param<int64_t> kPtxLoadScoreboards{
+    "exec.ptx_load_scoreboards", 0, "counters",
+    "global, local and texture loads count on this many of a warp's dependency counters (4 in ptxas's sm_90 loops), "
+    "assigned as ptxas does: when more loads are in flight than counters are free, later ones share the last counter "
+    "and a consumer of any of them waits for all (compute capability 5.0 on). 0 (default, as the H100 suite "
+    "correlates better without it; docs/exec.md): each consumer waits for its own loads only",
+    {0, 6}};
 const config::Param<bool> kPtxVectorize{
     "exec.ptx_vectorize", true, "",
     "shared loads of one aligned base at consecutive constant offsets (a tile row read in an unrolled loop) issue "
@@ -220,6 +227,8 @@ Device::Device(const DeviceOptions& opts)
   program_.set_if_convert(static_cast<unsigned>(kPtxIfConvert.get(t.cfg)));
   program_.set_reconvergence(kPtxReconvergence.get(t.cfg));
   program_.set_vectorize(kPtxVectorize.get(t.cfg));
+  // Maxwell's control codes brought the six dependency counters.
+  program_.set_load_scoreboards(facts_.cc_major >= 5 ? static_cast<unsigned>(kPtxLoadScoreboards.get(t.cfg)) : 0);
   if (kPtxasRegisters.get(t.cfg))
     program_.set_ptxas(find_ptxas(), static_cast<unsigned>(facts_.cc_major * 10 + facts_.cc_minor));
   emulator_.set_threads_per_sm(static_cast<uint32_t>(facts_.max_threads_per_sm));

@@ -232,6 +232,7 @@ StepTranslator::Entry StepTranslator::make(const WarpStep& step) const {
   w.n_src = static_cast<uint8_t>(std::min<size_t>(src.size(), ir::kMaxSrc));
   std::copy_n(dst.begin(), w.n_dst, w.dst.begin());
   std::copy_n(src.begin(), w.n_src, w.src.begin());
+  w.write_barrier = in.scoreboard & 7;
   expand(in, e);  // fences around an ordered access
   if (memory) aggregate(step, result_read, e);
   if (step.function == launch_.kernel && step.pc == 0 && !branched_to(fn, 0)) prologue(in, e);

@@ -13,6 +13,7 @@
 #include "frontend/ptx/fuse.h"
 #include "frontend/ptx/predicate.h"
 #include "frontend/ptx/schedule.h"
+#include "frontend/ptx/scoreboards.h"
 #include "frontend/ptx/unroll.h"
 #include "frontend/ptx/vectorize.h"
 
@@ -58,6 +59,8 @@ LoadedModule& Program::load(ptx::Module module, const std::string& ptx_text) {
   if (vectorize_) ptx::vectorize_shared_loads_module(lm->ast);
   if (if_convert_ > 0) ptx::if_convert_module(lm->ast, if_convert_);
   if (reconvergence_) ptx::mark_reconvergence_module(lm->ast);
+  // Last: the counters follow the final order of each block.
+  if (load_scoreboards_ > 0) ptx::assign_scoreboards_module(lm->ast, load_scoreboards_);
   const std::string& file = lm->ast.filename;
   for (const ptx::Variable& v : lm->ast.globals) {
     if (!is_device_variable(v)) continue;

@@ -49,6 +49,9 @@ class Program {
   // Neighbouring shared loads ptxas merges issue as one vector load
   // (frontend/ptx/vectorize.h).
   void set_vectorize(bool on) { vectorize_ = on; }
+  // Global loads share this many dependency counters as ptxas assigns them
+  // (frontend/ptx/scoreboards.h); 0: none.
+  void set_load_scoreboards(unsigned counters) { load_scoreboards_ = counters; }
   // Allocates and initialises the module's variables. Throws InputError
   // (naming the module and variable) when that is impossible.
   // `ptx_text`, when given, is the module's source: with a ptxas (set_ptxas)
@@ -75,6 +78,7 @@ class Program {
   unsigned if_convert_ = 8;
   bool reconvergence_ = true;
   bool vectorize_ = true;
+  unsigned load_scoreboards_ = 0;
   std::optional<std::string> ptxas_;
   unsigned sm_ = 70;
   std::vector<std::unique_ptr<LoadedModule>> modules_;

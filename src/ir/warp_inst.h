@@ -79,6 +79,10 @@ struct WarpInst {
   // [branch_predicate] lists, so that a trace replays as it ran.
   bool sets_branch_pred : 1 = false;
   bool tests_branch_pred : 1 = false;
+  // The dependency counter (1-6, the SASS write barrier) a load counts on: a
+  // consumer of any load on it waits for all of them. 0: none (it waits for
+  // its own registers); from the PTX frontend (ptx/scoreboards.h).
+  uint8_t write_barrier : 3 = 0;
   CacheOp cache_op = CacheOp::Default;  // memory instructions (fits the padding before `stride`)
   int32_t stride = 0;
   const Addr* addrs = nullptr;

@@ -48,5 +48,26 @@ TEST(CoreScoreboard, ManyWritesInFlightMatchAMap) {
   }
 }
 
+// A register on a dependency counter (ptx/scoreboards.h) is ready when every
+// write in flight on that counter is: a consumer of the first of two loads
+// sharing a counter waits for the second; other counters and registers
+// without one do not hold it.
+TEST(CoreScoreboard, ARegisterOnACounterWaitsForEveryWriteOnIt) {
+  Scoreboard sb;
+  sb.set(1, kPending, RegSource::L1tex, 3);
+  sb.set(2, kPending, RegSource::L1tex, 3);
+  sb.set(5, kPending, RegSource::L1tex, 4);
+  sb.set(7, kPending, RegSource::L1tex);
+  uint16_t r1 = 1, r5 = 5;
+  sb.set(1, 20);  // the first load's reply
+  EXPECT_EQ(sb.ready_at(&r1, 1, 10), kPending);  // the second is still out
+  sb.set(2, 40);
+  EXPECT_EQ(sb.ready_at(&r1, 1, 10), 40u);
+  EXPECT_EQ(sb.ready_at(&r1, 1, 25), 40u);  // its own write is done, the counter is not
+  sb.set(5, 30);
+  EXPECT_EQ(sb.ready_at(&r5, 1, 10), 30u);  // counter 4 alone; register 7 has none
+  EXPECT_EQ(sb.ready_at(&r1, 1, 40), 0u);
+}
+
 }  // namespace
 }  // namespace ws::timing

@@ -26,6 +26,30 @@ inline std::string kernel_ptx(const std::string& name, const std::string& params
          ".reg .f64 %fd<64>;\n.reg .b16 %rs<64>;\n" + body + "\n}\n";
 }
 
+// One warp of kernel `name` of `m`, its parameters `params` (their bytes,
+// laid out as the kernel declares them).
+inline Launch one_warp(const LoadedModule& m, const std::string& name, const std::vector<uint8_t>& params) {
+  Launch l;
+  l.module = &m;
+  l.kernel = m.ast.find_function(name);
+  l.grid = Dim3{1, 1, 1};
+  l.block = Dim3{32, 1, 1};
+  l.params = params;
+  return l;
+}
+
+// The bytes of a parameter list of plain values, in order.
+template <class... T>
+std::vector<uint8_t> param_bytes(const T&... values) {
+  std::vector<uint8_t> out;
+  auto add = [&out](const auto& v) {
+    const auto* b = reinterpret_cast<const uint8_t*>(&v);
+    out.insert(out.end(), b, b + sizeof(v));
+  };
+  (add(values), ...);
+  return out;
+}
+
 // out[i] = a[i] + b[i] for i < n.
 inline std::string vector_add() {
   return kernel_ptx("vadd", ".param .u64 a, .param .u64 b, .param .u64 out, .param .u32 n", R"(

@@ -104,6 +104,9 @@ struct Instruction {
   uint8_t merged_bytes = 0;
   uint8_t merged_below = 0;
   std::vector<int32_t> merged_dsts;
+  // The dependency counter (1-6) a global load counts on (scoreboards.h);
+  // 0: none, the timing model waits for its registers alone.
+  uint8_t scoreboard = 0;
 };
 
 // A variable: module scope (global/const/shared/extern shared) or function

@@ -24,15 +24,22 @@ struct RegDep {
 
 class Scoreboard {
  public:
-  void clear() { list_.clear(); }
+  void clear() {
+    list_.clear();
+    counted_ = 0;
+  }
   bool empty() const { return list_.empty(); }
 
   // Records that `reg` is written at cycle `ready` (kPending: unknown yet)
-  // by a `source` unit.
-  void set(uint16_t reg, Cycle ready, RegSource source) {
+  // by a `source` unit, counting on dependency counter `counter` (1-7; 0:
+  // none): whoever waits for a register on a counter waits for every write
+  // in flight on it (ptx/scoreboards.h).
+  void set(uint16_t reg, Cycle ready, RegSource source, uint8_t counter = 0) {
     Entry& e = entry(reg);
     e.ready = ready;
     e.source = source;
+    counted_ += (counter != 0) - (e.counter != 0);
+    e.counter = counter;
   }
   // The same, keeping the source an existing entry has (a memory reply
   // completing its load's pending write).
@@ -70,7 +77,8 @@ class Scoreboard {
  private:
   struct Entry {
     uint16_t reg = 0;
-    RegSource source = RegSource::Fixed;  // (fits the padding before `ready`)
+    RegSource source = RegSource::Fixed;  // (these fit the padding before `ready`)
+    uint8_t counter = 0;
     Cycle ready = 0;
   };
 
@@ -80,16 +88,33 @@ class Scoreboard {
   // the latest such write across the looks an instruction gets before it
   // issues. A pending (kPending) write seen earlier gives way to what this
   // look finds, as its reply has set its real cycle since.
+  //
+  // A register written on a dependency counter also waits for every write
+  // in flight on that counter, so a completed write on a counter stays
+  // listed while its counter has any in flight: the consumer that reads it
+  // later still waits for the counter, as the hardware's wait on it does.
   template <class Counts>
   Cycle latest_of(Cycle now, RegDep& dep, Counts&& counts) {
+    uint8_t in_flight = 0, waits = 0;  // bit c: counter c has a write in flight / is waited for
+    for (uint32_t i = 0; counted_ != 0 && i < list_.size(); ++i) {
+      const Entry& e = list_[i];
+      if (e.counter == 0) continue;
+      if (e.ready > now) in_flight |= uint8_t(1u << e.counter);
+      if (counts(e.reg)) waits |= uint8_t(1u << e.counter);
+    }
+    waits &= in_flight;
     Cycle latest = 0;
     RegDep seen;
     for (uint32_t i = 0; i < list_.size();) {
       const Entry& e = list_[i];
-      bool needed = counts(e.reg);
+      bool needed = (waits >> e.counter & 1u) || counts(e.reg);  // (bit 0 is never set)
       if (needed && e.ready >= seen.ready) seen = RegDep{e.ready, e.source};
       if (e.ready <= now) {
-        remove(i);
+        if (in_flight >> e.counter & 1u) {
+          ++i;
+        } else {
+          remove(i);
+        }
         continue;
       }
       if (needed) latest = std::max(latest, e.ready);
@@ -108,11 +133,13 @@ class Scoreboard {
 
   // Moves the last entry into slot i (the list is unordered).
   void remove(uint32_t i) {
+    counted_ -= list_[i].counter != 0;
     list_[i] = list_.back();
     list_.pop_back();
   }
 
   SmallVec<Entry, 6> list_;
+  uint32_t counted_ = 0;  // entries on a counter (none: the counter pass is skipped)
 };
 
 }  // namespace ws::timing

@@ -31,6 +31,11 @@ const config::Param<int64_t> kLsuIssueInterval{
     "cycles from one warp's global, local or shared memory instruction (or atomic) to its next one: the stall count "
     "ptxas gives such an instruction when another follows (1: back to back)",
     {1, 64}};
+const config::Param<int64_t> kLdcIssueInterval{
+    "core.ldc_issue_interval", 1, "cycles",
+    "cycles from one warp's constant-bank load (LDC: a kernel parameter, ld.const) to its next one: the stall count "
+    "ptxas puts between two LDCs (1: back to back)",
+    {1, 64}};
 // ptxas's stall counts on sm_75 to sm_90 (docs/architecture.md, "Branches"):
 // a branch (BRA, EXIT...) issues at least 12 (sm_75) or 13 cycles after the
 // ISETP that sets its predicate, and the warp's next instruction at least 5
@@ -57,6 +62,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       barrier_arrival_cycles_(static_cast<Cycle>(kBarrierArrival.get(cfg))),
       barrier_release_cycles_(static_cast<Cycle>(kBarrierRelease.get(cfg))),
       lsu_issue_interval_(static_cast<Cycle>(kLsuIssueInterval.get(cfg))),
+      ldc_issue_interval_(static_cast<Cycle>(kLdcIssueInterval.get(cfg))),
       branch_predicate_latency_(static_cast<Cycle>(kBranchPredicateLatency.get(cfg))),
       branch_resolve_cycles_(static_cast<Cycle>(kBranchResolve.get(cfg))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
@@ -208,7 +214,7 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
     w.pending_loads = 0;
     w.busy_until = 0;
     w.shared_done = 0;
-    w.lsu_next = 0;
+    w.lsu_next = w.ldc_next = 0;
     w.branch_ready = w.pred_ready = 0;
     w.wake_at = 0;
     w.scoreboard.clear();
@@ -235,7 +241,7 @@ void Sm::start_cta(std::unique_ptr<ir::CtaSource> source, SmKernel& k) {
 bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
   const ir::WarpInst& in = w.inst;
   Cycle held = std::max({w.busy_until, w.fetch_ready, w.branch_ready, in.tests_branch_pred ? w.pred_ready : 0,
-                         spaced_access(in) ? w.lsu_next : 0});
+                         spaced_access(in) ? w.lsu_next : 0, constant_access(in) ? w.ldc_next : 0});
   if (held > now) {
     wake = held;
     return false;
@@ -380,6 +386,7 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       // still takes them now (a cycle or two against its own latencies).
       collect_operands(sc, slot, now);
       if (spaced_access(in)) w.lsu_next = now + lsu_issue_interval_;
+      if (constant_access(in)) w.ldc_next = now + ldc_issue_interval_;
       ldst_.issue(w, slot, in, now);
       break;
     case ir::OpKind::MemBar:

@@ -164,11 +164,13 @@ class Sm : public Clocked {
   // The SM's barrier unit: cycles per warp arrival (shared by all its CTAs)
   // and from a barrier's last arrival to its warps' next issue.
   Cycle barrier_arrival_cycles_ = 0, barrier_release_cycles_ = 0;
-  Cycle lsu_issue_interval_ = 1;
+  Cycle lsu_issue_interval_ = 1, ldc_issue_interval_ = 1;
   Cycle branch_predicate_latency_ = 0, branch_resolve_cycles_ = 1;
   // A memory instruction that core.lsu_issue_interval spaces: any but a
   // constant load (LDC has a path and spacing of its own in ptxas's code).
   static bool spaced_access(const ir::WarpInst& in) { return in.is_memory() && in.space != ir::MemSpace::Const; }
+  // A constant load, which core.ldc_issue_interval spaces from the last.
+  static bool constant_access(const ir::WarpInst& in) { return in.is_memory() && in.space == ir::MemSpace::Const; }
   Cycle barrier_unit_free_ = 0;
   uint64_t warp_age_ = 0;
   Tick next_tick_ = kNever;

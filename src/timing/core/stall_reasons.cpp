@@ -48,9 +48,11 @@ void Sm::attribute_wait(const SubCore& sc, const Warp& w, SmKernel& k, Cycle now
   from = attribute_wait_until(from, now, Stall::NoInstruction, w.fetch_ready, add);
   from = attribute_wait_until(from, now, stall_of(w.dep.source), w.dep.ready, add);
   // The stall counts ptxas would give: after the warp's previous memory
-  // instruction (core.lsu_issue_interval), after the instruction that set a
-  // predicate this branch tests (core.branch_predicate_latency).
+  // instruction (core.lsu_issue_interval) or constant load
+  // (core.ldc_issue_interval), after the instruction that set a predicate
+  // this branch tests (core.branch_predicate_latency).
   if (spaced_access(w.inst)) from = attribute_wait_until(from, now, Stall::Wait, w.lsu_next, add);
+  if (constant_access(w.inst)) from = attribute_wait_until(from, now, Stall::Wait, w.ldc_next, add);
   if (w.inst.tests_branch_pred) from = attribute_wait_until(from, now, Stall::Wait, w.pred_ready, add);
   if (now > from) from = attribute_throttle(sc, w, k, from, now);
   if (now > from) add(Stall::NotSelected, now - from);

@@ -27,6 +27,7 @@ struct Warp {
   Cycle busy_until = 0;          // a fence holds the warp until this cycle
   Cycle shared_done = 0;         // its shared-memory stores and reductions are performed by then (exit waits)
   Cycle lsu_next = 0;            // its next LD/ST-unit access may not issue before this (core.lsu_issue_interval)
+  Cycle ldc_next = 0;            // nor its next constant load before this (core.ldc_issue_interval)
   Cycle branch_ready = 0;        // its last branch resolves: nothing issues before (core.branch_resolve_cycles)
   Cycle pred_ready = 0;          // a branch testing a predicate issues no earlier (core.branch_predicate_latency)
   // Lower bound on the next cycle the warp could issue (kPending: a memory
@@ -56,7 +57,7 @@ struct Warp {
     return wake <= now;
   }
   void write_dsts(const ir::WarpInst& i, Cycle ready, RegSource source) {
-    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready, source);
+    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready, source, i.write_barrier);
   }
 };
 
