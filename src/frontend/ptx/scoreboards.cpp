@@ -26,34 +26,38 @@ bool counted_load(const Instruction& in) {
 
 struct Counter {
   bool busy = false;
-  size_t consumer = 0;  // first consumer of the loads on it (SIZE_MAX: none in the block)
+  size_t consumer = 0;          // first consumer of the loads on it (SIZE_MAX: none in the block)
+  std::vector<int32_t> regs;    // the registers those loads write
 };
 
 class Assigner {
  public:
-  Assigner(Function& f, unsigned counters) : f_(f), counters_(std::min(counters, kMaxCounters)) {
-    pending_.assign(f.regs.size() + 1, -1);
-    readers_ = reg_uses(f).readers;
-  }
+  Assigner(Function& f, unsigned counters)
+      : f_(f), counters_(std::min(counters, kMaxCounters)), readers_(reg_uses(f).readers),
+        pending_(f.regs.size() + 1, -1) {}
 
   // Assigns the loads of [begin, end), one basic block; returns how many share.
   size_t block(size_t begin, size_t end) {
-    std::fill(pending_.begin(), pending_.end(), -1);
-    counters_state_.fill(Counter{});
+    for (unsigned c = 0; c < counters_; ++c) free_counter(static_cast<int>(c));
     newest_ = -1;
+    // Each issued instruction's registers, once (folded ones issue nothing).
+    access_.assign(end - begin, RegAccess{});
+    for (size_t i = begin; i < end; ++i)
+      if (!f_.body[i].folded) access_[i - begin] = access(f_.body[i]);
     size_t shared = 0;
     for (size_t i = begin; i < end; ++i) {
       Instruction& in = f_.body[i];
-      if (in.folded) continue;
-      RegAccess a = access(in);
+      const RegAccess& a = access_[i - begin];
       for (int32_t r : a.reads) release(r);
       for (int32_t r : a.writes) release(r);
-      if (!counted_load(in) || a.writes.empty() || !result_read(in, a)) continue;
-      size_t consumer = first_consumer(i, end, a.writes);
-      int c = pick(consumer, shared);
+      if (in.folded || !counted_load(in) || a.writes.empty() || !result_read(in, a)) continue;
+      int c = pick(first_consumer(i - begin, a.writes), shared);
       in.scoreboard = static_cast<uint8_t>(c + 1);
       for (int32_t r : a.writes)
-        if (valid(r)) pending_[static_cast<size_t>(r)] = c;
+        if (valid(r)) {
+          pending_[static_cast<size_t>(r)] = c;
+          state_[static_cast<size_t>(c)].regs.push_back(r);
+        }
     }
     return shared;
   }
@@ -78,24 +82,23 @@ class Assigner {
 
   // A wait on the counter `r` is on frees it: every load on it has arrived.
   void release(int32_t r) {
-    if (!valid(r) || pending_[static_cast<size_t>(r)] < 0) return;
-    int c = pending_[static_cast<size_t>(r)];
-    for (int& p : pending_)
-      if (p == c) p = -1;
-    counters_state_[static_cast<size_t>(c)].busy = false;
+    if (valid(r) && pending_[static_cast<size_t>(r)] >= 0) free_counter(pending_[static_cast<size_t>(r)]);
   }
 
-  // The first issued instruction of the block after `i` that reads or
-  // rewrites one of `regs` (SIZE_MAX if none).
-  size_t first_consumer(size_t i, size_t end, const std::vector<int32_t>& regs) const {
-    for (size_t j = i + 1; j < end; ++j) {
-      if (f_.body[j].folded) continue;
-      RegAccess a = access(f_.body[j]);
-      auto touches = [&](const std::vector<int32_t>& v) {
-        return std::any_of(v.begin(), v.end(), [&](int32_t r) { return std::find(regs.begin(), regs.end(), r) != regs.end(); });
-      };
-      if (touches(a.reads) || touches(a.writes)) return j;
-    }
+  void free_counter(int c) {
+    Counter& k = state_[static_cast<size_t>(c)];
+    for (int32_t r : k.regs) pending_[static_cast<size_t>(r)] = -1;
+    k = Counter{};
+  }
+
+  // The first instruction of the block after its `i`th (block positions)
+  // that reads or rewrites one of `regs` (SIZE_MAX if none).
+  size_t first_consumer(size_t i, const std::vector<int32_t>& regs) const {
+    auto touches = [&](const std::vector<int32_t>& v) {
+      return std::any_of(v.begin(), v.end(), [&](int32_t r) { return std::find(regs.begin(), regs.end(), r) != regs.end(); });
+    };
+    for (size_t j = i + 1; j < access_.size(); ++j)
+      if (touches(access_[j].reads) || touches(access_[j].writes)) return j;
     return SIZE_MAX;
   }
 
@@ -103,10 +106,11 @@ class Assigner {
   // free one, else the one taken last.
   int pick(size_t consumer, size_t& shared) {
     for (unsigned c = 0; c < counters_; ++c)
-      if (counters_state_[c].busy && counters_state_[c].consumer == consumer) return static_cast<int>(c);
+      if (state_[c].busy && state_[c].consumer == consumer) return static_cast<int>(c);
     for (unsigned c = 0; c < counters_; ++c)
-      if (!counters_state_[c].busy) {
-        counters_state_[c] = Counter{true, consumer};
+      if (!state_[c].busy) {
+        state_[c].busy = true;
+        state_[c].consumer = consumer;
         newest_ = static_cast<int>(c);
         return newest_;
       }
@@ -117,8 +121,9 @@ class Assigner {
   Function& f_;
   unsigned counters_;
   std::vector<std::vector<size_t>> readers_;  // per register: the instructions reading it
-  std::vector<int> pending_;  // per register: the counter its load is on (-1: none)
-  std::array<Counter, kMaxCounters> counters_state_{};
+  std::vector<int> pending_;                  // per register: the counter its load is on (-1: none)
+  std::array<Counter, kMaxCounters> state_{};
+  std::vector<RegAccess> access_;             // the block's instructions' registers
   int newest_ = -1;
 };
 
