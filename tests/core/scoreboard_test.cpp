@@ -69,5 +69,28 @@ TEST(CoreScoreboard, ARegisterOnACounterWaitsForEveryWriteOnIt) {
   EXPECT_EQ(sb.ready_at(&r1, 1, 40), 0u);
 }
 
+// core.lsu_operand_latency: an LD/ST-unit reader of a fixed-latency result
+// waits its write's lsu_extra more; an ALU reader and an output dependence
+// do not.
+TEST(CoreScoreboard, AnLsuReaderWaitsTheExtraCycles) {
+  Scoreboard sb;
+  sb.set(3, 10, RegSource::Fixed, 0, 4);
+  uint16_t r3 = 3;
+  RegDep dep;
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 5, dep), 10u);
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 5, dep, true), 14u);
+  EXPECT_EQ(dep.ready, 14u);  // the wait is attributed to the write
+  EXPECT_EQ(sb.ready_at(nullptr, 0, &r3, 1, 5, dep, true), 10u);  // rewriting it: no extra
+  // Done for an ALU reader at 10, still listed for an LD/ST-unit one.
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 11, dep), 0u);
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 12, dep, true), 14u);
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 14, dep, true), 0u);
+  EXPECT_TRUE(sb.empty());
+  // A rewrite without the extra (a load's result) drops it.
+  sb.set(3, 20, RegSource::Fixed, 0, 4);
+  sb.set(3, 30, RegSource::L1tex);
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 25, dep, true), 30u);
+}
+
 }  // namespace
 }  // namespace ws::timing

@@ -33,13 +33,15 @@ class Scoreboard {
   // Records that `reg` is written at cycle `ready` (kPending: unknown yet)
   // by a `source` unit, counting on dependency counter `counter` (1-7; 0:
   // none): whoever waits for a register on a counter waits for every write
-  // in flight on it (ptx/scoreboards.h).
-  void set(uint16_t reg, Cycle ready, RegSource source, uint8_t counter = 0) {
+  // in flight on it (ptx/scoreboards.h). An LD/ST-unit reader of the
+  // register waits `lsu_extra` cycles more (core.lsu_operand_latency).
+  void set(uint16_t reg, Cycle ready, RegSource source, uint8_t counter = 0, uint8_t lsu_extra = 0) {
     Entry& e = entry(reg);
     e.ready = ready;
     e.source = source;
     counted_ += (counter != 0) - (e.counter != 0);
     e.counter = counter;
+    e.lsu_extra = lsu_extra;
   }
   // The same, keeping the source an existing entry has (a memory reply
   // completing its load's pending write).
@@ -56,17 +58,23 @@ class Scoreboard {
   // `dep` learns the latest write among them, completed ones included
   // (see latest_of).
   Cycle ready_at(const uint16_t* regs, int n, Cycle now, RegDep& dep) {
-    return latest_of(now, dep, [&](uint16_t r) { return n < 0 || std::find(regs, regs + n, r) != regs + n; });
+    return latest_of(now, dep, [&](uint16_t r) {
+      return n < 0 || std::find(regs, regs + n, r) != regs + n ? kRead : kNotNeeded;
+    });
   }
   Cycle ready_at(const uint16_t* regs, int n, Cycle now) {
     RegDep ignored;
     return ready_at(regs, n, now, ignored);
   }
   // The same for two register lists at once (an instruction's sources and
-  // destinations), without gathering them first.
-  Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now, RegDep& dep) {
+  // destinations), without gathering them first. An LD/ST-unit instruction
+  // (`lsu_reader`) reads its sources `a` only once their writes' lsu_extra
+  // has passed too.
+  Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now, RegDep& dep,
+                 bool lsu_reader = false) {
     return latest_of(now, dep, [&](uint16_t r) {
-      return std::find(a, a + na, r) != a + na || std::find(b, b + nb, r) != b + nb;
+      if (std::find(a, a + na, r) != a + na) return lsu_reader ? kLsuRead : kRead;
+      return std::find(b, b + nb, r) != b + nb ? kRead : kNotNeeded;
     });
   }
   Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now) {
@@ -75,11 +83,16 @@ class Scoreboard {
   }
 
  private:
+  // How an instruction needs a register (what `counts` returns in latest_of).
+  enum Need : uint8_t { kNotNeeded = 0, kRead = 1, kLsuRead = 2 };
   struct Entry {
     uint16_t reg = 0;
     RegSource source = RegSource::Fixed;  // (these fit the padding before `ready`)
     uint8_t counter = 0;
+    uint8_t lsu_extra = 0;
     Cycle ready = 0;
+    // When an LD/ST-unit instruction may read it.
+    Cycle lsu_ready() const { return ready == kPending ? kPending : ready + lsu_extra; }
   };
 
   // The latest write in flight to a register `counts`, dropping completed
@@ -100,16 +113,18 @@ class Scoreboard {
       const Entry& e = list_[i];
       if (e.counter == 0) continue;
       if (e.ready > now) in_flight |= uint8_t(1u << e.counter);
-      if (counts(e.reg)) waits |= uint8_t(1u << e.counter);
+      if (counts(e.reg) != kNotNeeded) waits |= uint8_t(1u << e.counter);
     }
     waits &= in_flight;
     Cycle latest = 0;
     RegDep seen;
     for (uint32_t i = 0; i < list_.size();) {
       const Entry& e = list_[i];
-      bool needed = (waits >> e.counter & 1u) || counts(e.reg);  // (bit 0 is never set)
-      if (needed && e.ready >= seen.ready) seen = RegDep{e.ready, e.source};
-      if (e.ready <= now) {
+      Need need = counts(e.reg);
+      if (need == kNotNeeded && (waits >> e.counter & 1u)) need = kRead;  // (bit 0 is never set)
+      Cycle ready = need == kLsuRead ? e.lsu_ready() : e.ready;
+      if (need != kNotNeeded && ready >= seen.ready) seen = RegDep{ready, e.source};
+      if (e.lsu_ready() <= now) {  // no reader waits for it any more
         if (in_flight >> e.counter & 1u) {
           ++i;
         } else {
@@ -117,7 +132,7 @@ class Scoreboard {
         }
         continue;
       }
-      if (needed) latest = std::max(latest, e.ready);
+      if (need != kNotNeeded && ready > now) latest = std::max(latest, ready);
       ++i;
     }
     if (seen.ready != 0 && (dep.ready == kPending || seen.ready > dep.ready)) dep = seen;

@@ -31,6 +31,16 @@ const config::Param<int64_t> kLsuIssueInterval{
     "cycles from one warp's global, local or shared memory instruction (or atomic) to its next one: the stall count "
     "ptxas gives such an instruction when another follows (1: back to back)",
     {1, 64}};
+// ptxas's stall counts (scripts/sass-operand-latency.py): an LD/ST-unit
+// instruction (LDG, STG, LDS, STS, ATOMS, RED, SHFL...) reads a fixed-latency
+// instruction's result 8 cycles after it issued on sm_75 and 5 on sm_80 and
+// sm_90, against 4 (or 5 across pipes) for an ALU reader.
+const config::Param<int64_t> kLsuOperandLatency{
+    "core.lsu_operand_latency", 0, "cycles",
+    "cycles from a fixed-latency instruction's issue until an LD/ST-unit instruction (a global, local or shared "
+    "access, an atomic, a shuffle) may read its result: ptxas's stall count for such a pair (0: the unit's latency, "
+    "as for any reader)",
+    {0, 64}};
 const config::Param<int64_t> kLdcIssueInterval{
     "core.ldc_issue_interval", 1, "cycles",
     "cycles from one warp's constant-bank load (LDC: a kernel parameter, ld.const) to its next one: the stall count "
@@ -63,6 +73,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       barrier_release_cycles_(static_cast<Cycle>(kBarrierRelease.get(cfg))),
       lsu_issue_interval_(static_cast<Cycle>(kLsuIssueInterval.get(cfg))),
       ldc_issue_interval_(static_cast<Cycle>(kLdcIssueInterval.get(cfg))),
+      lsu_operand_latency_(static_cast<Cycle>(kLsuOperandLatency.get(cfg))),
       branch_predicate_latency_(static_cast<Cycle>(kBranchPredicateLatency.get(cfg))),
       branch_resolve_cycles_(static_cast<Cycle>(kBranchResolve.get(cfg))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
@@ -92,6 +103,8 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
     subcores_.push_back(std::move(sc));
   }
   init_stalls(cfg, scope);
+  for (size_t k = 0; k < unit_specs_.size(); ++k)
+    if (unit_specs_[k].name == "mio") shuffle_unit_ = static_cast<int16_t>(k);
   track_events();
   l1_->done().wire_consumer(this);
   l1_->set_client(this);
@@ -246,7 +259,7 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
     wake = held;
     return false;
   }
-  if (!w.regs_ready(in, now, wake)) return false;
+  if (!w.regs_ready(in, now, wake, lsu_reader(w))) return false;
   bool reads_regs = in.kind != ir::OpKind::Barrier && in.kind != ir::OpKind::MemBar;
   if (reads_regs && sc.collector.enabled() && !sc.collector.has_unit(now, wake)) return false;
   switch (in.kind) {
@@ -413,7 +426,9 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       // The pipeline starts the instruction once its operands are read.
       int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), dispatch);
       Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, dispatch, in.tensor_work);
-      w.write_dsts(in, done, unit_source_[static_cast<size_t>(kind)]);
+      RegSource source = unit_source_[static_cast<size_t>(kind)];
+      Cycle lsu_ready = source == RegSource::Fixed ? now + lsu_operand_latency_ : 0;
+      w.write_dsts(in, done, source, static_cast<uint8_t>(std::min<Cycle>(255, lsu_ready - std::min(lsu_ready, done))));
     }
   }
   next_inst(w, now);

@@ -165,6 +165,13 @@ class Sm : public Clocked {
   // and from a barrier's last arrival to its warps' next issue.
   Cycle barrier_arrival_cycles_ = 0, barrier_release_cycles_ = 0;
   Cycle lsu_issue_interval_ = 1, ldc_issue_interval_ = 1;
+  Cycle lsu_operand_latency_ = 0;  // core.lsu_operand_latency
+  int16_t shuffle_unit_ = -1;      // the "mio" unit's kind (shuffles read their operands as the LD/ST unit does)
+  // Whether the warp's instruction reads its registers as an LD/ST-unit one
+  // (core.lsu_operand_latency): a memory access but a constant load, a shuffle.
+  bool lsu_reader(const Warp& w) const {
+    return lsu_operand_latency_ > 0 && (spaced_access(w.inst) || (shuffle_unit_ >= 0 && w.unit_of[w.inst.unit] == shuffle_unit_));
+  }
   Cycle branch_predicate_latency_ = 0, branch_resolve_cycles_ = 1;
   // A memory instruction that core.lsu_issue_interval spaces: any but a
   // constant load (LDC has a path and spacing of its own in ptxas's code).

@@ -51,13 +51,16 @@ struct Warp {
   Cycle mio_full_mark = 0;    // and its mio_full_cycles()
   RegDep dep;
 
-  // Sources (true dependences) and destinations (output dependences) written.
-  bool regs_ready(const ir::WarpInst& i, Cycle now, Cycle& wake) {
-    wake = scoreboard.ready_at(i.src.data(), i.n_src, i.dst.data(), i.n_dst, now, dep);
+  // Sources (true dependences) and destinations (output dependences)
+  // written; an LD/ST-unit instruction's sources also past their lsu_extra.
+  bool regs_ready(const ir::WarpInst& i, Cycle now, Cycle& wake, bool lsu_reader = false) {
+    wake = scoreboard.ready_at(i.src.data(), i.n_src, i.dst.data(), i.n_dst, now, dep, lsu_reader);
     return wake <= now;
   }
-  void write_dsts(const ir::WarpInst& i, Cycle ready, RegSource source) {
-    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready, source, i.write_barrier);
+  // `lsu_extra`: the cycles after `ready` an LD/ST-unit instruction waits
+  // more to read them (core.lsu_operand_latency).
+  void write_dsts(const ir::WarpInst& i, Cycle ready, RegSource source, uint8_t lsu_extra = 0) {
+    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready, source, i.write_barrier, lsu_extra);
   }
 };
 
