@@ -83,6 +83,9 @@ struct WarpInst {
   // consumer of any load on it waits for all of them. 0: none (it waits for
   // its own registers); from the PTX frontend (ptx/scoreboards.h).
   uint8_t write_barrier : 3 = 0;
+  // Its result forwards from the FMA pipe (IMAD, FFMA...), not the ALU pipe:
+  // the ISA tables' [fma_pipe] list (core.cross_pipe_cycles).
+  bool fma_pipe : 1 = false;
   CacheOp cache_op = CacheOp::Default;  // memory instructions (fits the padding before `stride`)
   int32_t stride = 0;
   const Addr* addrs = nullptr;

@@ -78,18 +78,33 @@ TEST(CoreScoreboard, AnLsuReaderWaitsTheExtraCycles) {
   uint16_t r3 = 3;
   RegDep dep;
   EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 5, dep), 10u);
-  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 5, dep, true), 14u);
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 5, dep, RegReader{true}), 14u);
   EXPECT_EQ(dep.ready, 14u);  // the wait is attributed to the write
-  EXPECT_EQ(sb.ready_at(nullptr, 0, &r3, 1, 5, dep, true), 10u);  // rewriting it: no extra
+  EXPECT_EQ(sb.ready_at(nullptr, 0, &r3, 1, 5, dep, RegReader{true}), 10u);  // rewriting it: no extra
   // Done for an ALU reader at 10, still listed for an LD/ST-unit one.
   EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 11, dep), 0u);
-  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 12, dep, true), 14u);
-  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 14, dep, true), 0u);
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 12, dep, RegReader{true}), 14u);
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 14, dep, RegReader{true}), 0u);
   EXPECT_TRUE(sb.empty());
   // A rewrite without the extra (a load's result) drops it.
   sb.set(3, 20, RegSource::Fixed, 0, 4);
   sb.set(3, 30, RegSource::L1tex);
-  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 25, dep, true), 30u);
+  EXPECT_EQ(sb.ready_at(&r3, 1, nullptr, 0, 25, dep, RegReader{true}), 30u);
+}
+
+// core.cross_pipe_cycles: a reader in the other pipe waits the write's cross
+// cycles more; one in the same pipe, or on no ALU pipe, does not.
+TEST(CoreScoreboard, AReaderInTheOtherPipeWaitsTheCrossCycles) {
+  Scoreboard sb;
+  sb.set(4, 10, RegSource::Fixed, 0, 0, kFmaPipe, 1);
+  uint16_t r4 = 4;
+  RegDep dep;
+  EXPECT_EQ(sb.ready_at(&r4, 1, nullptr, 0, 5, dep, RegReader{false, kFmaPipe}), 10u);
+  EXPECT_EQ(sb.ready_at(&r4, 1, nullptr, 0, 5, dep, RegReader{false, kAluPipe}), 11u);
+  EXPECT_EQ(sb.ready_at(&r4, 1, nullptr, 0, 5, dep, RegReader{false, kNoPipe}), 10u);
+  EXPECT_EQ(sb.ready_at(&r4, 1, nullptr, 0, 10, dep, RegReader{false, kAluPipe}), 11u);  // still listed
+  EXPECT_EQ(sb.ready_at(&r4, 1, nullptr, 0, 11, dep, RegReader{false, kAluPipe}), 0u);
+  EXPECT_TRUE(sb.empty());
 }
 
 }  // namespace

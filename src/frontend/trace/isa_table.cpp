@@ -81,6 +81,22 @@ void mark_branch_predicates(const toml::table& root, const std::string& file, Op
   }
 }
 
+// [fma_pipe] ops = [...]: opcodes whose results forward from the FMA pipe.
+template <class Ops>
+void mark_fma_pipe(const toml::table& root, const std::string& file, Ops& table) {
+  const toml::table* t = root["fma_pipe"].as_table();
+  if (!t) return;
+  const toml::array* list = (*t)["ops"].as_array();
+  if (!list) throw InputError(file, 0, "fma_pipe.ops", "expected a list of opcodes");
+  for (const toml::node& op : *list) {
+    auto s = op.value<std::string>();
+    auto it = s ? table.find(*s) : table.end();
+    if (it == table.end())
+      throw InputError(file, 0, "fma_pipe.ops", "'" + s.value_or("") + "' is not an opcode of this table's groups");
+    it->second.fma_pipe = true;
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& IsaTable::unit_vocabulary() {
@@ -136,6 +152,7 @@ void IsaTable::load_file(const std::string& dir, const std::string& name, int de
     }
   }
   mark_branch_predicates(root, file, ops_);
+  mark_fma_pipe(root, file, ops_);
 }
 
 const OpInfo* IsaTable::find(std::string_view opcode) const {

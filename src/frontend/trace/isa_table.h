@@ -22,9 +22,13 @@ struct OpInfo {
   // The table's [branch_predicate] lists: sets a predicate a branch may
   // test; is a branch that tests one (ir::WarpInst's flags of those names).
   bool sets_branch_pred = false, tests_branch_pred = false;
+  // The table's [fma_pipe] list: the result forwards from the FMA pipe (IMAD,
+  // FFMA...), not the ALU pipe (core.cross_pipe_cycles).
+  bool fma_pipe = false;
   void mark(ir::WarpInst& w) const {
     w.sets_branch_pred = sets_branch_pred;
     w.tests_branch_pred = tests_branch_pred;
+    w.fma_pipe = fma_pipe;
   }
 };
 

@@ -25,7 +25,7 @@ uint64_t static_hash(const ir::WarpInst& in, bool lane_list) {
   mix(uint64_t{static_cast<uint8_t>(in.kind)} | uint64_t{static_cast<uint8_t>(in.space)} << 8 | uint64_t{in.unit} << 16 |
       uint64_t{in.access_bytes} << 24 | uint64_t{in.n_dst} << 32 | uint64_t{in.n_src} << 40 |
       uint64_t{in.strided} << 48 | uint64_t{lane_list} << 49 | uint64_t{in.sets_branch_pred} << 50 |
-      uint64_t{in.tests_branch_pred} << 51 | uint64_t{in.write_barrier} << 52 |
+      uint64_t{in.tests_branch_pred} << 51 | uint64_t{in.write_barrier} << 52 | uint64_t{in.fma_pipe} << 55 |
       uint64_t{static_cast<uint8_t>(in.cache_op)} << 56);
   mix(static_cast<uint32_t>(in.stride) | uint64_t{in.tensor_work} << 32);
   for (int k = 0; k < in.n_dst; ++k) mix(in.dst[k]);
@@ -37,7 +37,7 @@ bool same_static(const ir::WarpInst& a, const ir::WarpInst& b) {
   if (a.pc != b.pc || a.kind != b.kind || a.space != b.space || a.unit != b.unit || a.access_bytes != b.access_bytes ||
       a.n_dst != b.n_dst || a.n_src != b.n_src || a.strided != b.strided || a.stride != b.stride ||
       a.cache_op != b.cache_op || a.tensor_work != b.tensor_work || a.sets_branch_pred != b.sets_branch_pred ||
-      a.tests_branch_pred != b.tests_branch_pred || a.write_barrier != b.write_barrier)
+      a.tests_branch_pred != b.tests_branch_pred || a.write_barrier != b.write_barrier || a.fma_pipe != b.fma_pipe)
     return false;
   return std::equal(a.dst.begin(), a.dst.begin() + a.n_dst, b.dst.begin()) &&
          std::equal(a.src.begin(), a.src.begin() + a.n_src, b.src.begin());

@@ -22,6 +22,15 @@ struct RegDep {
   RegSource source = RegSource::Fixed;
 };
 
+// The pipe a fixed-latency result forwards from (core.cross_pipe_cycles).
+inline constexpr uint8_t kNoPipe = 0, kAluPipe = 1, kFmaPipe = 2;
+// What an instruction reading registers is: an LD/ST-unit one
+// (core.lsu_operand_latency), and the pipe it executes in (kNoPipe: neither).
+struct RegReader {
+  bool lsu = false;
+  uint8_t pipe = kNoPipe;
+};
+
 class Scoreboard {
  public:
   void clear() {
@@ -35,13 +44,19 @@ class Scoreboard {
   // none): whoever waits for a register on a counter waits for every write
   // in flight on it (ptx/scoreboards.h). An LD/ST-unit reader of the
   // register waits `lsu_extra` cycles more (core.lsu_operand_latency).
-  void set(uint16_t reg, Cycle ready, RegSource source, uint8_t counter = 0, uint8_t lsu_extra = 0) {
+  // `pipe` (kNoPipe, or the ALU or FMA pipe a fixed-latency result forwards
+  // from): a reader in the other pipe waits `cross` cycles more
+  // (core.cross_pipe_cycles).
+  void set(uint16_t reg, Cycle ready, RegSource source, uint8_t counter = 0, uint8_t lsu_extra = 0,
+           uint8_t pipe = kNoPipe, uint8_t cross = 0) {
     Entry& e = entry(reg);
     e.ready = ready;
     e.source = source;
     counted_ += (counter != 0) - (e.counter != 0);
     e.counter = counter;
     e.lsu_extra = lsu_extra;
+    e.pipe = pipe;
+    e.cross = pipe == kNoPipe ? 0 : cross;
   }
   // The same, keeping the source an existing entry has (a memory reply
   // completing its load's pending write).
@@ -71,11 +86,14 @@ class Scoreboard {
   // (`lsu_reader`) reads its sources `a` only once their writes' lsu_extra
   // has passed too.
   Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now, RegDep& dep,
-                 bool lsu_reader = false) {
-    return latest_of(now, dep, [&](uint16_t r) {
-      if (std::find(a, a + na, r) != a + na) return lsu_reader ? kLsuRead : kRead;
-      return std::find(b, b + nb, r) != b + nb ? kRead : kNotNeeded;
-    });
+                 RegReader reader = {}) {
+    return latest_of(
+        now, dep,
+        [&](uint16_t r) {
+          if (std::find(a, a + na, r) != a + na) return reader.lsu ? kLsuRead : kRead;
+          return std::find(b, b + nb, r) != b + nb ? kRead : kNotNeeded;
+        },
+        reader.pipe);
   }
   Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now) {
     RegDep ignored;
@@ -90,9 +108,13 @@ class Scoreboard {
     RegSource source = RegSource::Fixed;  // (these fit the padding before `ready`)
     uint8_t counter = 0;
     uint8_t lsu_extra = 0;
+    uint8_t pipe = kNoPipe;
+    uint8_t cross = 0;
     Cycle ready = 0;
     // When an LD/ST-unit instruction may read it.
     Cycle lsu_ready() const { return ready == kPending ? kPending : ready + lsu_extra; }
+    // When no reader waits for it any more.
+    Cycle last_ready() const { return ready == kPending ? kPending : ready + std::max(lsu_extra, cross); }
   };
 
   // The latest write in flight to a register `counts`, dropping completed
@@ -107,7 +129,7 @@ class Scoreboard {
   // listed while its counter has any in flight: the consumer that reads it
   // later still waits for the counter, as the hardware's wait on it does.
   template <class Counts>
-  Cycle latest_of(Cycle now, RegDep& dep, Counts&& counts) {
+  Cycle latest_of(Cycle now, RegDep& dep, Counts&& counts, uint8_t reader_pipe = kNoPipe) {
     uint8_t in_flight = 0, waits = 0;  // bit c: counter c has a write in flight / is waited for
     for (uint32_t i = 0; counted_ != 0 && i < list_.size(); ++i) {
       const Entry& e = list_[i];
@@ -123,8 +145,10 @@ class Scoreboard {
       Need need = counts(e.reg);
       if (need == kNotNeeded && (waits >> e.counter & 1u)) need = kRead;  // (bit 0 is never set)
       Cycle ready = need == kLsuRead ? e.lsu_ready() : e.ready;
+      if (need == kRead && e.cross != 0 && reader_pipe != kNoPipe && e.pipe != reader_pipe && ready != kPending)
+        ready += e.cross;
       if (need != kNotNeeded && ready >= seen.ready) seen = RegDep{ready, e.source};
-      if (e.lsu_ready() <= now) {  // no reader waits for it any more
+      if (e.last_ready() <= now) {  // no reader waits for it any more
         if (in_flight >> e.counter & 1u) {
           ++i;
         } else {

@@ -41,6 +41,14 @@ const config::Param<int64_t> kLsuOperandLatency{
     "access, an atomic, a shuffle) may read its result: ptxas's stall count for such a pair (0: the unit's latency, "
     "as for any reader)",
     {0, 64}};
+// ptxas's stall counts (scripts/sass-operand-latency.py): a fixed-latency
+// result is read 4 cycles after its producer issued within its pipe (FMA:
+// FFMA, IMAD...; ALU: IADD3, LOP3, ISETP...) and 5 from the other pipe.
+const config::Param<int64_t> kCrossPipeCycles{
+    "core.cross_pipe_cycles", 0, "cycles",
+    "cycles more than the unit's latency an ALU-pipe instruction waits for a result of the FMA pipe, and the other "
+    "way round (the ISA tables' [fma_pipe] list; units sp and int)",
+    {0, 16}};
 const config::Param<int64_t> kLdcIssueInterval{
     "core.ldc_issue_interval", 1, "cycles",
     "cycles from one warp's constant-bank load (LDC: a kernel parameter, ld.const) to its next one: the stall count "
@@ -74,6 +82,7 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
       lsu_issue_interval_(static_cast<Cycle>(kLsuIssueInterval.get(cfg))),
       ldc_issue_interval_(static_cast<Cycle>(kLdcIssueInterval.get(cfg))),
       lsu_operand_latency_(static_cast<Cycle>(kLsuOperandLatency.get(cfg))),
+      cross_pipe_cycles_(static_cast<uint8_t>(kCrossPipeCycles.get(cfg))),
       branch_predicate_latency_(static_cast<Cycle>(kBranchPredicateLatency.get(cfg))),
       branch_resolve_cycles_(static_cast<Cycle>(kBranchResolve.get(cfg))),
       warp_insts_(scope.counter("warp_insts", "warp instructions issued")),
@@ -103,8 +112,10 @@ Sm::Sm(const config::Config& cfg, stats::Scope scope, const ClockDomain& core, u
     subcores_.push_back(std::move(sc));
   }
   init_stalls(cfg, scope);
-  for (size_t k = 0; k < unit_specs_.size(); ++k)
+  for (size_t k = 0; k < unit_specs_.size(); ++k) {
     if (unit_specs_[k].name == "mio") shuffle_unit_ = static_cast<int16_t>(k);
+    alu_pipe_unit_.push_back(unit_specs_[k].name == "sp" || unit_specs_[k].name == "int");
+  }
   track_events();
   l1_->done().wire_consumer(this);
   l1_->set_client(this);
@@ -259,7 +270,7 @@ bool Sm::can_issue(const SubCore& sc, Warp& w, Cycle now, Cycle& wake) const {
     wake = held;
     return false;
   }
-  if (!w.regs_ready(in, now, wake, lsu_reader(w))) return false;
+  if (!w.regs_ready(in, now, wake, RegReader{lsu_reader(w), pipe_of(w)})) return false;
   bool reads_regs = in.kind != ir::OpKind::Barrier && in.kind != ir::OpKind::MemBar;
   if (reads_regs && sc.collector.enabled() && !sc.collector.has_unit(now, wake)) return false;
   switch (in.kind) {
@@ -428,7 +439,8 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, dispatch, in.tensor_work);
       RegSource source = unit_source_[static_cast<size_t>(kind)];
       Cycle lsu_ready = source == RegSource::Fixed ? now + lsu_operand_latency_ : 0;
-      w.write_dsts(in, done, source, static_cast<uint8_t>(std::min<Cycle>(255, lsu_ready - std::min(lsu_ready, done))));
+      w.write_dsts(in, done, source, static_cast<uint8_t>(std::min<Cycle>(255, lsu_ready - std::min(lsu_ready, done))),
+                   pipe_of(w), cross_pipe_cycles_);
     }
   }
   next_inst(w, now);

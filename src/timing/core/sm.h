@@ -167,6 +167,16 @@ class Sm : public Clocked {
   Cycle lsu_issue_interval_ = 1, ldc_issue_interval_ = 1;
   Cycle lsu_operand_latency_ = 0;  // core.lsu_operand_latency
   int16_t shuffle_unit_ = -1;      // the "mio" unit's kind (shuffles read their operands as the LD/ST unit does)
+  uint8_t cross_pipe_cycles_ = 0;  // core.cross_pipe_cycles
+  std::vector<bool> alu_pipe_unit_;  // per unit kind: sp or int, whose results forward within the ALU/FMA pipes
+  // The pipe the warp's instruction executes in, for core.cross_pipe_cycles
+  // (kNoPipe when that is off or the instruction is on another unit).
+  uint8_t pipe_of(const Warp& w) const {
+    if (cross_pipe_cycles_ == 0) return kNoPipe;
+    int16_t kind = w.unit_of[w.inst.unit];
+    if (kind < 0 || static_cast<size_t>(kind) >= alu_pipe_unit_.size() || !alu_pipe_unit_[kind]) return kNoPipe;
+    return w.inst.fma_pipe ? kFmaPipe : kAluPipe;
+  }
   // Whether the warp's instruction reads its registers as an LD/ST-unit one
   // (core.lsu_operand_latency): a memory access but a constant load, a shuffle.
   bool lsu_reader(const Warp& w) const {

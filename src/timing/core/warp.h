@@ -53,14 +53,16 @@ struct Warp {
 
   // Sources (true dependences) and destinations (output dependences)
   // written; an LD/ST-unit instruction's sources also past their lsu_extra.
-  bool regs_ready(const ir::WarpInst& i, Cycle now, Cycle& wake, bool lsu_reader = false) {
-    wake = scoreboard.ready_at(i.src.data(), i.n_src, i.dst.data(), i.n_dst, now, dep, lsu_reader);
+  bool regs_ready(const ir::WarpInst& i, Cycle now, Cycle& wake, RegReader reader = {}) {
+    wake = scoreboard.ready_at(i.src.data(), i.n_src, i.dst.data(), i.n_dst, now, dep, reader);
     return wake <= now;
   }
   // `lsu_extra`: the cycles after `ready` an LD/ST-unit instruction waits
-  // more to read them (core.lsu_operand_latency).
-  void write_dsts(const ir::WarpInst& i, Cycle ready, RegSource source, uint8_t lsu_extra = 0) {
-    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready, source, i.write_barrier, lsu_extra);
+  // more to read them (core.lsu_operand_latency); `pipe`, `cross`: the
+  // pipe they forward from and what a reader in the other one waits more.
+  void write_dsts(const ir::WarpInst& i, Cycle ready, RegSource source, uint8_t lsu_extra = 0,
+                  uint8_t pipe = kNoPipe, uint8_t cross = 0) {
+    for (int k = 0; k < i.n_dst; ++k) scoreboard.set(i.dst[k], ready, source, i.write_barrier, lsu_extra, pipe, cross);
   }
 };
 
