@@ -3,9 +3,7 @@
 // cycles apart; a clock read after four of them sees the spacing.
 #include <gtest/gtest.h>
 
-#include "exec/device.h"
-#include "exec/emu_test_util.h"
-#include "frontend/ptx/parser.h"
+#include "exec/timed_warp.h"
 
 namespace ws::exec {
 namespace {
@@ -28,19 +26,10 @@ const std::string kFourParams = test::kernel_ptx("four", ".param .u64 p, .param 
 // Cycles from before the parameter loads to after them (and the sum of the
 // three u32 parameters, to check they were read).
 std::pair<uint32_t, uint32_t> run(int interval) {
-  DeviceOptions o;
-  o.timing = true;
-  o.print_summary = false;
-  o.sets = {"l1i.perfect=true", "core.ldc_issue_interval=" + std::to_string(interval)};
-  Device dev(o);
-  const LoadedModule& m = dev.program().load(ptx::parse_module(kFourParams, "t.ptx"));
-  Addr p = *dev.memory().allocate(256);
   uint32_t a = 1, b = 20, c = 300;
-  LaunchResult lr = dev.launch(test::one_warp(m, "four", test::param_bytes(p, a, b, c)), StreamRef{});
-  EXPECT_TRUE(lr.ok) << lr.error;
-  uint32_t out[2] = {};
-  dev.copy_to_host(out, p, 8);
-  dev.finish();
+  test::TimedWarp t{{"core.ldc_issue_interval=" + std::to_string(interval)}};
+  t.more_params = test::param_bytes(a, b, c);
+  std::vector<uint32_t> out = test::run_timed_warp(kFourParams, "four", t, 2);
   return {out[0], out[1]};
 }
 

@@ -3,9 +3,7 @@
 // an LD/ST-unit reader), an add that reads it after the unit's latency.
 #include <gtest/gtest.h>
 
-#include "exec/device.h"
-#include "exec/emu_test_util.h"
-#include "frontend/ptx/parser.h"
+#include "exec/timed_warp.h"
 
 namespace ws::exec {
 namespace {
@@ -33,19 +31,8 @@ const std::string kReaders = test::kernel_ptx("readers", ".param .u64 p", R"(
 )");
 
 std::pair<uint32_t, uint32_t> run(int latency) {
-  DeviceOptions o;
-  o.timing = true;
-  o.print_summary = false;
-  o.preset = "qv100";
-  o.sets = {"l1i.perfect=true", "core.units.int.latency=4", "core.lsu_operand_latency=" + std::to_string(latency)};
-  Device dev(o);
-  const LoadedModule& m = dev.program().load(ptx::parse_module(kReaders, "t.ptx"));
-  Addr p = *dev.memory().allocate(256);
-  LaunchResult lr = dev.launch(test::one_warp(m, "readers", test::param_bytes(p)), StreamRef{});
-  EXPECT_TRUE(lr.ok) << lr.error;
-  uint32_t out[4] = {};
-  dev.copy_to_host(out, p, 16);
-  dev.finish();
+  std::vector<uint32_t> out = test::run_timed_warp(
+      kReaders, "readers", {{"core.units.int.latency=4", "core.lsu_operand_latency=" + std::to_string(latency)}}, 2);
   return {out[0], out[1]};
 }
 

@@ -3,9 +3,7 @@
 // (ptx/scoreboards.h); on counters of their own it waits for its own load.
 #include <gtest/gtest.h>
 
-#include "exec/device.h"
-#include "exec/emu_test_util.h"
-#include "frontend/ptx/parser.h"
+#include "exec/timed_warp.h"
 
 namespace ws::exec {
 namespace {
@@ -29,21 +27,10 @@ const std::string kTwoLoads = test::kernel_ptx("two", ".param .u64 p", R"(
 )");
 
 uint32_t cycles_to_first_use(int counters) {
-  DeviceOptions o;
-  o.timing = true;
-  o.print_summary = false;
-  o.sets = {"l1i.perfect=true", "exec.ptx_load_scoreboards=" + std::to_string(counters)};
-  Device dev(o);
-  const LoadedModule& m = dev.program().load(ptx::parse_module(kTwoLoads, "t.ptx"));
-  Addr p = *dev.memory().allocate(2 << 20);
-  std::vector<uint32_t> data(160, 7);
-  dev.copy_to_device(p, data.data(), data.size() * 4);
-  LaunchResult lr = dev.launch(test::one_warp(m, "two", test::param_bytes(p)), StreamRef{});
-  EXPECT_TRUE(lr.ok) << lr.error;
-  uint32_t elapsed = 0;
-  dev.copy_to_host(&elapsed, p + 512, 4);
-  dev.finish();
-  return elapsed;
+  test::TimedWarp t{{"exec.ptx_load_scoreboards=" + std::to_string(counters)}, 2 << 20};
+  t.init.assign(160, 7);
+  std::vector<uint32_t> out = test::run_timed_warp(kTwoLoads, "two", t, 129);
+  return out[128];  // at byte 512
 }
 
 TEST(PtxScoreboardsTimed, AConsumerWaitsForEveryLoadOnItsCounter) {

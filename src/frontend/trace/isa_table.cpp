@@ -61,39 +61,22 @@ const struct UnitInstances {
   }
 } kUnitInstances;
 
-// [branch_predicate] sets = [...], tests = [...]: opcodes this file or a
-// base defined.
+// Sets `flag` on each opcode of the list [section] key = [...]; every one
+// must be an opcode this file or a base defined.
 template <class Ops>
-void mark_branch_predicates(const toml::table& root, const std::string& file, Ops& table) {
-  const toml::table* t = root["branch_predicate"].as_table();
+void mark_listed(const toml::table& root, const std::string& file, const char* section, const char* key, Ops& table,
+                 bool OpInfo::*flag) {
+  const toml::table* t = root[section].as_table();
   if (!t) return;
-  for (const char* key : {"sets", "tests"}) {
-    const toml::array* list = (*t)[key].as_array();
-    if (!list) throw InputError(file, 0, std::string("branch_predicate.") + key, "expected a list of opcodes");
-    for (const toml::node& op : *list) {
-      auto s = op.value<std::string>();
-      auto it = s ? table.find(*s) : table.end();
-      if (it == table.end())
-        throw InputError(file, 0, std::string("branch_predicate.") + key,
-                         "'" + s.value_or("") + "' is not an opcode of this table's groups");
-      (key[0] == 's' ? it->second.sets_branch_pred : it->second.tests_branch_pred) = true;
-    }
-  }
-}
-
-// [fma_pipe] ops = [...]: opcodes whose results forward from the FMA pipe.
-template <class Ops>
-void mark_fma_pipe(const toml::table& root, const std::string& file, Ops& table) {
-  const toml::table* t = root["fma_pipe"].as_table();
-  if (!t) return;
-  const toml::array* list = (*t)["ops"].as_array();
-  if (!list) throw InputError(file, 0, "fma_pipe.ops", "expected a list of opcodes");
+  std::string field = std::string(section) + "." + key;
+  const toml::array* list = (*t)[key].as_array();
+  if (!list) throw InputError(file, 0, field, "expected a list of opcodes");
   for (const toml::node& op : *list) {
     auto s = op.value<std::string>();
     auto it = s ? table.find(*s) : table.end();
     if (it == table.end())
-      throw InputError(file, 0, "fma_pipe.ops", "'" + s.value_or("") + "' is not an opcode of this table's groups");
-    it->second.fma_pipe = true;
+      throw InputError(file, 0, field, "'" + s.value_or("") + "' is not an opcode of this table's groups");
+    it->second.*flag = true;
   }
 }
 
@@ -151,8 +134,10 @@ void IsaTable::load_file(const std::string& dir, const std::string& name, int de
       ops_[*s] = info;
     }
   }
-  mark_branch_predicates(root, file, ops_);
-  mark_fma_pipe(root, file, ops_);
+  // [branch_predicate] sets/tests (core.branch_predicate_latency), [fma_pipe] ops (core.cross_pipe_cycles).
+  mark_listed(root, file, "branch_predicate", "sets", ops_, &OpInfo::sets_branch_pred);
+  mark_listed(root, file, "branch_predicate", "tests", ops_, &OpInfo::tests_branch_pred);
+  mark_listed(root, file, "fma_pipe", "ops", ops_, &OpInfo::fma_pipe);
 }
 
 const OpInfo* IsaTable::find(std::string_view opcode) const {

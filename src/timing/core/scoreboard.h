@@ -82,16 +82,17 @@ class Scoreboard {
     return ready_at(regs, n, now, ignored);
   }
   // The same for two register lists at once (an instruction's sources and
-  // destinations), without gathering them first. An LD/ST-unit instruction
-  // (`lsu_reader`) reads its sources `a` only once their writes' lsu_extra
-  // has passed too.
+  // destinations), without gathering them first. An LD/ST-unit reader
+  // (`reader.lsu`) reads its sources `a` only once their writes' lsu_extra
+  // has passed too, and a reader in one ALU pipe a result of the other once
+  // its cross cycles have; rewriting a register (`b`) waits for neither.
   Cycle ready_at(const uint16_t* a, int na, const uint16_t* b, int nb, Cycle now, RegDep& dep,
                  RegReader reader = {}) {
     return latest_of(
         now, dep,
         [&](uint16_t r) {
           if (std::find(a, a + na, r) != a + na) return reader.lsu ? kLsuRead : kRead;
-          return std::find(b, b + nb, r) != b + nb ? kRead : kNotNeeded;
+          return std::find(b, b + nb, r) != b + nb ? kRewrite : kNotNeeded;
         },
         reader.pipe);
   }
@@ -102,7 +103,7 @@ class Scoreboard {
 
  private:
   // How an instruction needs a register (what `counts` returns in latest_of).
-  enum Need : uint8_t { kNotNeeded = 0, kRead = 1, kLsuRead = 2 };
+  enum Need : uint8_t { kNotNeeded = 0, kRead = 1, kLsuRead = 2, kRewrite = 3 };
   struct Entry {
     uint16_t reg = 0;
     RegSource source = RegSource::Fixed;  // (these fit the padding before `ready`)
@@ -143,7 +144,7 @@ class Scoreboard {
     for (uint32_t i = 0; i < list_.size();) {
       const Entry& e = list_[i];
       Need need = counts(e.reg);
-      if (need == kNotNeeded && (waits >> e.counter & 1u)) need = kRead;  // (bit 0 is never set)
+      if (need == kNotNeeded && (waits >> e.counter & 1u)) need = kRewrite;  // its counter (bit 0 is never set)
       Cycle ready = need == kLsuRead ? e.lsu_ready() : e.ready;
       if (need == kRead && e.cross != 0 && reader_pipe != kNoPipe && e.pipe != reader_pipe && ready != kPending)
         ready += e.cross;

@@ -437,10 +437,13 @@ void Sm::issue(SubCore& sc, uint32_t slot, Cycle now) {
       // The pipeline starts the instruction once its operands are read.
       int pipe = sc.units.free_pipe(static_cast<uint32_t>(kind), dispatch);
       Cycle done = sc.units.issue(static_cast<uint32_t>(kind), pipe, dispatch, in.tensor_work);
+      // A fixed-latency result: an LD/ST-unit reader takes it lsu_operand_latency after issue at the earliest.
       RegSource source = unit_source_[static_cast<size_t>(kind)];
-      Cycle lsu_ready = source == RegSource::Fixed ? now + lsu_operand_latency_ : 0;
-      w.write_dsts(in, done, source, static_cast<uint8_t>(std::min<Cycle>(255, lsu_ready - std::min(lsu_ready, done))),
-                   pipe_of(w), cross_pipe_cycles_);
+      Cycle lsu_ready = now + lsu_operand_latency_;
+      uint8_t lsu_extra = 0;
+      if (source == RegSource::Fixed && lsu_ready > done)
+        lsu_extra = static_cast<uint8_t>(std::min<Cycle>(255, lsu_ready - done));
+      w.write_dsts(in, done, source, lsu_extra, pipe_of(w), cross_pipe_cycles_);
     }
   }
   next_inst(w, now);

@@ -180,7 +180,8 @@ class Sm : public Clocked {
   // Whether the warp's instruction reads its registers as an LD/ST-unit one
   // (core.lsu_operand_latency): a memory access but a constant load, a shuffle.
   bool lsu_reader(const Warp& w) const {
-    return lsu_operand_latency_ > 0 && (spaced_access(w.inst) || (shuffle_unit_ >= 0 && w.unit_of[w.inst.unit] == shuffle_unit_));
+    if (lsu_operand_latency_ == 0) return false;
+    return spaced_access(w.inst) || (shuffle_unit_ >= 0 && w.unit_of[w.inst.unit] == shuffle_unit_);
   }
   Cycle branch_predicate_latency_ = 0, branch_resolve_cycles_ = 1;
   // A memory instruction that core.lsu_issue_interval spaces: any but a
