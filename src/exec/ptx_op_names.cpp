@@ -123,6 +123,28 @@ std::string PtxOpNames::fallback(const std::string& sass) const {
   return it == fallback_.end() ? std::string() : it->second;
 }
 
+// Special registers ptxas reads with S2R (a variable-latency read through the
+// SM's MIO path): the thread's and CTA's coordinates, its lane and lane masks,
+// where it runs. The launch's sizes (%ntid, %nctaid, the shared-memory sizes)
+// are constant-bank words and the clocks are CS2R, fixed-latency reads.
+namespace {
+bool reads_thread_register(const ptx::Instruction& inst) {
+  using R = ptx::SpecialReg;
+  for (const ptx::Operand& o : inst.ops) {
+    if (o.kind != ptx::Operand::Kind::Special) continue;
+    switch (o.special) {
+      case R::TidX: case R::TidY: case R::TidZ: case R::CtaidX: case R::CtaidY: case R::CtaidZ:
+      case R::LaneId: case R::WarpId: case R::SmId: case R::GridId: case R::LaneMaskEq:
+      case R::LaneMaskLe: case R::LaneMaskLt: case R::LaneMaskGe: case R::LaneMaskGt:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 template <class V>
 const V* PtxOpNames::lookup(const std::unordered_map<std::string, V>& table, const ptx::Instruction& inst,
                             ptx::StateSpace space, const std::string& suffix) const {
@@ -151,7 +173,7 @@ const V* PtxOpNames::lookup(const std::unordered_map<std::string, V>& table, con
 std::string PtxOpNames::sass_name(const ptx::Instruction& inst, ptx::StateSpace space, bool in_kernel,
                                   const std::string& ptx_file) const {
   if (in_kernel && inst.opcode == "ret") return "EXIT";
-  if (const std::string* s = lookup(map_, inst, space, "")) return *s;
+  if (const std::string* s = lookup(map_, inst, space, reads_thread_register(inst) ? ".sreg" : "")) return *s;
   throw InputError(ptx_file, static_cast<uint64_t>(inst.line), inst.opcode,
                    "no SASS class for PTX instruction `" + inst.text + "` (add it to " + path_ + ")");
 }

@@ -45,6 +45,12 @@ constexpr const char* kPtx = R"(
   cp.async.bulk.commit_group;
   cp.async.bulk.wait_group.read 0;
   cp.async.bulk.prefetch.L2.global [%rd1], 64;
+  mov.u32 %r6, %tid.x;
+  mov.u32 %r7, %ntid.x;
+  mov.u32 %r6, %clock;
+  mov.u32 %r6, %lanemask_lt;
+  mov.b32 %r6, %r7;
+  mov.u32 %r6, %ctaid.y;
 }
 )";
 
@@ -106,6 +112,18 @@ TEST_F(PtxOpNamesTest, AsynchronousBarriersAndCopies) {
   EXPECT_EQ(name(22), "DEPBAR");  // the bulk forms' groups, as cp.async's
   EXPECT_EQ(name(23), "DEPBAR");
   EXPECT_EQ(name(24), "NOP");
+}
+
+// ptxas reads the thread's coordinates and lane masks with S2R (a
+// variable-latency read), the launch's sizes from the constant bank and the
+// clock with CS2R; a plain register move stays a MOV.
+TEST_F(PtxOpNamesTest, ThreadRegistersAreReadWithS2R) {
+  EXPECT_EQ(name(25), "S2R");
+  EXPECT_EQ(name(26), "MOV");
+  EXPECT_EQ(name(27), "MOV");
+  EXPECT_EQ(name(28), "S2R");
+  EXPECT_EQ(name(29), "MOV");
+  EXPECT_EQ(name(30), "S2R");
 }
 
 TEST_F(PtxOpNamesTest, ControlAndReturn) {
