@@ -69,6 +69,30 @@ TEST(CoreScoreboard, ARegisterOnACounterWaitsForEveryWriteOnIt) {
   EXPECT_EQ(sb.ready_at(&r1, 1, 40), 0u);
 }
 
+// The write a stalled instruction waited for (RegDep, read by the stall
+// attribution) is the counter's last one even when the look that finds the
+// instruction ready comes after the counter drained: the consumer of the
+// first load waited until 40 for the second, not until 20 for its own.
+TEST(CoreScoreboard, TheWaitOnACounterIsCreditedToItsLastWrite) {
+  Scoreboard sb;
+  sb.set(1, kPending, RegSource::L1tex, 3);
+  sb.set(2, kPending, RegSource::L1tex, 3);
+  uint16_t r1 = 1;
+  RegDep dep;
+  sb.set(1, 20);
+  EXPECT_EQ(sb.ready_at(&r1, 1, nullptr, 0, 21, dep), kPending);  // looks while the second is out
+  EXPECT_EQ(dep.ready, kPending);
+  sb.set(2, 40);
+  EXPECT_EQ(sb.ready_at(&r1, 1, nullptr, 0, 45, dep), 0u);  // the next look: all done
+  EXPECT_EQ(dep.ready, 40u);
+  EXPECT_EQ(dep.source, RegSource::L1tex);
+  RegDep fresh;  // an instruction that never saw the counter in flight is not charged for it
+  sb.set(1, kPending, RegSource::L1tex, 3);
+  sb.set(1, 50);
+  EXPECT_EQ(sb.ready_at(&r1, 1, nullptr, 0, 60, fresh), 0u);
+  EXPECT_EQ(fresh.ready, 50u);
+}
+
 // core.lsu_operand_latency: an LD/ST-unit reader of a fixed-latency result
 // waits its write's lsu_extra more; an ALU reader and an output dependence
 // do not.

@@ -20,6 +20,7 @@ inline constexpr Cycle kPending = ~Cycle{0};  // register waits on a memory repl
 struct RegDep {
   Cycle ready = 0;
   RegSource source = RegSource::Fixed;
+  uint8_t counters = 0;  // bit c: a look found counter c in flight and waited for (kept until issue)
 };
 
 // The pipe a fixed-latency result forwards from (core.cross_pipe_cycles).
@@ -139,6 +140,10 @@ class Scoreboard {
       if (counts(e.reg) != kNotNeeded) waits |= uint8_t(1u << e.counter);
     }
     waits &= in_flight;
+    // What the instruction waited for includes the writes on a counter an
+    // earlier look found it waiting for, though that counter has drained by
+    // this look (the stall is theirs: stall_reasons.cpp reads `dep`).
+    uint8_t waited = waits | dep.counters;
     Cycle latest = 0;
     RegDep seen;
     for (uint32_t i = 0; i < list_.size();) {
@@ -148,7 +153,8 @@ class Scoreboard {
       Cycle ready = need == kLsuRead ? e.lsu_ready() : e.ready;
       if (need == kRead && e.cross != 0 && reader_pipe != kNoPipe && e.pipe != reader_pipe && ready != kPending)
         ready += e.cross;
-      if (need != kNotNeeded && ready >= seen.ready) seen = RegDep{ready, e.source};
+      bool waited_for = need != kNotNeeded || (waited >> e.counter & 1u);
+      if (waited_for && ready >= seen.ready) seen = RegDep{ready, e.source};
       if (e.last_ready() <= now) {  // no reader waits for it any more
         if (in_flight >> e.counter & 1u) {
           ++i;
@@ -160,7 +166,8 @@ class Scoreboard {
       if (need != kNotNeeded && ready > now) latest = std::max(latest, ready);
       ++i;
     }
-    if (seen.ready != 0 && (dep.ready == kPending || seen.ready > dep.ready)) dep = seen;
+    if (seen.ready != 0 && (dep.ready == kPending || seen.ready > dep.ready)) dep = RegDep{seen.ready, seen.source, dep.counters};
+    dep.counters |= waits;
     return latest;
   }
 
