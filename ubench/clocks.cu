@@ -4,6 +4,14 @@
 //   (the difference of two spin lengths, so launch costs drop out; a
 //   discarded spin first, so that both find the code warm);
 // - shfl_latency_cycles: a dependent chain of __shfl_xor_sync;
+// - s2r_chain_cycles: per step of a dependent chain through a special-register
+//   read: ISETP on the running sum, the read of %warpid predicated on it (an
+//   S2R that ptxas cannot hoist: %warpid may change), the bits extracted, the
+//   sum updated. In sm_90 code ptxas times the rest of the step at 27 cycles
+//   (ISETP to the predicated S2R 13, SHF 4, SGXT 5, IMAD 5), so S2R's latency
+//   on an H100 is the figure less 27; sm_75 code hoists the S2R and the figure
+//   measures no S2R. Under the simulator the PTX chain is timed as written;
+//   reported, not tuned;
 // - syncthreads_cycles: a loop of __syncthreads() in a CTA of 1024 threads,
 //   per barrier, timed by warp 0 (difference of two loop lengths);
 //   syncthreads_cycles_w16 / _w8 / _w4 / _w2 / _w1 the same in CTAs of 16,
@@ -39,6 +47,26 @@ __global__ void shfl_chain(long steps, long long* out, unsigned* sink) {
     t1 = ub::clock_now();
   }
   if (threadIdx.x == 0) out[2] = t1 - t0;
+}
+
+__global__ void s2r_chain(long steps, long long* out, unsigned* sink) {
+  unsigned acc = threadIdx.x, w = 0;
+  long long t0 = 0, t1 = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass fetches the instructions
+    sink[1] = acc;
+    t0 = ub::clock_now();
+#pragma unroll 16
+    for (long i = 0; i < steps; ++i) {
+      asm volatile(
+          "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0xffffffff;\n\t@p mov.u32 %0, %%warpid;\n\t}"
+          : "+r"(w)
+          : "r"(acc));
+      acc += w;
+    }
+    sink[0] = acc;
+    t1 = ub::clock_now();
+  }
+  if (threadIdx.x == 0) out[3] = t1 - t0;
 }
 
 __global__ void barriers(long steps, long long* out) {
@@ -89,6 +117,12 @@ int main(int argc, char** argv) {
     c[k] = read_slot(out, 2);
   }
   ub::emit("shfl_latency_cycles", static_cast<double>(c[1] - c[0]) / steps);
+  for (int k = 0; k < 2; ++k) {
+    s2r_chain<<<1, 32>>>(steps << k, out, sink);
+    UB_LAUNCHED();
+    c[k] = read_slot(out, 3);
+  }
+  ub::emit("s2r_chain_cycles", static_cast<double>(c[1] - c[0]) / steps);
 
   // 32 warps, then fewer: how a barrier's cost grows with its warps.
   for (int warps : {32, 16, 8, 4, 2, 1}) {
