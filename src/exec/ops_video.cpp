@@ -72,8 +72,9 @@ void decode_simd(Decoder& dc, DecodedInst& out) {
   out.sub = static_cast<uint8_t>(Op);
   if (m.sat) out.flags |= kSat;
   if (m.types[0] == ptx::Type::S32) out.flags |= kSigned;
-  out.aux = (m.types[1] == ptx::Type::S32 ? kVideoSignedA : 0) | (m.types[2] == ptx::Type::S32 ? kVideoSignedB : 0) |
-            (add ? kVideoAdd : 0) | (Halves ? kVideoHalves : 0);
+  uint32_t none = 0;
+  out.aux = (m.types[1] == ptx::Type::S32 ? kVideoSignedA : none) | (m.types[2] == ptx::Type::S32 ? kVideoSignedB : none) |
+            (add ? kVideoAdd : none) | (Halves ? kVideoHalves : none);
   plain_operands(dc, out, ptx::Type::B32, 3);
 }
 

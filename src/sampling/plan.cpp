@@ -47,7 +47,7 @@ KernelPlan KernelPlan::load(const std::string& path) {
   uint64_t covered = 0;
   for (const json& g : field<json>(j, path, "groups")) {
     PlanGroup pg{field<uint32_t>(g, path, "group"), field<uint32_t>(g, path, "representative"),
-                 field<uint32_t>(g, path, "weight"), field<std::string>(g, path, "name")};
+                 field<uint32_t>(g, path, "weight"), field<std::string>(g, path, "name"), {}};
     std::string where = path + ": group " + std::to_string(pg.group) + ": ";
     if (pg.representative < 1 || pg.representative > p.names_.size())
       throw InputError(where + "field 'representative' is not a launch of the plan");

@@ -18,7 +18,7 @@ namespace {
 using fake::sp;
 
 // One unit kind, "sp", one pipeline.
-CoreTimingParams params(uint32_t latency, uint32_t ii) { return {{UnitSpec{"sp", 1, latency, ii, 0}}, 20}; }
+CoreTimingParams params(uint32_t latency, uint32_t ii) { return {{UnitSpec{"sp", 1, latency, ii, 0}}, 20, {}}; }
 
 struct Block {
   std::vector<ir::WarpInst> insts;

@@ -27,7 +27,8 @@ const std::string kFourParams = test::kernel_ptx("four", ".param .u64 p, .param 
 // three u32 parameters, to check they were read).
 std::pair<uint32_t, uint32_t> run(int interval) {
   uint32_t a = 1, b = 20, c = 300;
-  test::TimedWarp t{{"core.ldc_issue_interval=" + std::to_string(interval)}};
+  test::TimedWarp t;
+  t.sets = {"core.ldc_issue_interval=" + std::to_string(interval)};
   t.more_params = test::param_bytes(a, b, c);
   std::vector<uint32_t> out = test::run_timed_warp(kFourParams, "four", t, 2);
   return {out[0], out[1]};

@@ -31,8 +31,9 @@ const std::string kReaders = test::kernel_ptx("readers", ".param .u64 p", R"(
 )");
 
 std::pair<uint32_t, uint32_t> run(int latency) {
-  std::vector<uint32_t> out = test::run_timed_warp(
-      kReaders, "readers", {{"core.units.int.latency=4", "core.lsu_operand_latency=" + std::to_string(latency)}}, 2);
+  test::TimedWarp t;
+  t.sets = {"core.units.int.latency=4", "core.lsu_operand_latency=" + std::to_string(latency)};
+  std::vector<uint32_t> out = test::run_timed_warp(kReaders, "readers", t, 2);
   return {out[0], out[1]};
 }
 

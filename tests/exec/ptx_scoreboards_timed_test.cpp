@@ -27,7 +27,9 @@ const std::string kTwoLoads = test::kernel_ptx("two", ".param .u64 p", R"(
 )");
 
 uint32_t cycles_to_first_use(int counters) {
-  test::TimedWarp t{{"exec.ptx_load_scoreboards=" + std::to_string(counters)}, 2 << 20};
+  test::TimedWarp t;
+  t.sets = {"exec.ptx_load_scoreboards=" + std::to_string(counters)};
+  t.bytes = 2 << 20;
   t.init.assign(160, 7);
   std::vector<uint32_t> out = test::run_timed_warp(kTwoLoads, "two", t, 129);
   return out[128];  // at byte 512

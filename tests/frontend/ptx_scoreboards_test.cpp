@@ -52,8 +52,11 @@ TEST(PtxScoreboards, LoadsShareTheLastCounterWhenNoneIsFree) {
   EXPECT_EQ(counter_of(f, "ld.global.f32 %f9,"), 4);
   EXPECT_EQ(counter_of(f, "ld.global.f32 %f10,"), 4);
   EXPECT_EQ(counter_of(f, "ld.global.f32 %f11,"), 1);  // freed by the first FMA
-  for (const Instruction& in : f.body)
-    if (in.opcode == "fma") EXPECT_EQ(in.scoreboard, 0) << in.text;
+  for (const Instruction& in : f.body) {
+    if (in.opcode == "fma") {
+      EXPECT_EQ(in.scoreboard, 0) << in.text;
+    }
+  }
 }
 
 // Shared, parameter and constant loads return in order (ptxas rotates them

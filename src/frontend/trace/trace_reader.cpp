@@ -346,7 +346,7 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
   list_ = p.string();
   // A kernel file given on its own is a one-kernel workload.
   if (is_kernel_file_name(p.filename().string()) && fs::is_regular_file(p, ec)) {
-    entries_.push_back(ListEntry{ListEntry::Kind::Kernel, {}, list_, {}});
+    entries_.push_back(ListEntry{ListEntry::Kind::Kernel, {}, list_, {}, {}});
     kernels_ = 1;
     return;
   }
@@ -356,23 +356,23 @@ TraceWorkload::TraceWorkload(const std::string& path, uint64_t device_bytes) {
     line = trim(line);
     if (line.empty() || line.front() == '#') continue;
     if (starts_with(line, "MemcpyHtoD,") || starts_with(line, "MemcpyDtoD,")) {
-      entries_.push_back(ListEntry{ListEntry::Kind::Copy, check_copy(parse_memcpy(line, *r), *r, device_bytes), {}, {}});
+      entries_.push_back(ListEntry{ListEntry::Kind::Copy, check_copy(parse_memcpy(line, *r), *r, device_bytes), {}, {}, {}});
     } else if (starts_with(line, "Memcpy") && line.find(',') != std::string_view::npos) {
       continue;  // another copy direction (MemcpyDtoH, ...): nothing for the L2 to warm
     } else if (line == "HostSync") {
-      entries_.push_back(ListEntry{ListEntry::Kind::Sync, {}, {}, {}});
+      entries_.push_back(ListEntry{ListEntry::Kind::Sync, {}, {}, {}, {}});
     } else if (starts_with(line, "CopyOnStream,")) {
       ir::StreamCopy c = parse_stream_copy(line, *r);
       check_copy(ir::MemcpyHtoD{c.device_addr, c.bytes}, *r, device_bytes);
       entries_.push_back(ListEntry{ListEntry::Kind::StreamCopy, {}, {}, {}, c});
     } else if (starts_with(line, "EventRecord,") || starts_with(line, "StreamWaitEvent,")) {
-      entries_.push_back(ListEntry{ListEntry::Kind::Event, {}, {}, parse_stream_event(line, *r)});
+      entries_.push_back(ListEntry{ListEntry::Kind::Event, {}, {}, parse_stream_event(line, *r), {}});
     } else if (starts_with(line, "StreamNonBlocking,")) {
-      entries_.push_back(ListEntry{ListEntry::Kind::Event, {}, {}, parse_nonblocking(line, *r)});
+      entries_.push_back(ListEntry{ListEntry::Kind::Event, {}, {}, parse_nonblocking(line, *r), {}});
     } else if (is_kernel_file_name(line)) {
       fs::path k = p.parent_path() / std::string(line);
       if (!fs::is_regular_file(k, ec)) throw InputError(list_, r->line_no(), "kernel", "missing kernel file " + k.string());
-      entries_.push_back(ListEntry{ListEntry::Kind::Kernel, {}, k.string(), {}});
+      entries_.push_back(ListEntry{ListEntry::Kind::Kernel, {}, k.string(), {}, {}});
       ++kernels_;
     } else {
       throw InputError(list_, r->line_no(), "", "not a kernel list line: " + quoted_excerpt(line) +
