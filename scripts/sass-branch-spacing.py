@@ -10,6 +10,7 @@ instruction waits that long). docs/architecture.md, "Branches";
 core.branch_predicate_latency and core.branch_resolve_cycles. A third line
 does the same for every guarded instruction, by kind (branch, LD/ST unit,
 S2R, other): ptxas keeps each at least as far from its ISETP as a branch.
+(20 = 20 or more in every line.)
 
   scripts/sass-branch-spacing.py /tmp/*.cubin
 """
@@ -51,7 +52,7 @@ def gap_from_isetp(code, b):
 def main(paths):
     if not paths:
         sys.exit(__doc__)
-    gaps, own = collections.Counter(), collections.Counter()
+    own = collections.Counter()
     by_kind = collections.defaultdict(collections.Counter)
     for path in paths:
         for code in _lsu.text_sections(path):
@@ -61,16 +62,14 @@ def main(paths):
                 kind, gap = kind_of(lo), gap_from_isetp(code, b)
                 if gap is not None:
                     by_kind[kind][min(gap, 20)] += 1
-                if kind != "branch":
-                    continue
-                own[_lsu.stall(hi)] += 1
-                if gap is not None:
-                    gaps[min(gap, 20)] += 1
+                if kind == "branch":
+                    own[_lsu.stall(hi)] += 1
+    gaps = by_kind["branch"]
     print(f"ISETP -> guarded branch, {sum(gaps.values())} pairs (20 = 20 or more): {dict(sorted(gaps.items()))}")
     print(f"guarded branch's own stall count, {sum(own.values())} branches: {dict(sorted(own.items()))}")
     for kind, g in sorted(by_kind.items()):
-        print(f"ISETP -> guarded {kind}, {sum(g.values())} pairs, closest {min(g)}: {dict(sorted(g.items()))}")
-
+        if kind != "branch" and g:
+            print(f"ISETP -> guarded {kind}, {sum(g.values())} pairs, closest {min(g)}: {dict(sorted(g.items()))}")
 
 if __name__ == "__main__":
     main(sys.argv[1:])
